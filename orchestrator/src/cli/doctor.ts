@@ -1,0 +1,70 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { imageExists } from '../sandbox/docker';
+import { projectRoot } from '../sandbox/paths';
+import { assertDockerReachable, connectOrchestrator, ensureImages, ensureNatsServer, expectedImageTags } from '../sandbox/index';
+
+interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+  fix?: string;
+}
+
+/**
+ * Checks what a run needs, in order, each with how to fix it. Read-only except that it starts the
+ * NATS container when the images are there (that is what a run would do anyway).
+ */
+export async function doctor(json: boolean): Promise<number> {
+  const checks: Check[] = [];
+  const add = (c: Check): void => {
+    checks.push(c);
+    if (!json) process.stderr.write(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}${c.ok || !c.fix ? '' : `\n     fix: ${c.fix}`}\n`);
+  };
+
+  const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
+  add({ name: 'node', ok: major > 20 || (major === 20 && minor >= 19), detail: process.versions.node, fix: 'install Node >= 20.19' });
+
+  const daemonBundle = path.join(projectRoot(), 'images', 'sandbox', 'build', 'agent.mjs');
+  add({ name: 'daemon bundle', ok: existsSync(daemonBundle), detail: daemonBundle, fix: 'npm run build' });
+
+  let dockerOk = false;
+  try {
+    const v = await assertDockerReachable();
+    dockerOk = true;
+    add({ name: 'docker engine', ok: true, detail: `${v.version} (API ${v.apiVersion})` });
+  } catch (e) {
+    add({ name: 'docker engine', ok: false, detail: (e as Error).message, fix: 'as root on Debian: `npm run demo` installs docker.io and starts dockerd' });
+  }
+
+  if (dockerOk) {
+    const expected = await expectedImageTags();
+    let imagesOk = true;
+    for (const [kind, { tags }] of Object.entries(expected)) {
+      const present = (await Promise.all(tags.map((t) => imageExists(t)))).some(Boolean);
+      imagesOk &&= present;
+      add({ name: `${kind} image`, ok: present, detail: present ? tags.join(' or ') : `none of ${tags.join(', ')}`, fix: 'gatehouse images build' });
+    }
+    if (imagesOk) {
+      try {
+        const images = await ensureImages();
+        const nats = await ensureNatsServer(images.nats);
+        const nc = await connectOrchestrator(nats.url, nats.identity);
+        const rtt = await nc.rtt();
+        await nc.close();
+        add({ name: 'nats', ok: true, detail: `${nats.embedded ? 'embedded container' : 'external'} at ${nats.url}, round trip ${rtt} ms` });
+      } catch (e) {
+        add({ name: 'nats', ok: false, detail: (e as Error).message, fix: 'unset NATS_URL to use the embedded server, or check `docker logs gatehouse-nats`' });
+      }
+    }
+  }
+
+  for (const [name, variable] of [['openai key', 'OPENAI_API_KEY'], ['anthropic key', 'ANTHROPIC_API_KEY']] as const) {
+    // Keys are optional (the scripted model needs none); report presence, never the value.
+    add({ name, ok: true, detail: process.env[variable] ? `${variable} is set` : `${variable} not set (only needed for that provider)` });
+  }
+
+  const ok = checks.every((c) => c.ok);
+  if (json) process.stdout.write(`${JSON.stringify({ ok, checks })}\n`);
+  return ok ? 0 : 1;
+}

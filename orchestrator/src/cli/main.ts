@@ -1,0 +1,65 @@
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { doctor } from './doctor';
+import { buildImages } from './images';
+import { reap, sandboxUp, smoke } from './sandbox';
+
+/** Exit codes the CLI promises: 0 ok, 1 failed, 2 usage. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+function parseBase(value: string): 'auto' | 'public' | 'local' {
+  if (value === 'auto' || value === 'public' || value === 'local') return value;
+  throw new InvalidArgumentError('must be auto, public or local');
+}
+
+const program = new Command('gatehouse')
+  .description('An agent harness: the model proposes; gatehouse validates, approves, executes in a sandbox, observes and records.')
+  .exitOverride()
+  .configureOutput({ outputError: (s, write) => write(s) });
+
+program.command('doctor').description('check Docker, images and NATS, each with how to fix it').option('--json', 'print the report as JSON').action(async (o: { json?: boolean }) => {
+  process.exitCode = await doctor(Boolean(o.json));
+});
+
+const images = program.command('images').description('sandbox and NATS images');
+images
+  .command('build')
+  .description('build the images if missing (cached by content hash)')
+  .option('--base <choice>', 'auto | public | local (a debootstrap base where no registry is reachable)', parseBase, 'auto')
+  .action(async (o: { base: 'auto' | 'public' | 'local' }) => {
+    await buildImages(o.base);
+  });
+
+const sandbox = program.command('sandbox').description('start, exercise and remove sandboxes');
+sandbox
+  .command('smoke')
+  .description('start a sandbox on a copy of a repository, run a few primitives through the daemon, show the diff, remove it')
+  .option('--repo <dir>', 'repository to copy in', '.')
+  .option('--json', 'print the report as JSON')
+  .action(async (o: { repo: string; json?: boolean }) => {
+    process.exitCode = await smoke(o.repo, Boolean(o.json));
+  });
+sandbox
+  .command('up')
+  .description('start a sandbox and keep it until interrupted (prints its ids as JSON)')
+  .option('--repo <dir>', 'repository to copy in')
+  .action(async (o: { repo?: string }) => {
+    await sandboxUp(o.repo);
+  });
+sandbox
+  .command('reap')
+  .description('remove sandboxes and networks left by dead orchestrators')
+  .option('--all', 'also remove those of live orchestrators')
+  .action(async (o: { all?: boolean }) => {
+    await reap(Boolean(o.all));
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  if (e instanceof CommanderError) {
+    process.exitCode = e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  } else {
+    process.stderr.write(`gatehouse: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = EXIT.failed;
+  }
+}

@@ -1,0 +1,34 @@
+import Docker from 'dockerode';
+import { DockerUnavailableError } from './errors';
+
+/** One client per process; DOCKER_HOST and friends are honoured by docker-modem. */
+let client: Docker | undefined;
+export function docker(): Docker {
+  client ??= new Docker();
+  return client;
+}
+
+export async function assertDockerReachable(d = docker()): Promise<{ version: string; apiVersion: string }> {
+  try {
+    const v = await d.version();
+    return { version: v.Version, apiVersion: v.ApiVersion };
+  } catch (e) {
+    throw new DockerUnavailableError(
+      `cannot reach the Docker engine (${(e as Error).message}). Start it (as root on Debian: \`npm test\` or \`npm run demo\` install and start docker.io), or set DOCKER_HOST.`,
+    );
+  }
+}
+
+export async function imageExists(name: string, d = docker()): Promise<boolean> {
+  try {
+    await d.getImage(name).inspect();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** dockerode reports HTTP errors with a statusCode; 404 and 409 are often expected outcomes. */
+export function statusOf(e: unknown): number | undefined {
+  return typeof e === 'object' && e !== null && 'statusCode' in e ? Number((e as { statusCode: unknown }).statusCode) : undefined;
+}

@@ -1,0 +1,238 @@
+import type Docker from 'dockerode';
+import type { NatsConnection, Subscription } from 'nats';
+import type { Logger } from 'pino';
+import tar from 'tar-fs';
+import { decodeMessage, Heartbeat, newId, sandboxSubjects, type Id } from '@gatehouse/shared';
+import { putFiles } from './archive';
+import { CREDS_FILE, DEFAULT_LIMITS, SANDBOX_UID, STATE_DIR, WORKSPACE, sandboxContainerOptions, type SandboxLimits } from './container';
+import { assertDockerReachable, docker } from './docker';
+import { SandboxError } from './errors';
+import { ensureImages, type BaseChoice, type Images } from './images';
+import { LABEL } from './labels';
+import { sandboxCreds } from './nats-auth';
+import { connectOrchestrator, ensureNatsServer, type NatsEndpoint } from './nats-server';
+import { attachNats, createRunNetwork, removeNetwork } from './network';
+import { reapOrphans, type ReapReport } from './reaper';
+import { Sandbox } from './sandbox';
+import { nodeStream } from './streams';
+import { watchContainerDeaths } from './watch';
+
+export interface DriverOptions {
+  log?: Logger;
+  imageBase?: BaseChoice;
+  /** How often daemons send heartbeats. */
+  heartbeatMs?: number;
+  /** A sandbox with no heartbeat for this long is reported lost. */
+  lostAfterMs?: number;
+  readyTimeoutMs?: number;
+  limits?: Partial<SandboxLimits>;
+  /** Reap orphans of dead orchestrators at start-up (default true). */
+  reap?: boolean;
+}
+
+export interface CreateSandboxOptions {
+  runId: Id;
+  sandboxId?: Id;
+  /** Host directory copied into /workspace (with .git). Omit for an empty workspace. */
+  repoDir?: string;
+  /** Paths (relative to repoDir) to leave out of the copy. */
+  ignore?: (relPath: string) => boolean;
+  limits?: Partial<SandboxLimits>;
+}
+
+/**
+ * Owns the Docker side of sandboxes: images, the NATS server, run networks and containers, their
+ * start-up, their loss, and their removal. One driver per orchestrator process.
+ */
+export class SandboxDriver {
+  private readonly sandboxes = new Map<string, Sandbox>();
+  private readonly watchdog: NodeJS.Timeout;
+  private stopWatching: (() => void) | undefined;
+  readonly heartbeatMs: number;
+  readonly lostAfterMs: number;
+
+  private constructor(
+    readonly docker: Docker,
+    readonly images: Images,
+    readonly nats: NatsEndpoint,
+    readonly nc: NatsConnection,
+    readonly reaped: ReapReport | undefined,
+    private readonly opts: DriverOptions,
+  ) {
+    this.heartbeatMs = opts.heartbeatMs ?? 1000;
+    this.lostAfterMs = opts.lostAfterMs ?? Math.max(3000, 3 * this.heartbeatMs);
+    this.watchdog = setInterval(() => this.checkHeartbeats(), Math.min(250, this.heartbeatMs));
+    this.watchdog.unref();
+  }
+
+  static async start(opts: DriverOptions = {}): Promise<SandboxDriver> {
+    const d = docker();
+    await assertDockerReachable(d);
+    const log = opts.log;
+    const reaped = opts.reap === false ? undefined : await reapOrphans(d);
+    if (reaped && reaped.containers.length + reaped.networks.length > 0) log?.info({ reaped }, 'reaped orphaned sandboxes');
+    const images = await ensureImages({ ...(opts.imageBase ? { base: opts.imageBase } : {}), log: (m) => log?.info(m) });
+    const nats = await ensureNatsServer(images.nats);
+    const nc = await connectOrchestrator(nats.url, nats.identity);
+    const driver = new SandboxDriver(d, images, nats, nc, reaped, opts);
+    driver.stopWatching = await watchContainerDeaths(d, (containerId, why) => {
+      for (const s of driver.sandboxes.values()) if (s.info.containerId === containerId) s.markLost(why);
+    });
+    return driver;
+  }
+
+  get active(): Sandbox[] {
+    return [...this.sandboxes.values()];
+  }
+
+  async createSandbox(opts: CreateSandboxOptions): Promise<Sandbox> {
+    const t0 = performance.now();
+    const timings: Record<string, number> = {};
+    const mark = (phase: string, since: number): number => {
+      const now = performance.now();
+      timings[phase] = Math.round((now - since) * 10) / 10;
+      return now;
+    };
+    const runId = opts.runId;
+    const sandboxId = opts.sandboxId ?? newId('sbx');
+    const subjects = sandboxSubjects(runId, sandboxId);
+    const limits = { ...DEFAULT_LIMITS, ...this.opts.limits, ...opts.limits };
+    const d = this.docker;
+    let network: Docker.Network | undefined;
+    let container: Docker.Container | undefined;
+    const subscriptions: Subscription[] = [];
+    const cleanup = async (): Promise<void> => {
+      for (const s of subscriptions) s.unsubscribe();
+      if (container) await container.remove({ force: true, v: true }).catch(() => undefined);
+      if (network) await removeNetwork(d, network.id).catch(() => undefined);
+      this.sandboxes.delete(sandboxId);
+    };
+
+    try {
+      let t = t0;
+      network = await createRunNetwork(d, runId, sandboxId);
+      const natsIp = await attachNats(d, network, this.nats.container);
+      t = mark('network', t);
+      const [creds, created] = await Promise.all([
+        sandboxCreds(this.nats.identity, runId, sandboxId),
+        d.createContainer(
+          sandboxContainerOptions({
+            image: this.images.sandbox,
+            runId,
+            sandboxId,
+            network: network.id,
+            natsUrl: `nats://${natsIp}:4222`,
+            heartbeatMs: this.heartbeatMs,
+            limits,
+          }),
+        ),
+      ]);
+      container = created;
+      t = mark('create', t);
+      // Credentials go in as a file (deleted by the daemon once read), not as an environment
+      // variable that `docker inspect` would show.
+      await Promise.all([
+        putFiles(container, STATE_DIR, [{ name: CREDS_FILE.slice(STATE_DIR.length + 1), content: creds, mode: 0o600, uid: SANDBOX_UID, gid: SANDBOX_UID }]),
+        opts.repoDir ? this.copyIn(container, opts.repoDir, opts.ignore) : undefined,
+      ]);
+      t = mark('copy', t);
+
+      const ready = this.awaitReady(subjects.ready, subscriptions);
+      const sandbox = new Sandbox(
+        { runId, sandboxId, containerId: container.id, networkId: network.id, timings },
+        this.nc,
+        subjects,
+        container,
+        cleanup,
+        subscriptions,
+      );
+      subscriptions.push(
+        this.nc.subscribe(subjects.heartbeat, {
+          callback: (err, msg) => {
+            if (!err && decodeMessage(Heartbeat, msg.data).ok) sandbox.lastHeartbeatAt = Date.now();
+          },
+        }),
+      );
+      this.sandboxes.set(sandboxId, sandbox);
+      await container.start();
+      t = mark('start', t);
+      await this.raceReady(ready.promise, container, sandboxId);
+      ready.dispose();
+      sandbox.lastHeartbeatAt = Date.now();
+      mark('ready', t);
+      mark('total', t0);
+      this.opts.log?.debug({ runId, sandboxId, timings }, 'sandbox ready');
+      return sandbox;
+    } catch (e) {
+      await cleanup();
+      throw e;
+    }
+  }
+
+  private async copyIn(container: Docker.Container, repoDir: string, ignore?: (rel: string) => boolean): Promise<void> {
+    const pack = tar.pack(repoDir, {
+      ...(ignore ? { ignore: (name: string) => ignore(name.slice(repoDir.length + 1)) } : {}),
+      map: (header) => ({ ...header, uid: SANDBOX_UID, gid: SANDBOX_UID, uname: 'sandbox', gname: 'sandbox' }),
+    });
+    await container.putArchive(nodeStream(pack), { path: WORKSPACE });
+  }
+
+  private awaitReady(subject: string, subscriptions: Subscription[]): { promise: Promise<void>; dispose: () => void } {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    const sub = this.nc.subscribe(subject, {
+      callback: (err, msg) => {
+        if (!err && decodeMessage(Heartbeat, msg.data).ok) resolve();
+      },
+    });
+    subscriptions.push(sub);
+    return {
+      promise,
+      dispose: () => {
+        sub.unsubscribe();
+        subscriptions.splice(subscriptions.indexOf(sub), 1);
+      },
+    };
+  }
+
+  /** Waits for the daemon's ready message; a container that exits first fails with its logs. */
+  private async raceReady(ready: Promise<void>, container: Docker.Container, sandboxId: string): Promise<void> {
+    const timeoutMs = this.opts.readyTimeoutMs ?? 30_000;
+    let timer: NodeJS.Timeout | undefined;
+    let exited = false;
+    const died = container.wait().then(async (r: { StatusCode: number }) => {
+      exited = true;
+      const logs = (await container.logs({ stdout: true, stderr: true, tail: 30 })).toString('utf8');
+      throw new SandboxError(`sandbox ${sandboxId} exited with code ${r.StatusCode} before it was ready:\n${logs}`);
+    });
+    try {
+      await Promise.race([
+        ready,
+        died,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new SandboxError(`sandbox ${sandboxId} was not ready within ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      if (!exited) died.catch(() => undefined);
+    }
+  }
+
+  private checkHeartbeats(): void {
+    const now = Date.now();
+    for (const s of this.sandboxes.values()) {
+      if (!s.lost && now - s.lastHeartbeatAt > this.lostAfterMs) s.markLost(`no heartbeat for ${now - s.lastHeartbeatAt} ms`);
+    }
+  }
+
+  /** Destroys every sandbox this driver started, then disconnects. */
+  async close(): Promise<void> {
+    clearInterval(this.watchdog);
+    this.stopWatching?.();
+    await Promise.all([...this.sandboxes.values()].map((s) => s.destroy().catch(() => undefined)));
+    await this.nc.drain().catch(() => undefined);
+  }
+}
+
+export { LABEL };

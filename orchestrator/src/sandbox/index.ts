@@ -1,0 +1,11 @@
+export { SandboxDriver, type DriverOptions, type CreateSandboxOptions } from './driver';
+export { Sandbox, type InvokeOptions, type SandboxInfo } from './sandbox';
+export { runtimeApproval } from './approval';
+export { SandboxError, SandboxLostError, ProtocolError, DockerUnavailableError } from './errors';
+export { ensureImages, expectedImageTags, BaseChoice, type Images } from './images';
+export { reapOrphans, type ReapReport } from './reaper';
+export { ensureNatsServer, connectOrchestrator, NATS_CONTAINER, type NatsEndpoint } from './nats-server';
+export { newIdentity, serverConfig, sandboxCreds } from './nats-auth';
+export { DEFAULT_LIMITS, WORKSPACE, SANDBOX_UID, type SandboxLimits } from './container';
+export { LABEL } from './labels';
+export { docker, assertDockerReachable } from './docker';

@@ -1,0 +1,77 @@
+import { createAccount, createOperator, createUser, encodeAccount, encodeOperator, encodeUser, fmtCreds, fromSeed } from '@nats-io/jwt';
+import { z } from 'zod';
+import { NATS_MAX_PAYLOAD, sandboxPermissions } from '@gatehouse/shared';
+
+/**
+ * NATS decentralized auth. The server trusts one operator; the operator signs a system account and
+ * the gatehouse account; the gatehouse account signs users. Users are minted per sandbox on the fly
+ * (the server needs no reload), each allowed only its own run's subjects.
+ */
+export const NatsIdentity = z.object({
+  v: z.literal(1),
+  operatorSeed: z.string().startsWith('SO'),
+  systemAccountSeed: z.string().startsWith('SA'),
+  accountSeed: z.string().startsWith('SA'),
+});
+export type NatsIdentity = z.infer<typeof NatsIdentity>;
+
+export function newIdentity(): NatsIdentity {
+  const seed = (kp: { getSeed(): Uint8Array }) => new TextDecoder().decode(kp.getSeed());
+  return { v: 1, operatorSeed: seed(createOperator()), systemAccountSeed: seed(createAccount()), accountSeed: seed(createAccount()) };
+}
+
+const kp = (seed: string) => fromSeed(new TextEncoder().encode(seed));
+
+export function operatorPublicKey(id: NatsIdentity): string {
+  return kp(id.operatorSeed).getPublicKey();
+}
+
+/** The server configuration: the operator, both accounts preloaded, payload limit. */
+export async function serverConfig(id: NatsIdentity): Promise<string> {
+  const operator = kp(id.operatorSeed);
+  const system = kp(id.systemAccountSeed);
+  const account = kp(id.accountSeed);
+  const operatorJwt = await encodeOperator('gatehouse', operator, { system_account: system.getPublicKey() });
+  const systemJwt = await encodeAccount('SYS', system, {}, { signer: operator });
+  const accountJwt = await encodeAccount('gatehouse', account, { limits: { conn: -1, subs: -1, payload: NATS_MAX_PAYLOAD, data: -1 } }, { signer: operator });
+  return [
+    '# written by gatehouse; regenerated when the NATS container is recreated',
+    'port: 4222',
+    `max_payload: ${NATS_MAX_PAYLOAD}`,
+    `operator: ${operatorJwt}`,
+    `system_account: ${system.getPublicKey()}`,
+    'resolver: MEMORY',
+    'resolver_preload: {',
+    `  ${system.getPublicKey()}: ${systemJwt}`,
+    `  ${account.getPublicKey()}: ${accountJwt}`,
+    '}',
+    '',
+  ].join('\n');
+}
+
+async function userCreds(id: NatsIdentity, name: string, permissions: Parameters<typeof encodeUser>[3], expiresInSeconds?: number): Promise<string> {
+  const user = createUser();
+  const exp = expiresInSeconds === undefined ? undefined : Math.floor(Date.now() / 1000) + expiresInSeconds;
+  const jwt = await encodeUser(name, user, kp(id.accountSeed), permissions, exp === undefined ? {} : { exp });
+  return new TextDecoder().decode(fmtCreds(jwt, user));
+}
+
+/** The orchestrator's own user: the whole gatehouse account. */
+export function orchestratorCreds(id: NatsIdentity): Promise<string> {
+  return userCreds(id, 'orchestrator', { pub: { allow: ['>'] }, sub: { allow: ['>'] } });
+}
+
+/**
+ * A sandbox's user: subscribe to its own invoke and cancel subjects, publish its own ready,
+ * heartbeat and output subjects, and reply only to requests it received (`resp`), never to an
+ * arbitrary inbox. Valid for a day at most.
+ */
+export function sandboxCreds(id: NatsIdentity, runId: string, sandboxId: string): Promise<string> {
+  const p = sandboxPermissions(runId, sandboxId);
+  return userCreds(
+    id,
+    `sandbox-${sandboxId}`,
+    { pub: { allow: p.publish }, sub: { allow: p.subscribe }, resp: { max: 1, ttl: 0 }, subs: 16, payload: NATS_MAX_PAYLOAD, data: -1 },
+    24 * 3600,
+  );
+}

@@ -1,0 +1,46 @@
+import type Docker from 'dockerode';
+import { statusOf } from './docker';
+import { SandboxError } from './errors';
+import { LABEL, labels } from './labels';
+
+/**
+ * A run's private network. `Internal` stops routing beyond it, and `inhibit_ipv4` leaves the host
+ * without an address on the bridge, so a sandbox cannot reach services listening on the host
+ * either (an internal network alone does not prevent that). NATS is the only other member.
+ */
+export async function createRunNetwork(d: Docker, runId: string, sandboxId: string): Promise<Docker.Network> {
+  return d.createNetwork({
+    Name: `gatehouse-net-${sandboxId}`,
+    Driver: 'bridge',
+    Internal: true,
+    CheckDuplicate: true,
+    Options: { 'com.docker.network.bridge.inhibit_ipv4': 'true', 'com.docker.network.bridge.enable_icc': 'true' },
+    Labels: labels('run-network', { [LABEL.run]: runId, [LABEL.sandbox]: sandboxId }),
+  });
+}
+
+/** Attaches the NATS container and returns its address on the run network. */
+export async function attachNats(d: Docker, network: Docker.Network, natsContainer: string): Promise<string> {
+  await network.connect({ Container: natsContainer }).catch((e: unknown) => {
+    if (statusOf(e) !== 403 && statusOf(e) !== 409) throw e; // already attached
+  });
+  const info = (await network.inspect()) as { Containers?: Record<string, { Name: string; IPv4Address: string }> };
+  const entry = Object.values(info.Containers ?? {}).find((c) => c.Name === natsContainer || c.Name === natsContainer.replace(/^\//, ''));
+  const ip = entry?.IPv4Address.split('/')[0];
+  if (!ip) throw new SandboxError(`NATS container ${natsContainer} has no address on network ${network.id}`);
+  return ip;
+}
+
+/** Disconnects every member, then removes the network; tolerant of parts already gone. */
+export async function removeNetwork(d: Docker, id: string): Promise<void> {
+  const network = d.getNetwork(id);
+  try {
+    const info = (await network.inspect()) as { Containers?: Record<string, unknown> };
+    for (const member of Object.keys(info.Containers ?? {})) {
+      await network.disconnect({ Container: member, Force: true }).catch(() => undefined);
+    }
+    await network.remove();
+  } catch (e) {
+    if (statusOf(e) !== 404) throw e;
+  }
+}

@@ -1,0 +1,183 @@
+import path from 'node:path';
+import type Docker from 'dockerode';
+import type { NatsConnection, Subscription } from 'nats';
+import tar from 'tar-fs';
+import {
+  Cancel,
+  decodeMessage,
+  DEFAULT_OUTPUT_CAP,
+  DEFAULT_TIMEOUT_MS,
+  encodeMessage,
+  Invocation,
+  InvocationResult,
+  newId,
+  OutputChunk,
+  type ApprovalRef,
+  type ChangedFile,
+  type PrimitiveInput,
+  type PrimitiveName,
+  type SandboxSubjects,
+} from '@gatehouse/shared';
+import { runtimeApproval } from './approval';
+import { ProtocolError, SandboxError, SandboxLostError } from './errors';
+import { WORKSPACE } from './container';
+
+export interface InvokeOptions {
+  /** Required: the daemon refuses anything without an approval bound to this exact action. */
+  approval: ApprovalRef;
+  invocationId?: string;
+  intentId?: string;
+  timeoutMs?: number;
+  outputCap?: number;
+  onOutput?: (chunk: OutputChunk) => void;
+  signal?: AbortSignal;
+}
+
+export interface SandboxInfo {
+  runId: string;
+  sandboxId: string;
+  containerId: string;
+  networkId: string;
+  /** Milliseconds spent in each start-up phase. */
+  timings: Record<string, number>;
+}
+
+/** How long past the invocation's own timeout we wait for the daemon's reply. */
+const REPLY_GRACE_MS = 5_000;
+
+/**
+ * A running sandbox: invoke primitives over NATS, stream their output, cancel them, export what
+ * changed, and learn promptly when the sandbox is lost (pending calls then fail with that reason).
+ */
+export class Sandbox {
+  private lostError: SandboxLostError | undefined;
+  private readonly lostListeners = new Set<(e: SandboxLostError) => void>();
+  private destroyed = false;
+  lastHeartbeatAt = Date.now();
+
+  constructor(
+    readonly info: SandboxInfo,
+    private readonly nc: NatsConnection,
+    private readonly subjects: SandboxSubjects,
+    private readonly container: Docker.Container,
+    private readonly teardown: () => Promise<void>,
+    private readonly subscriptions: Subscription[],
+  ) {}
+
+  get runId(): string {
+    return this.info.runId;
+  }
+  get sandboxId(): string {
+    return this.info.sandboxId;
+  }
+  get lost(): SandboxLostError | undefined {
+    return this.lostError;
+  }
+  get isDestroyed(): boolean {
+    return this.destroyed;
+  }
+
+  onLost(listener: (e: SandboxLostError) => void): () => void {
+    if (this.lostError) listener(this.lostError);
+    this.lostListeners.add(listener);
+    return () => this.lostListeners.delete(listener);
+  }
+
+  /** Called by the driver's watchdogs. Reported once; a destroyed sandbox is not "lost". */
+  markLost(reason: string): void {
+    if (this.lostError || this.destroyed) return;
+    this.lostError = new SandboxLostError(this.sandboxId, reason);
+    for (const l of this.lostListeners) l(this.lostError);
+  }
+
+  async invoke<P extends PrimitiveName>(primitive: P, input: PrimitiveInput<P>, opts: InvokeOptions): Promise<InvocationResult> {
+    if (this.destroyed) throw new SandboxError(`sandbox ${this.sandboxId} was destroyed`);
+    if (this.lostError) throw this.lostError;
+    const invocationId = opts.invocationId ?? newId('inv');
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const payload = encodeMessage(Invocation, {
+      v: 1,
+      invocationId,
+      intentId: opts.intentId ?? invocationId,
+      runId: this.runId,
+      sandboxId: this.sandboxId,
+      primitive,
+      input,
+      approval: opts.approval,
+      timeoutMs,
+      outputCap: opts.outputCap ?? DEFAULT_OUTPUT_CAP,
+    } as Invocation);
+
+    const outputSub = opts.onOutput ? this.subscribeOutput(invocationId, opts.onOutput) : undefined;
+    const cancel = (): void => {
+      this.nc.publish(this.subjects.cancel, encodeMessage(Cancel, { v: 1, runId: this.runId, sandboxId: this.sandboxId, invocationId, reason: 'cancelled by the orchestrator' }));
+    };
+    if (opts.signal?.aborted) cancel();
+    opts.signal?.addEventListener('abort', cancel, { once: true });
+    let unsubscribeLost: (() => void) | undefined;
+    const lost = new Promise<never>((_, reject) => {
+      unsubscribeLost = this.onLost(reject);
+    });
+    try {
+      const reply = await Promise.race([this.nc.request(this.subjects.invoke, payload, { timeout: timeoutMs + REPLY_GRACE_MS }), lost]);
+      const decoded = decodeMessage(InvocationResult, reply.data);
+      if (!decoded.ok) throw new ProtocolError(`sandbox ${this.sandboxId} sent an invalid result: ${decoded.error}`);
+      return decoded.value;
+    } catch (e) {
+      if (e instanceof SandboxError) throw e;
+      if (this.lostError) throw this.lostError;
+      const code = (e as { code?: string }).code;
+      if (code === '503') throw new SandboxError(`sandbox ${this.sandboxId} has no daemon listening (no responders)`);
+      if (code === 'TIMEOUT') throw new SandboxError(`sandbox ${this.sandboxId} did not answer invocation ${invocationId} within ${timeoutMs + REPLY_GRACE_MS} ms`);
+      throw e;
+    } finally {
+      unsubscribeLost?.();
+      lost.catch(() => undefined);
+      opts.signal?.removeEventListener('abort', cancel);
+      outputSub?.unsubscribe();
+    }
+  }
+
+  private subscribeOutput(invocationId: string, onOutput: (chunk: OutputChunk) => void): Subscription {
+    return this.nc.subscribe(this.subjects.output(invocationId), {
+      callback: (err, msg) => {
+        if (err) return;
+        const chunk = decodeMessage(OutputChunk, msg.data);
+        if (chunk.ok && chunk.value.invocationId === invocationId) onOutput(chunk.value);
+      },
+    });
+  }
+
+  /** The workspace's changes since start-up, as a git diff applicable with `git apply`. */
+  async changes(timeoutMs = 120_000): Promise<{ diff: string; files: ChangedFile[]; truncated: boolean }> {
+    const result = await this.invoke('changes', {}, { approval: runtimeApproval('changes', {}, 'export-changes'), timeoutMs, outputCap: 4 * 1024 * 1024 });
+    if (result.status !== 'ok' || result.data?.kind !== 'changes') {
+      throw new SandboxError(`exporting changes failed: ${result.error?.message ?? result.status}`);
+    }
+    return { diff: result.output, files: result.data.files, truncated: result.truncated };
+  }
+
+  /** Copies workspace paths out through the Docker archive API (for content too big for NATS). */
+  async exportFiles(paths: string[], destDir: string): Promise<void> {
+    for (const p of paths) {
+      const rel = path.posix.normalize(p);
+      if (rel.startsWith('..') || path.posix.isAbsolute(rel)) throw new SandboxError(`refusing to export ${p}: not a workspace path`);
+      const stream = await this.container.getArchive({ path: path.posix.join(WORKSPACE, rel) });
+      const target = path.join(destDir, path.dirname(rel));
+      await new Promise<void>((resolve, reject) => {
+        const extract = tar.extract(target, { readable: true, writable: true });
+        extract.on('finish', resolve);
+        extract.on('error', reject);
+        stream.on('error', reject);
+        stream.pipe(extract);
+      });
+    }
+  }
+
+  async destroy(): Promise<void> {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    for (const s of this.subscriptions) s.unsubscribe();
+    await this.teardown();
+  }
+}

@@ -1,0 +1,59 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { runProcess, type ProcessOutcome } from './process';
+import { scrubbedEnv } from './primitives/env';
+
+/**
+ * The workspace as it was when the sandbox started, kept as a git tree in a private git directory
+ * outside the workspace. It works whether or not the repository has a .git of its own, never
+ * touches the repository's index or refs, and honours its .gitignore. `changes` diffs against it.
+ */
+export class Baseline {
+  constructor(
+    private readonly workspace: string,
+    private readonly stateDir: string,
+  ) {}
+
+  private get gitDir(): string {
+    return path.join(this.stateDir, 'baseline.git');
+  }
+
+  private get treeFile(): string {
+    return path.join(this.stateDir, 'baseline.tree');
+  }
+
+  /** Records the baseline once; a restarted daemon keeps the first one. */
+  async ensure(signal: AbortSignal): Promise<string> {
+    const existing = await fs.readFile(this.treeFile, 'utf8').catch(() => undefined);
+    if (existing) return existing.trim();
+    await this.git(['init', '-q'], 'baseline.index', signal, 60_000);
+    const tree = await this.writeTree('baseline.index', signal, 600_000);
+    await fs.writeFile(this.treeFile, tree);
+    return tree;
+  }
+
+  async writeTree(index: string, signal: AbortSignal, timeoutMs: number): Promise<string> {
+    await this.git(['add', '-A', '--', '.'], index, signal, timeoutMs);
+    const out = await this.git(['write-tree'], index, signal, timeoutMs);
+    return out.stdout.trim();
+  }
+
+  async git(args: string[], index: string, signal: AbortSignal, timeoutMs: number, outputCap = 1024 * 1024): Promise<ProcessOutcome> {
+    const run = await runProcess(
+      'git',
+      ['-c', 'core.quotePath=false', '-c', 'core.autocrlf=false', '-c', `safe.directory=*`, `--git-dir=${this.gitDir}`, `--work-tree=${this.workspace}`, ...args],
+      {
+        cwd: this.workspace,
+        env: scrubbedEnv({ GIT_INDEX_FILE: path.join(this.stateDir, index) }),
+        timeoutMs,
+        outputCap,
+        signal,
+      },
+    );
+    if (run.exitCode !== 0) {
+      const why = run.timedOut ? 'timed out' : run.aborted ? 'cancelled' : run.spawnError ?? run.output.slice(0, 500);
+      throw new Error(`git ${args[0]} failed: ${why}`);
+    }
+    return run;
+  }
+}

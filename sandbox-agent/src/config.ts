@@ -1,0 +1,47 @@
+import { promises as fs } from 'node:fs';
+import { z } from 'zod';
+import { Id } from '@gatehouse/shared';
+
+const Env = z.object({
+  GATEHOUSE_NATS_URL: z.string().min(1),
+  GATEHOUSE_RUN_ID: Id,
+  GATEHOUSE_SANDBOX_ID: Id,
+  GATEHOUSE_WORKSPACE: z.string().default('/workspace'),
+  GATEHOUSE_STATE_DIR: z.string().default('/var/gatehouse'),
+  /** A NATS credentials file; deleted once read so commands in the sandbox cannot pick it up. */
+  GATEHOUSE_NATS_CREDS_FILE: z.string().optional(),
+  GATEHOUSE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
+});
+
+export interface DaemonConfig {
+  natsUrl: string;
+  runId: string;
+  sandboxId: string;
+  workspace: string;
+  stateDir: string;
+  creds?: string;
+  heartbeatMs: number;
+}
+
+export async function loadConfig(env: NodeJS.ProcessEnv): Promise<DaemonConfig> {
+  const parsed = Env.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`bad daemon environment: ${issue?.path.join('.')}: ${issue?.message}`);
+  }
+  const e = parsed.data;
+  let creds: string | undefined;
+  if (e.GATEHOUSE_NATS_CREDS_FILE) {
+    creds = await fs.readFile(e.GATEHOUSE_NATS_CREDS_FILE, 'utf8');
+    await fs.rm(e.GATEHOUSE_NATS_CREDS_FILE, { force: true });
+  }
+  return {
+    natsUrl: e.GATEHOUSE_NATS_URL,
+    runId: e.GATEHOUSE_RUN_ID,
+    sandboxId: e.GATEHOUSE_SANDBOX_ID,
+    workspace: e.GATEHOUSE_WORKSPACE,
+    stateDir: e.GATEHOUSE_STATE_DIR,
+    heartbeatMs: e.GATEHOUSE_HEARTBEAT_MS,
+    ...(creds === undefined ? {} : { creds }),
+  };
+}

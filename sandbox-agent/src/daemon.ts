@@ -1,0 +1,223 @@
+import { connect, credsAuthenticator, type Msg, type NatsConnection } from 'nats';
+import {
+  actionHash,
+  Cancel,
+  decodeMessage,
+  encodeMessage,
+  Heartbeat,
+  Invocation,
+  InvocationResult,
+  OutputChunk,
+  sandboxSubjects,
+  validate,
+  type ErrorCode,
+  type SandboxSubjects,
+} from '@gatehouse/shared';
+import { Baseline } from './baseline';
+import type { DaemonConfig } from './config';
+import { PrimitiveError } from './errors';
+import { Journal } from './journal';
+import { log } from './log';
+import { runPrimitive, type Outcome } from './primitives/index';
+import { Workspace } from './workspace';
+
+export const AGENT_VERSION = '0.1.0';
+
+export interface RunningDaemon {
+  nc: NatsConnection;
+  stop(): Promise<void>;
+}
+
+/**
+ * The tool daemon: serves approved invocations for one run's sandbox. Every inbound message is
+ * validated; anything wrong with it becomes a `rejected` result, never a crash.
+ */
+export async function startDaemon(cfg: DaemonConfig): Promise<RunningDaemon> {
+  const ws = await Workspace.open(cfg.workspace);
+  const subjects = sandboxSubjects(cfg.runId, cfg.sandboxId);
+  const journal = new Journal();
+  const inflight = new Map<string, AbortController>();
+  const startedAt = Date.now();
+  const shutdown = new AbortController();
+
+  // The baseline must exist before anything can change the workspace, so it is taken before ready;
+  // connecting to NATS meanwhile saves start-up time.
+  const baseline = new Baseline(ws.root, cfg.stateDir).ensure(shutdown.signal);
+  const connecting = connect({
+    servers: cfg.natsUrl,
+    name: `gatehouse-sandbox-${cfg.sandboxId}`,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    ...(cfg.creds === undefined ? {} : { authenticator: credsAuthenticator(new TextEncoder().encode(cfg.creds)) }),
+  });
+  const [nc] = await Promise.all([connecting, baseline]);
+
+  const handler = new InvocationHandler(cfg, ws, subjects, journal, inflight, nc, cfg.stateDir);
+  nc.subscribe(subjects.invoke, {
+    callback: (err, msg) => {
+      if (err) return log('error', 'invoke subscription error', { err: err.message });
+      handler.handle(msg).catch((e: unknown) => log('error', 'invoke handler crashed', { err: String(e) }));
+    },
+  });
+  nc.subscribe(subjects.cancel, {
+    callback: (err, msg) => {
+      if (err) return log('error', 'cancel subscription error', { err: err.message });
+      const cancel = decodeMessage(Cancel, msg.data);
+      if (!cancel.ok) return log('warn', 'bad cancel message', { error: cancel.error });
+      const { runId, sandboxId, invocationId } = cancel.value;
+      if (runId !== cfg.runId || sandboxId !== cfg.sandboxId) return log('warn', 'cancel for another sandbox', { runId, sandboxId });
+      inflight.get(invocationId)?.abort();
+    },
+  });
+
+  const beat = (kind: 'ready' | 'heartbeat'): void => {
+    nc.publish(
+      kind === 'ready' ? subjects.ready : subjects.heartbeat,
+      encodeMessage(Heartbeat, {
+        v: 1,
+        kind,
+        runId: cfg.runId,
+        sandboxId: cfg.sandboxId,
+        agentVersion: AGENT_VERSION,
+        pid: process.pid,
+        uptimeMs: Date.now() - startedAt,
+        inflight: inflight.size,
+        rssBytes: process.memoryUsage.rss(),
+        ts: new Date().toISOString(),
+      }),
+    );
+  };
+  beat('ready');
+  const timer = setInterval(() => beat('heartbeat'), cfg.heartbeatMs);
+  log('info', 'ready', { runId: cfg.runId, sandboxId: cfg.sandboxId, workspace: ws.root });
+
+  return {
+    nc,
+    async stop() {
+      clearInterval(timer);
+      shutdown.abort();
+      for (const ac of inflight.values()) ac.abort();
+      await nc.drain().catch(() => undefined);
+    },
+  };
+}
+
+class InvocationHandler {
+  constructor(
+    private readonly cfg: DaemonConfig,
+    private readonly ws: Workspace,
+    private readonly subjects: SandboxSubjects,
+    private readonly journal: Journal,
+    private readonly inflight: Map<string, AbortController>,
+    private readonly nc: NatsConnection,
+    private readonly stateDir: string,
+  ) {}
+
+  async handle(msg: Msg): Promise<void> {
+    const result = await this.resultFor(msg.data);
+    let payload: Uint8Array;
+    try {
+      payload = encodeMessage(InvocationResult, result);
+    } catch (e) {
+      log('error', 'result failed its own schema', { err: String(e), invocationId: result.invocationId });
+      payload = encodeMessage(InvocationResult, { ...this.refusal(result.invocationId, 'internal', 'the daemon produced an invalid result'), durationMs: result.durationMs });
+    }
+    if (msg.reply) msg.respond(payload);
+    else log('warn', 'invocation without a reply subject', { invocationId: result.invocationId });
+  }
+
+  private async resultFor(data: Uint8Array): Promise<InvocationResult> {
+    const started = performance.now();
+    let raw: unknown;
+    try {
+      raw = JSON.parse(new TextDecoder().decode(data));
+    } catch {
+      return this.refusal('unknown', 'invalid_message', 'message is not JSON');
+    }
+    const echoId = typeof raw === 'object' && raw !== null && typeof (raw as { invocationId?: unknown }).invocationId === 'string'
+      ? String((raw as { invocationId: string }).invocationId).slice(0, 128) || 'unknown'
+      : 'unknown';
+    if (typeof raw === 'object' && raw !== null && !Array.isArray(raw) && (raw as { approval?: unknown }).approval === undefined) {
+      return this.refusal(echoId, 'approval_missing', 'invocation carries no approval reference; nothing runs without one', 'approval');
+    }
+    const parsed = validate(Invocation, raw);
+    if (!parsed.ok) return this.refusal(echoId, 'invalid_message', parsed.error, parsed.path);
+    const inv = parsed.value;
+    if (inv.runId !== this.cfg.runId || inv.sandboxId !== this.cfg.sandboxId) {
+      return this.refusal(inv.invocationId, 'wrong_sandbox', `this daemon serves run ${this.cfg.runId} sandbox ${this.cfg.sandboxId}`);
+    }
+    if (actionHash({ name: inv.primitive, input: inv.input }) !== inv.approval.actionHash) {
+      return this.refusal(inv.invocationId, 'approval_mismatch', 'the approval was given for a different action', 'approval.actionHash');
+    }
+
+    const seen = this.journal.lookup(inv.invocationId);
+    if (seen === 'expired') {
+      return { ...this.refusal(inv.invocationId, 'result_expired', 'this invocation already ran; its result is no longer held'), replayed: true };
+    }
+    if (seen) return { ...(await seen), replayed: true };
+
+    return this.journal.record(inv.invocationId, async () => {
+      const ac = new AbortController();
+      this.inflight.set(inv.invocationId, ac);
+      let seq = 0;
+      let outcome: Outcome | PrimitiveError;
+      try {
+        outcome = await runPrimitive(inv, {
+          ws: this.ws,
+          stateDir: this.stateDir,
+          signal: ac.signal,
+          timeoutMs: inv.timeoutMs,
+          outputCap: inv.outputCap,
+          onOutput: (stream, text) =>
+            this.nc.publish(
+              this.subjects.output(inv.invocationId),
+              encodeMessage(OutputChunk, { v: 1, invocationId: inv.invocationId, seq: seq++, stream, data: text }),
+            ),
+        });
+      } catch (e) {
+        outcome = e instanceof PrimitiveError ? e : new PrimitiveError('internal', `unexpected error: ${String(e)}`, 'failed');
+        if (!(e instanceof PrimitiveError)) log('error', 'primitive threw', { err: String(e), primitive: inv.primitive });
+      } finally {
+        this.inflight.delete(inv.invocationId);
+      }
+      const durationMs = performance.now() - started;
+      const ids = { v: 1 as const, invocationId: inv.invocationId, runId: inv.runId, sandboxId: inv.sandboxId, primitive: inv.primitive, replayed: false };
+      if (outcome instanceof PrimitiveError) {
+        const error = { code: outcome.code, message: outcome.message, ...(outcome.path === undefined ? {} : { path: outcome.path }) };
+        return { ...ids, status: outcome.status, exitCode: null, signal: null, output: '', bytes: 0, truncated: false, durationMs, filesChanged: [], error };
+      }
+      return {
+        ...ids,
+        status: outcome.status,
+        exitCode: outcome.exitCode ?? null,
+        signal: outcome.signal ?? null,
+        output: outcome.output,
+        bytes: outcome.bytes,
+        truncated: outcome.truncated,
+        durationMs,
+        filesChanged: outcome.filesChanged ?? [],
+        ...(outcome.data === undefined ? {} : { data: outcome.data }),
+        ...(outcome.error === undefined ? {} : { error: outcome.error }),
+      };
+    });
+  }
+
+  private refusal(invocationId: string, code: ErrorCode, message: string, path?: string): InvocationResult {
+    return {
+      v: 1,
+      invocationId,
+      runId: this.cfg.runId,
+      sandboxId: this.cfg.sandboxId,
+      status: 'rejected',
+      exitCode: null,
+      signal: null,
+      output: '',
+      bytes: 0,
+      truncated: false,
+      durationMs: 0,
+      filesChanged: [],
+      error: { code, message: message.slice(0, 4096), ...(path ? { path } : {}) },
+      replayed: false,
+    };
+  }
+}

@@ -1,0 +1,24 @@
+import { loadConfig } from './config';
+import { startDaemon } from './daemon';
+import { log } from './log';
+
+/** Entry point inside the sandbox container. Exits non-zero if it cannot serve. */
+async function main(): Promise<void> {
+  const cfg = await loadConfig(process.env);
+  const daemon = await startDaemon(cfg);
+  const stop = (signal: string): void => {
+    log('info', 'stopping', { signal });
+    void daemon.stop().finally(() => process.exit(0));
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  void daemon.nc.closed().then((err) => {
+    log(err ? 'error' : 'info', 'NATS connection closed', { err: err?.message });
+    process.exit(err ? 1 : 0);
+  });
+}
+
+main().catch((e: unknown) => {
+  log('error', 'daemon failed to start', { err: e instanceof Error ? e.message : String(e) });
+  process.exit(1);
+});

@@ -1,0 +1,32 @@
+import type { ChangedFile, ResultData, ResultStatus } from '@gatehouse/shared';
+import type { Workspace } from '../workspace';
+
+export interface PrimitiveContext {
+  ws: Workspace;
+  /** The daemon's private state directory (baseline snapshot), outside the workspace. */
+  stateDir: string;
+  signal: AbortSignal;
+  timeoutMs: number;
+  outputCap: number;
+  onOutput: (stream: 'stdout' | 'stderr', text: string) => void;
+}
+
+/** What a primitive produced; the daemon wraps it into an InvocationResult. */
+export interface Outcome {
+  status: Exclude<ResultStatus, 'rejected'>;
+  exitCode?: number | null;
+  signal?: string | null;
+  output: string;
+  bytes: number;
+  truncated: boolean;
+  filesChanged?: string[];
+  data?: ResultData;
+  error?: { code: 'timeout' | 'cancelled' | 'io_error' | 'internal'; message: string };
+}
+
+export type ChangeList = ChangedFile[];
+
+export function ok(output: string, data: ResultData, extra: Partial<Outcome> = {}): Outcome {
+  const bytes = Buffer.byteLength(output);
+  return { status: 'ok', output, bytes, truncated: false, data, ...extra };
+}

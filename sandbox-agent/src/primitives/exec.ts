@@ -1,0 +1,51 @@
+import { promises as fs } from 'node:fs';
+import type { InvocationOf } from '@gatehouse/shared';
+import { PrimitiveError } from '../errors';
+import { runProcess, type ProcessOutcome } from '../process';
+import { scrubbedEnv } from './env';
+import { ioError } from './file-io';
+import type { Outcome, PrimitiveContext } from './context';
+import { diffSnapshots, snapshot } from './snapshot';
+
+/** Streamed output per invocation stops here; the result keeps head and tail regardless. */
+export const STREAM_CAP = 16 * 1024 * 1024;
+
+export async function exec(input: InvocationOf<'exec'>['input'], ctx: PrimitiveContext): Promise<Outcome> {
+  const cwd = await ctx.ws.resolve(input.cwd ?? '.');
+  const st = await fs.stat(cwd.real).catch((e: unknown) => {
+    throw ioError(e, cwd.rel);
+  });
+  if (!st.isDirectory()) throw new PrimitiveError('not_a_directory', `cwd ${cwd.rel} is not a directory`, 'rejected', cwd.rel);
+
+  const before = input.trackChanges ? await snapshot(ctx.ws.root) : undefined;
+  const run = await runProcess('/bin/bash', ['-c', input.command], {
+    cwd: cwd.real,
+    env: scrubbedEnv(input.env),
+    timeoutMs: ctx.timeoutMs,
+    outputCap: ctx.outputCap,
+    signal: ctx.signal,
+    onOutput: ctx.onOutput,
+    streamCap: STREAM_CAP,
+  });
+  const filesChanged = before ? diffSnapshots(before, await snapshot(ctx.ws.root)) : [];
+  return outcomeOf(run, ctx.timeoutMs, { filesChanged });
+}
+
+/** Maps a finished process to an outcome: timeout and cancel are distinct from a failing exit. */
+export function outcomeOf(run: ProcessOutcome, timeoutMs: number, extra: Partial<Outcome> = {}): Outcome {
+  const base = {
+    exitCode: run.exitCode,
+    signal: run.signal,
+    output: run.output,
+    bytes: run.bytes,
+    truncated: run.truncated,
+    data: { kind: 'exec' as const, stdoutBytes: run.stdoutBytes, stderrBytes: run.stderrBytes },
+    ...extra,
+  };
+  if (run.spawnError !== undefined) return { ...base, status: 'failed', error: { code: 'io_error', message: `could not start: ${run.spawnError}` } };
+  if (run.aborted) return { ...base, status: 'aborted', error: { code: 'cancelled', message: 'cancelled; the process group was killed' } };
+  if (run.timedOut) {
+    return { ...base, status: 'timeout', error: { code: 'timeout', message: `timed out after ${timeoutMs} ms; the process group was killed` } };
+  }
+  return { ...base, status: run.exitCode === 0 ? 'ok' : 'failed' };
+}

@@ -1,0 +1,39 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { ListEntry } from '@gatehouse/shared';
+
+export interface WalkOptions {
+  recursive: boolean;
+  /** Directory names not descended into (still listed). */
+  skipDirs: ReadonlySet<string>;
+  deadline: number;
+  signal: AbortSignal;
+}
+
+/**
+ * Breadth-first listing that never follows symbolic links (they are reported as such) and stops
+ * at the caller's deadline or on cancel. Yields entries with paths relative to `root`.
+ */
+export async function* walk(root: string, start: string, opts: WalkOptions): AsyncGenerator<ListEntry> {
+  const queue = [start];
+  while (queue.length > 0) {
+    if (opts.signal.aborted || Date.now() > opts.deadline) return;
+    const dir = queue.shift()!;
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await fs.readdir(dir, { withFileTypes: true });
+    } catch {
+      continue; // unreadable or vanished directory: skip it, do not fail the listing
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const abs = path.join(dir, entry.name);
+      const rel = path.relative(root, abs);
+      const type = entry.isSymbolicLink() ? 'symlink' : entry.isDirectory() ? 'dir' : entry.isFile() ? 'file' : 'other';
+      let size = 0;
+      if (type === 'file') size = await fs.lstat(abs).then((s) => s.size, () => 0);
+      yield { path: rel, type, size };
+      if (type === 'dir' && opts.recursive && !opts.skipDirs.has(entry.name)) queue.push(abs);
+    }
+  }
+}

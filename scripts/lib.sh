@@ -1,0 +1,148 @@
+# shellcheck shell=bash
+# Small helpers shared by gatehouse's scripts. Source it, do not run it:
+#
+#   set -euo pipefail
+#   . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+#
+# The helpers do not change the caller's shell options and do not rely on
+# `set -e` (which bash ignores inside functions called from `if`/`||`): every
+# step checks its own result and calls `die` on failure. They are safe under
+# `set -u`. Every ensure_* function is idempotent and says what it does.
+
+# Source only once.
+if [[ -n "${GATEHOUSE_LIB_SOURCED:-}" ]]; then
+  return 0
+fi
+GATEHOUSE_LIB_SOURCED=1
+
+# Repository root: the parent of the folder holding this file.
+GATEHOUSE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export GATEHOUSE_ROOT
+
+GATEHOUSE_DOCKERD_LOG="${GATEHOUSE_DOCKERD_LOG:-/tmp/gatehouse-dockerd.log}"
+GATEHOUSE_DOCKERD_WAIT="${GATEHOUSE_DOCKERD_WAIT:-30}"
+
+# say MESSAGE... — progress message on stderr.
+say() {
+  printf '[gatehouse] %s\n' "$*" >&2
+}
+
+# die MESSAGE... — error message on stderr, then exit 1.
+die() {
+  printf '[gatehouse] error: %s\n' "$*" >&2
+  exit 1
+}
+
+is_root() {
+  [[ "$(id -u)" -eq 0 ]]
+}
+
+is_debian() {
+  [[ -r /etc/debian_version ]] && command -v apt-get >/dev/null 2>&1
+}
+
+# _gatehouse_apt_install PACKAGE... — quiet, non-interactive apt-get install
+# (runs `apt-get update` once per shell first). Root on Debian only.
+_GATEHOUSE_APT_UPDATED=""
+_gatehouse_apt_install() {
+  is_root || die "installing $* needs root (run: sudo apt-get install -y $*)"
+  is_debian || die "installing $* needs apt-get (Debian/Ubuntu); install $* yourself"
+  local apt_opts=(-qq -y -o Dpkg::Use-Pty=0)
+  if [[ -z "$_GATEHOUSE_APT_UPDATED" ]]; then
+    say "apt-get update"
+    DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" update >/dev/null \
+      || die "apt-get update failed"
+    _GATEHOUSE_APT_UPDATED=1
+  fi
+  say "apt-get install $*"
+  DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install "$@" >/dev/null \
+    || die "apt-get install $* failed"
+}
+
+_gatehouse_docker_answers() {
+  command -v docker >/dev/null 2>&1 && timeout 10 docker version >/dev/null 2>&1
+}
+
+# ensure_docker_engine — make sure `docker version` answers: install docker.io
+# (root on Debian) if dockerd is missing, start dockerd in the background if no
+# engine answers (there is no systemd here), and wait for it.
+ensure_docker_engine() {
+  if _gatehouse_docker_answers; then
+    say "docker engine is running"
+    return 0
+  fi
+
+  if ! command -v dockerd >/dev/null 2>&1 || ! command -v docker >/dev/null 2>&1; then
+    if ! is_root; then
+      die "no Docker engine answers and dockerd is not installed; install Docker (e.g. 'sudo apt-get install -y docker.io'), start it, and make sure this user may use it (docker group), then run again"
+    fi
+    is_debian || die "no Docker engine answers and dockerd is not installed; install and start Docker, then run again"
+    say "dockerd is not installed; installing Debian's docker.io"
+    _gatehouse_apt_install docker.io
+  fi
+
+  if ! is_root; then
+    die "no Docker engine answers at ${DOCKER_HOST:-unix:///var/run/docker.sock}; start dockerd (e.g. 'sudo dockerd &' or 'sudo systemctl start docker') or check your access to its socket, then run again"
+  fi
+
+  if pgrep -x dockerd >/dev/null 2>&1; then
+    say "dockerd is already running (pid $(pgrep -x dockerd | paste -sd ' ')) but does not answer yet; waiting for it"
+  else
+    say "starting dockerd in the background (log: $GATEHOUSE_DOCKERD_LOG)"
+    # Own session, so that ^C on this script or the end of its process group
+    # does not take the daemon down with it.
+    if command -v setsid >/dev/null 2>&1; then
+      nohup setsid dockerd >"$GATEHOUSE_DOCKERD_LOG" 2>&1 </dev/null &
+    else
+      nohup dockerd >"$GATEHOUSE_DOCKERD_LOG" 2>&1 </dev/null &
+    fi
+  fi
+
+  local i
+  for ((i = 1; i <= GATEHOUSE_DOCKERD_WAIT; i++)); do
+    if _gatehouse_docker_answers; then
+      say "docker engine answers after ${i}s"
+      return 0
+    fi
+    sleep 1
+  done
+  if [[ -s "$GATEHOUSE_DOCKERD_LOG" ]]; then
+    say "last lines of $GATEHOUSE_DOCKERD_LOG:"
+    tail -n 20 "$GATEHOUSE_DOCKERD_LOG" >&2 || true
+  fi
+  die "docker engine did not answer within ${GATEHOUSE_DOCKERD_WAIT}s"
+}
+
+# ensure_npm_deps — `npm ci` at the repository root when node_modules is
+# missing or older than package-lock.json.
+ensure_npm_deps() {
+  local lock="$GATEHOUSE_ROOT/package-lock.json"
+  local stamp="$GATEHOUSE_ROOT/node_modules/.package-lock.json"
+  local reason=""
+  command -v npm >/dev/null 2>&1 || die "npm is not on the PATH; install Node.js 20 (with npm) first"
+  [[ -f "$lock" ]] || die "$lock is missing"
+  if [[ ! -d "$GATEHOUSE_ROOT/node_modules" ]]; then
+    reason="node_modules is missing"
+  elif [[ ! -f "$stamp" ]]; then
+    reason="node_modules/.package-lock.json is missing"
+  elif [[ "$lock" -nt "$stamp" ]]; then
+    reason="package-lock.json is newer than node_modules"
+  fi
+  if [[ -z "$reason" ]]; then
+    say "npm dependencies are up to date"
+    return 0
+  fi
+  say "$reason; running npm ci in $GATEHOUSE_ROOT"
+  (cd "$GATEHOUSE_ROOT" && npm ci --no-audit --no-fund) || die "npm ci failed"
+}
+
+# ensure_debootstrap — install debootstrap if missing (root on Debian only).
+ensure_debootstrap() {
+  if command -v debootstrap >/dev/null 2>&1; then
+    say "debootstrap is installed"
+    return 0
+  fi
+  say "debootstrap is not installed; installing it"
+  _gatehouse_apt_install debootstrap
+  command -v debootstrap >/dev/null 2>&1 || die "debootstrap is still not on the PATH after installing it"
+}
