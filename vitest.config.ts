@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['shared/test/**/*.test.ts', 'sandbox-agent/test/**/*.test.ts', 'orchestrator/test/**/*.test.ts', 'test/**/*.test.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
     fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 180_000,

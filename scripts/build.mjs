@@ -28,4 +28,11 @@ await build({
   external: deps.filter((d) => !d.startsWith('@gatehouse/')),
   banner: { js: requireShim },
 });
-console.error('[gatehouse] built images/sandbox/build/agent.mjs and orchestrator/dist/gatehouse.mjs');
+await build({
+  ...common,
+  entryPoints: ['bench/run.ts'],
+  outfile: 'bench/dist/run.mjs',
+  external: [...deps.filter((d) => !d.startsWith('@gatehouse/')), 'vitest'],
+  banner: { js: requireShim },
+});
+console.error('[gatehouse] built bench/dist/run.mjs,  images/sandbox/build/agent.mjs and orchestrator/dist/gatehouse.mjs');

@@ -62,6 +62,9 @@ export class Workspace {
       } catch (e) {
         if (e instanceof PrimitiveError) throw e;
         const code = errnoCode(e);
+        // A path the kernel cannot even look up (over PATH_MAX once joined to the root) is a bad
+        // request, refused before anything happened, not an I/O failure of an action that ran.
+        if (code === 'ENAMETOOLONG') throw new PrimitiveError('invalid_path', 'path is too long for the file system', 'rejected', printable(input));
         if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new PrimitiveError('io_error', `cannot resolve path: ${code ?? String(e)}`, 'failed', printable(input));
         if (probe === this.root) throw new PrimitiveError('io_error', 'the workspace root is missing', 'failed');
         missing.unshift(path.basename(probe));
@@ -94,5 +97,10 @@ function printable(p: string): string {
   return clean.length > 256 ? `${clean.slice(0, 256)}…` : clean;
 }
 
-export const O_READ = constants.O_RDONLY | constants.O_NOFOLLOW;
+// O_NONBLOCK: opening a FIFO for reading otherwise blocks until a writer appears, which is never
+// for a `mkfifo` in the workspace. The read_file call then hung past its timeout, holding one of
+// libuv's four threadpool threads, so a few of them froze every file operation of the daemon.
+// With O_NONBLOCK the open returns at once and the fstat check refuses the non-regular file.
+// (It changes nothing for regular files.)
+export const O_READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 export const O_WRITE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import type Docker from 'dockerode';
 import type { NatsConnection, Subscription } from 'nats';
 import type { Logger } from 'pino';
@@ -94,6 +95,7 @@ export class SandboxDriver {
       return now;
     };
     const runId = opts.runId;
+    if (opts.repoDir) await assertDirectory(opts.repoDir);
     const sandboxId = opts.sandboxId ?? newId('sbx');
     const subjects = sandboxSubjects(runId, sandboxId);
     const limits = { ...DEFAULT_LIMITS, ...this.opts.limits, ...opts.limits };
@@ -233,6 +235,11 @@ export class SandboxDriver {
     await Promise.all([...this.sandboxes.values()].map((s) => s.destroy().catch(() => undefined)));
     await this.nc.drain().catch(() => undefined);
   }
+}
+
+async function assertDirectory(dir: string): Promise<void> {
+  const st = await stat(dir).catch(() => undefined);
+  if (!st?.isDirectory()) throw new SandboxError(`repository ${dir} is not a directory; pass --repo with an existing directory`);
 }
 
 export { LABEL };

@@ -32,7 +32,13 @@ export async function ensureNatsServer(natsImage: string, env = process.env): Pr
     const existing = await inspect(d);
     if (existing && existing.Config.Image === natsImage && existing.Config.Labels?.[OPERATOR_LABEL]) {
       const container = d.getContainer(existing.Id);
-      if (!existing.State.Running) await container.start().catch((e: unknown) => (statusOf(e) === 304 ? undefined : Promise.reject(e)));
+      if (!existing.State.Running) {
+        try {
+          await container.start();
+        } catch (e) {
+          if (statusOf(e) !== 304) throw e; // 304: started meanwhile by another orchestrator
+        }
+      }
       const identity = NatsIdentity.parse(JSON.parse((await readFileFrom(container, IDENTITY_PATH)).toString('utf8')));
       const url = await hostUrl(container);
       await waitReachable(url, identity);

@@ -125,7 +125,9 @@ export class Sandbox {
       return decoded.value;
     } catch (e) {
       if (e instanceof SandboxError) throw e;
-      if (this.lostError) throw this.lostError;
+      // Re-read: the check at the top narrowed this field, but the watchdog may have set it since.
+      const lostError = this.lostError as SandboxLostError | undefined;
+      if (lostError) throw lostError;
       const code = (e as { code?: string }).code;
       if (code === '503') throw new SandboxError(`sandbox ${this.sandboxId} has no daemon listening (no responders)`);
       if (code === 'TIMEOUT') throw new SandboxError(`sandbox ${this.sandboxId} did not answer invocation ${invocationId} within ${timeoutMs + REPLY_GRACE_MS} ms`);

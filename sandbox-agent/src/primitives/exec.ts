@@ -10,6 +10,16 @@ import { diffSnapshots, snapshot } from './snapshot';
 /** Streamed output per invocation stops here; the result keeps head and tail regardless. */
 export const STREAM_CAP = 16 * 1024 * 1024;
 
+/**
+ * Runs the command with oom_score_adj 1000, inherited by everything it starts. The daemon shares
+ * the sandbox's memory limit with the commands, and after a few large outputs it is often the
+ * biggest single process: without this, a build running several medium-sized workers got the
+ * daemon OOM-killed (and the sandbox lost) instead of a worker. Raising one's own score needs no
+ * privilege; a failure to write it is ignored. The wrapper `exec`s, so the command still runs as
+ * `/bin/bash -c <command>` with the same $0 and nothing extra in the process tree.
+ */
+const OOM_FIRST = '{ echo 1000 > /proc/self/oom_score_adj; } 2>/dev/null; exec /bin/bash -c "$1"';
+
 export async function exec(input: InvocationOf<'exec'>['input'], ctx: PrimitiveContext): Promise<Outcome> {
   const cwd = await ctx.ws.resolve(input.cwd ?? '.');
   const st = await fs.stat(cwd.real).catch((e: unknown) => {
@@ -18,7 +28,7 @@ export async function exec(input: InvocationOf<'exec'>['input'], ctx: PrimitiveC
   if (!st.isDirectory()) throw new PrimitiveError('not_a_directory', `cwd ${cwd.rel} is not a directory`, 'rejected', cwd.rel);
 
   const before = input.trackChanges ? await snapshot(ctx.ws.root) : undefined;
-  const run = await runProcess('/bin/bash', ['-c', input.command], {
+  const run = await runProcess('/bin/bash', ['-c', OOM_FIRST, '/bin/bash', input.command], {
     cwd: cwd.real,
     env: scrubbedEnv(input.env),
     timeoutMs: ctx.timeoutMs,

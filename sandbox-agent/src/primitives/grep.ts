@@ -1,4 +1,5 @@
 import type { GrepMatch, InvocationOf } from '@gatehouse/shared';
+import { PrimitiveError } from '../errors';
 import { runProcess } from '../process';
 import { scrubbedEnv } from './env';
 import type { Outcome, PrimitiveContext } from './context';
@@ -11,6 +12,9 @@ const DEFAULT_LIMIT = 500;
  */
 export async function grep(input: InvocationOf<'grep'>['input'], ctx: PrimitiveContext): Promise<Outcome> {
   const target = await ctx.ws.resolve(input.path ?? '.');
+  // Report a missing path as not_found, like the other primitives, rather than as grep's exit-2
+  // io_error (which reads like the search itself broke).
+  if (!target.exists) throw new PrimitiveError('not_found', `${target.rel} does not exist`, 'failed', target.rel);
   const args = ['-rnIE', '--null', '--color=never', '--exclude-dir=.git', '--exclude-dir=node_modules'];
   if (input.ignoreCase) args.push('-i');
   if (input.include) args.push(`--include=${input.include}`);

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, type Dirent } from 'node:fs';
 import path from 'node:path';
 import type { ListEntry } from '@gatehouse/shared';
 
@@ -19,7 +19,7 @@ export async function* walk(root: string, start: string, opts: WalkOptions): Asy
   while (queue.length > 0) {
     if (opts.signal.aborted || Date.now() > opts.deadline) return;
     const dir = queue.shift()!;
-    let entries: import('node:fs').Dirent[];
+    let entries: Dirent[];
     try {
       entries = await fs.readdir(dir, { withFileTypes: true });
     } catch {

@@ -1,0 +1,107 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, promises as fs, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { newId } from '@gatehouse/shared';
+import { runtimeApproval, SandboxDriver, type Sandbox } from '@gatehouse/orchestrator';
+import { ratio, summarize, time } from './stats';
+
+/**
+ * `npm run bench`: sandbox start-up and daemon round trips, each beside the same work done by a
+ * local spawn or `docker exec`, measured in the same run so the ratios compare like with like.
+ * Prints JSON on stdout and keeps a copy in bench/results/latest.json.
+ */
+const N = { cold: Number(process.env.BENCH_COLD ?? 15), read: 500, exec: 300, dockerExec: 60 };
+
+async function coldStarts(driver: SandboxDriver, repoDir: string) {
+  const totals: number[] = [];
+  const phases: Record<string, number[]> = {};
+  for (let i = 0; i < N.cold; i++) {
+    const t = performance.now();
+    const s = await driver.createSandbox({ runId: newId('run'), repoDir });
+    totals.push(performance.now() - t);
+    for (const [k, v] of Object.entries(s.info.timings)) (phases[k] ??= []).push(v);
+    await s.destroy();
+  }
+  return { total: summarize(totals), phases: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, summarize(v).p50])) };
+}
+
+function spawnTrue(file: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    c.on('error', reject);
+    c.on('close', () => resolve());
+  });
+}
+
+async function dockerExecTrue(driver: SandboxDriver, s: Sandbox): Promise<void> {
+  const exec = await driver.docker.getContainer(s.info.containerId).exec({ Cmd: ['true'], AttachStdout: true, AttachStderr: true });
+  const stream = await exec.start({});
+  await new Promise<void>((resolve) => {
+    stream.on('end', () => resolve());
+    stream.resume();
+  });
+}
+
+async function main(): Promise<void> {
+  const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
+  const driver = await SandboxDriver.start({});
+  const repoDir = path.resolve('examples', 'hello'); // bench.sh runs from the repository root
+  try {
+    log(`cold start x${N.cold}`);
+    const cold = await coldStarts(driver, repoDir);
+
+    const s = await driver.createSandbox({ runId: newId('run'), repoDir });
+    const content = 'x'.repeat(4096);
+    const write = { path: 'bench.txt', content };
+    await s.invoke('write_file', write, { approval: runtimeApproval('write_file', write, 'bench') });
+    const localFile = path.join(os.tmpdir(), `gh-bench-${process.pid}.txt`);
+    writeFileSync(localFile, content);
+
+    const read = { path: 'bench.txt' };
+    const readApproval = runtimeApproval('read_file', read, 'bench');
+    const exec = { command: 'true' };
+    const execApproval = runtimeApproval('exec', exec, 'bench');
+    for (let i = 0; i < 30; i++) await s.invoke('read_file', read, { approval: readApproval }); // warm-up
+
+    log(`read_file x${N.read}`);
+    const daemonRead = summarize(await time(N.read, () => s.invoke('read_file', read, { approval: readApproval })));
+    const localRead = summarize(await time(N.read, () => fs.readFile(localFile)));
+    log(`exec true x${N.exec}`);
+    for (let i = 0; i < 20; i++) await s.invoke('exec', exec, { approval: execApproval });
+    const daemonExec = summarize(await time(N.exec, () => s.invoke('exec', exec, { approval: execApproval })));
+    const localBash = summarize(await time(N.exec, () => spawnTrue('/bin/bash', ['-c', 'true'])));
+    const localTrue = summarize(await time(N.exec, () => spawnTrue('true', [])));
+    log(`docker exec true x${N.dockerExec}`);
+    const dockerExec = summarize(await time(N.dockerExec, () => dockerExecTrue(driver, s)));
+    await s.destroy();
+    await fs.rm(localFile, { force: true });
+
+    const report = {
+      when: new Date().toISOString(),
+      machine: { cpus: os.cpus().length, node: process.versions.node, docker: (await driver.docker.version()).Version },
+      coldStartMs: { ...cold.total, phasesP50: cold.phases, target: 'p50 <= 400' },
+      warmPool: 'not implemented',
+      readFileMs: { daemon: daemonRead, localRead, ratioDaemonToLocal: ratio(daemonRead.p50, localRead.p50), target: 'daemon p50 <= 1.5' },
+      execTrueMs: {
+        daemon: daemonExec,
+        localSpawnBashC: localBash,
+        localSpawnTrue: localTrue,
+        dockerExec,
+        ratioDaemonToLocalBashC: ratio(daemonExec.p50, localBash.p50),
+        ratioDaemonToLocalTrue: ratio(daemonExec.p50, localTrue.p50),
+        speedupOverDockerExec: ratio(dockerExec.p50, daemonExec.p50),
+        target: 'daemon <= 1.5x local spawn; >= 20x faster than docker exec',
+      },
+    };
+    const out = JSON.stringify(report, null, 2);
+    const dir = path.resolve('bench', 'results');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'latest.json'), `${out}\n`);
+    process.stdout.write(`${out}\n`);
+  } finally {
+    await driver.close();
+  }
+}
+
+await main();

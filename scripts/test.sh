@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The test command (README quick start, .ci/run): sets up what it needs, then type-check, lint and
+# every test against a real Docker engine and a real NATS server. Idempotent; needs no stdin.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$GATEHOUSE_ROOT"
+exec </dev/null
+
+bash scripts/setup.sh
+say "type-check: tsc --noEmit"
+npx tsc -p tsconfig.json --noEmit
+say "lint: eslint"
+npx eslint .
+say "tests: vitest run (real Docker and NATS)"
+npx vitest run "$@"

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxDriver, Sandbox } from '@gatehouse/orchestrator';
+import { makeRepo, run, sh, startDriver } from '../support/sandbox';
+
+describe('sandbox hardening, read back from Docker and from inside', () => {
+  let driver: SandboxDriver;
+  let sandbox: Sandbox;
+  let info: Awaited<ReturnType<ReturnType<SandboxDriver['docker']['getContainer']>['inspect']>>;
+  beforeAll(async () => {
+    driver = await startDriver();
+    sandbox = await driver.createSandbox({ runId: 'run_hardening', repoDir: makeRepo(), limits: { memoryBytes: 512 * 1024 * 1024, cpus: 0.5, pids: 128 } });
+    info = await driver.docker.getContainer(sandbox.info.containerId).inspect();
+  });
+  afterAll(async () => driver?.close());
+
+  it('runs as a non-root user', async () => {
+    expect(info.Config.User).toBe('10001:10001');
+    expect((await sh(sandbox, 'id -u')).trim()).toBe('10001');
+  });
+
+  it('drops every capability and forbids privilege gain', async () => {
+    expect(info.HostConfig.CapDrop).toEqual(['ALL']);
+    expect(info.HostConfig.CapAdd ?? []).toEqual([]);
+    expect(info.HostConfig.Privileged).toBe(false);
+    expect(info.HostConfig.SecurityOpt).toContain('no-new-privileges');
+    const status = await sh(sandbox, 'grep -E "^(CapEff|CapPrm|CapBnd|NoNewPrivs)" /proc/self/status');
+    expect(status).toMatch(/CapEff:\s+0000000000000000/);
+    expect(status).toMatch(/CapPrm:\s+0000000000000000/);
+    expect(status).toMatch(/CapBnd:\s+0000000000000000/);
+    expect(status).toMatch(/NoNewPrivs:\s+1/);
+  });
+
+  it('has a read-only root with a tmpfs scratch', async () => {
+    expect(info.HostConfig.ReadonlyRootfs).toBe(true);
+    expect(Object.keys(info.HostConfig.Tmpfs ?? {})).toEqual(['/tmp']);
+    const denied = await run(sandbox, 'exec', { command: 'touch /usr/gatehouse-probe' });
+    expect(denied.status).toBe('failed');
+    expect(denied.output).toMatch(/Read-only file system/);
+    expect(await sh(sandbox, 'touch /tmp/ok && echo scratch-ok')).toBe('scratch-ok\n');
+    expect((await sh(sandbox, 'grep " /tmp " /proc/mounts')).split(' ')[2]).toBe('tmpfs');
+  });
+
+  it('applies memory, CPU and pids limits', async () => {
+    expect(info.HostConfig.Memory).toBe(512 * 1024 * 1024);
+    expect(info.HostConfig.MemorySwap).toBe(512 * 1024 * 1024);
+    expect(info.HostConfig.NanoCpus).toBe(0.5e9);
+    expect(info.HostConfig.PidsLimit).toBe(128);
+    // The kernel's view, from inside (cgroup v2 or v1, whichever this host has).
+    const pidsMax = await sh(sandbox, 'cat /sys/fs/cgroup/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids/pids.max');
+    expect(pidsMax.trim()).toBe('128');
+  });
+
+  it('has no Docker socket and mounts nothing from the host', async () => {
+    expect(info.HostConfig.Binds ?? []).toEqual([]);
+    expect(info.Mounts.every((m) => m.Type === 'volume' || m.Type === 'tmpfs')).toBe(true);
+    expect(info.Mounts.map((m) => m.Destination).sort()).toEqual(['/var/gatehouse', '/workspace']);
+    expect(JSON.stringify(info)).not.toContain('docker.sock');
+    const probe = await run(sandbox, 'exec', { command: 'ls -la /var/run/docker.sock /run/docker.sock' });
+    expect(probe.status).toBe('failed');
+    expect(probe.output).toMatch(/No such file or directory/);
+  });
+
+  it('is labelled with its run and sandbox, and attached only to its internal run network', async () => {
+    expect(info.Config.Labels).toMatchObject({ 'gatehouse.role': 'sandbox', 'gatehouse.run': 'run_hardening', 'gatehouse.sandbox': sandbox.sandboxId });
+    expect(info.Config.Labels['gatehouse.owner']).toMatch(/:\d+:\d+$/);
+    const networks = Object.keys(info.NetworkSettings.Networks);
+    expect(networks).toHaveLength(1);
+    const net = await driver.docker.getNetwork(sandbox.info.networkId).inspect();
+    expect(networks[0]).toBe(net.Name);
+    expect(net.Internal).toBe(true);
+    expect(net.Options?.['com.docker.network.bridge.inhibit_ipv4']).toBe('true');
+    expect(net.Labels).toMatchObject({ 'gatehouse.role': 'run-network', 'gatehouse.run': 'run_hardening' });
+  });
+
+  it('keeps its NATS credentials out of the environment and deletes the file once read', async () => {
+    expect(info.Config.Env.join('\n')).not.toMatch(/NKEY|BEGIN NATS|eyJ/);
+    const gone = await run(sandbox, 'exec', { command: 'ls /var/gatehouse/nats.creds' });
+    expect(gone.status).toBe('failed');
+  });
+});

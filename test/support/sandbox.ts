@@ -1,0 +1,83 @@
+import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import {
+  actionHash,
+  decodeMessage,
+  DEFAULT_OUTPUT_CAP,
+  InvocationResult,
+  newId,
+  sandboxSubjects,
+  type PrimitiveInput,
+  type PrimitiveName,
+} from '@gatehouse/shared';
+import { runtimeApproval, SandboxDriver, type Sandbox } from '@gatehouse/orchestrator';
+
+/**
+ * Shared by the end-to-end tests: one real driver per test file (real Docker, real NATS), and
+ * helpers to talk to a sandbox's daemon directly over NATS, bypassing the client's own checks.
+ */
+export async function startDriver(opts: ConstructorParameters<typeof Object>[0] = {}): Promise<SandboxDriver> {
+  return SandboxDriver.start({ heartbeatMs: 500, lostAfterMs: 2000, ...(opts as object) });
+}
+
+/** A small git repository on the host, committed, for copying into sandboxes. */
+export function makeRepo(files: Record<string, string> = { 'README.md': '# fixture\n', 'src/a.ts': 'export const a = 1;\n' }): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'gh-repo-'));
+  for (const [name, content] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    writeFileSync(path.join(dir, name), content);
+  }
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'ignore' });
+  git('init', '-q');
+  git('add', '-A');
+  git('-c', 'user.email=test@gatehouse', '-c', 'user.name=test', 'commit', '-qm', 'fixture');
+  return dir;
+}
+
+/** Invoke through the client with a runtime approval for exactly this action. */
+export function run<P extends PrimitiveName>(
+  sandbox: Sandbox,
+  primitive: P,
+  input: PrimitiveInput<P>,
+  opts: { timeoutMs?: number; outputCap?: number; invocationId?: string; signal?: AbortSignal; onOutput?: (c: { stream: string; data: string }) => void } = {},
+) {
+  return sandbox.invoke(primitive, input, { approval: runtimeApproval(primitive, input, 'test'), ...opts });
+}
+
+/** A well-formed invocation message, as a plain object a test can then corrupt. */
+export function invocation(sandbox: Sandbox, primitive: PrimitiveName, input: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const invocationId = newId('inv');
+  return {
+    v: 1,
+    invocationId,
+    intentId: invocationId,
+    runId: sandbox.runId,
+    sandboxId: sandbox.sandboxId,
+    primitive,
+    input,
+    approval: { id: 'test', actionHash: actionHash({ name: primitive, input }), by: 'runtime' },
+    timeoutMs: 10_000,
+    outputCap: DEFAULT_OUTPUT_CAP,
+    ...extra,
+  };
+}
+
+/** Sends raw bytes (or an object as JSON) straight to the daemon and decodes its reply. */
+export async function sendRaw(driver: SandboxDriver, sandbox: Sandbox, message: unknown): Promise<InvocationResult> {
+  const bytes = message instanceof Uint8Array ? message : new TextEncoder().encode(typeof message === 'string' ? message : JSON.stringify(message));
+  const reply = await driver.nc.request(sandboxSubjects(sandbox.runId, sandbox.sandboxId).invoke, bytes, { timeout: 20_000 });
+  const decoded = decodeMessage(InvocationResult, reply.data);
+  if (!decoded.ok) throw new Error(`daemon reply failed the result schema: ${decoded.error}`);
+  return decoded.value;
+}
+
+/** Runs a shell command in the sandbox and returns its output; fails the test if it does not exit 0. */
+export async function sh(sandbox: Sandbox, command: string, timeoutMs = 20_000): Promise<string> {
+  const r = await run(sandbox, 'exec', { command }, { timeoutMs });
+  if (r.status !== 'ok') throw new Error(`command failed (${r.status}, exit ${r.exitCode}): ${command}\n${r.output}`);
+  return r.output;
+}
+
+export { runtimeApproval };
