@@ -1,4 +1,3 @@
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { runProcess, type ProcessOutcome } from './process';
 import { scrubbedEnv } from './primitives/env';
@@ -18,18 +17,13 @@ export class Baseline {
     return path.join(this.stateDir, 'baseline.git');
   }
 
-  private get treeFile(): string {
-    return path.join(this.stateDir, 'baseline.tree');
-  }
-
-  /** Records the baseline once; a restarted daemon keeps the first one. */
-  async ensure(signal: AbortSignal): Promise<string> {
-    const existing = await fs.readFile(this.treeFile, 'utf8').catch(() => undefined);
-    if (existing) return existing.trim();
+  /**
+   * Records the baseline and returns its tree id. The id is kept in the daemon's memory, not in a
+   * file: commands run as the same user and could rewrite a file in the state directory.
+   */
+  async record(signal: AbortSignal): Promise<string> {
     await this.git(['init', '-q'], 'baseline.index', signal, 60_000);
-    const tree = await this.writeTree('baseline.index', signal, 600_000);
-    await fs.writeFile(this.treeFile, tree);
-    return tree;
+    return this.writeTree('baseline.index', signal, 600_000);
   }
 
   async writeTree(index: string, signal: AbortSignal, timeoutMs: number): Promise<string> {

@@ -42,7 +42,8 @@ export async function startDaemon(cfg: DaemonConfig): Promise<RunningDaemon> {
 
   // The baseline must exist before anything can change the workspace, so it is taken before ready;
   // connecting to NATS meanwhile saves start-up time.
-  const baseline = new Baseline(ws.root, cfg.stateDir).ensure(shutdown.signal);
+  const baseline = new Baseline(ws.root, cfg.stateDir);
+  const baselineTree = baseline.record(shutdown.signal);
   const connecting = connect({
     servers: cfg.natsUrl,
     name: `gatehouse-sandbox-${cfg.sandboxId}`,
@@ -50,9 +51,9 @@ export async function startDaemon(cfg: DaemonConfig): Promise<RunningDaemon> {
     reconnectTimeWait: 250,
     ...(cfg.creds === undefined ? {} : { authenticator: credsAuthenticator(new TextEncoder().encode(cfg.creds)) }),
   });
-  const [nc] = await Promise.all([connecting, baseline]);
+  const [nc, tree] = await Promise.all([connecting, baselineTree]);
 
-  const handler = new InvocationHandler(cfg, ws, subjects, journal, inflight, nc, cfg.stateDir);
+  const handler = new InvocationHandler(cfg, ws, subjects, journal, inflight, nc, { baseline, tree });
   nc.subscribe(subjects.invoke, {
     callback: (err, msg) => {
       if (err) return log('error', 'invoke subscription error', { err: err.message });
@@ -110,7 +111,7 @@ class InvocationHandler {
     private readonly journal: Journal,
     private readonly inflight: Map<string, AbortController>,
     private readonly nc: NatsConnection,
-    private readonly stateDir: string,
+    private readonly baseline: { baseline: Baseline; tree: string },
   ) {}
 
   async handle(msg: Msg): Promise<void> {
@@ -144,7 +145,9 @@ class InvocationHandler {
     if (!parsed.ok) return this.refusal(echoId, 'invalid_message', parsed.error, parsed.path);
     const inv = parsed.value;
     if (inv.runId !== this.cfg.runId || inv.sandboxId !== this.cfg.sandboxId) {
-      return this.refusal(inv.invocationId, 'wrong_sandbox', `this daemon serves run ${this.cfg.runId} sandbox ${this.cfg.sandboxId}`);
+      // Name the field that is wrong, as every other refusal of a bad message does.
+      const field = inv.runId !== this.cfg.runId ? 'runId' : 'sandboxId';
+      return this.refusal(inv.invocationId, 'wrong_sandbox', `${field} is not this sandbox's: this daemon serves run ${this.cfg.runId} sandbox ${this.cfg.sandboxId}`, field);
     }
     if (actionHash({ name: inv.primitive, input: inv.input }) !== inv.approval.actionHash) {
       return this.refusal(inv.invocationId, 'approval_mismatch', 'the approval was given for a different action', 'approval.actionHash');
@@ -164,7 +167,7 @@ class InvocationHandler {
       try {
         outcome = await runPrimitive(inv, {
           ws: this.ws,
-          stateDir: this.stateDir,
+          baseline: this.baseline,
           signal: ac.signal,
           timeoutMs: inv.timeoutMs,
           outputCap: inv.outputCap,

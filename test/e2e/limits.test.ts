@@ -165,8 +165,8 @@ describe('sandbox limits', () => {
   describe('output floods', () => {
     it('keeps head and tail of a 200 MB flood, counts every byte, caps the stream, and the daemon does not grow', async () => {
       const first = await heartbeats.after(Date.now());
-      const pidStatus = await sh(sandbox, `grep VmRSS /proc/${first.pid}/status`);
-      expect(pidStatus).toMatch(/VmRSS:\s+\d+ kB/);
+      // The heartbeat's pid is the daemon's in the sandbox's pid namespace.
+      expect(await sh(sandbox, `tr '\\0' ' ' < /proc/${first.pid}/cmdline`)).toContain('/opt/gatehouse/agent.mjs');
       const start = Date.now();
 
       // 1. A bounded 200 MB flood: finishes on its own.
@@ -188,9 +188,9 @@ describe('sandbox limits', () => {
       expect(yes.status).toBe('ok');
       expect(yes.truncated).toBe(true);
       expect(yes.bytes).toBeGreaterThanOrEqual(200_000_000);
-      expect(Buffer.byteLength(yes.output)).toBeLessThanOrEqual(OUTPUT_CAP + 64);
       const m = MARKER.exec(yes.output);
       expect(m).not.toBeNull();
+      expect(Buffer.byteLength(yes.output)).toBeLessThanOrEqual(OUTPUT_CAP + Buffer.byteLength(m![0]));
       const [head = '', tail = ''] = yes.output.split(m![0]);
       expect(Number(m![1])).toBe(yes.bytes - Buffer.byteLength(head) - Buffer.byteLength(tail));
       expect(head.startsWith('gatehouse\ngatehouse\n')).toBe(true);
@@ -212,9 +212,9 @@ describe('sandbox limits', () => {
       expect(rnd.status).toBe('timeout');
       expect(rnd.truncated).toBe(true);
       expect(rnd.bytes).toBeGreaterThan(OUTPUT_CAP);
-      expect(Buffer.byteLength(rnd.output)).toBeLessThanOrEqual(OUTPUT_CAP + 64);
       const m2 = MARKER.exec(rnd.output);
       expect(m2).not.toBeNull();
+      expect(Buffer.byteLength(rnd.output)).toBeLessThanOrEqual(OUTPUT_CAP + Buffer.byteLength(m2![0]));
       const [head2 = '', tail2 = ''] = rnd.output.split(m2![0]);
       expect(head2).toMatch(/^[A-Za-z0-9+/\n]+$/);
       expect(tail2).toMatch(/^[A-Za-z0-9+/\n]+$/);
@@ -308,7 +308,7 @@ describe('sandbox limits', () => {
         // Had the daemon itself died, the call must have failed with the sandbox reported lost.
         expect(thrown).toBeInstanceOf(SandboxLostError);
         expect(hogBox.lost).toBeDefined();
-        throw new Error(`the daemon did not survive the memory hog: ${String(thrown)}`);
+        throw new Error(`the daemon did not survive the memory hog: ${hogBox.lost?.message ?? 'unknown'}`);
       }
       expect(r!.status).toBe('failed');
       expect(r!.signal === 'SIGKILL' || r!.exitCode === 137).toBe(true);

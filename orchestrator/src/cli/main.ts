@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { doctor } from './doctor';
 import { buildImages } from './images';
+import { natsInit } from './nats';
 import { reap, sandboxUp, smoke } from './sandbox';
 
 /** Exit codes the CLI promises: 0 ok, 1 failed, 2 usage. */
@@ -51,6 +52,17 @@ sandbox
   .option('--all', 'also remove those of live orchestrators')
   .action(async (o: { all?: boolean }) => {
     await reap(Boolean(o.all));
+  });
+
+program
+  .command('nats')
+  .description('a shared NATS server (see docker-compose.yml)')
+  .command('init')
+  .description('write nats.conf and identity.json (the keys that mint sandbox credentials) for a shared server')
+  .option('--dir <dir>', 'where to write them', '.gatehouse/nats')
+  .option('--force', 'overwrite an existing identity')
+  .action(async (o: { dir: string; force?: boolean }) => {
+    await natsInit(o.dir, Boolean(o.force));
   });
 
 try {

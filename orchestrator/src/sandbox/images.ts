@@ -75,6 +75,8 @@ async function ensureImage(spec: ImageSpec, choice: BaseChoice, log: (m: string)
   const tag = await tagFor(spec, base);
   log(`building ${tag} from ${base}`);
   await buildImage(d, contextDir(spec), tag, base);
+  // `latest` follows the newest build, for docker-compose.yml and people poking around by hand.
+  await d.getImage(tag).tag({ repo: `gatehouse/${spec.kind}`, tag: 'latest' });
   return tag;
 }
 

@@ -1,13 +1,11 @@
 import type { ChangedFile, InvocationOf } from '@gatehouse/shared';
-import { Baseline } from '../baseline';
 import type { Outcome, PrimitiveContext } from './context';
 
 const STATUS: Record<string, ChangedFile['status']> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', T: 'type_changed' };
 
 /** The workspace's changes since start-up: a binary-safe git diff and the list of changed paths. */
 export async function changes(_input: InvocationOf<'changes'>['input'], ctx: PrimitiveContext): Promise<Outcome> {
-  const baseline = new Baseline(ctx.ws.root, ctx.stateDir);
-  const base = await baseline.ensure(ctx.signal);
+  const { baseline, tree: base } = ctx.baseline;
   const current = await baseline.writeTree('current.index', ctx.signal, ctx.timeoutMs);
   const nameStatus = await baseline.git(['diff', '--name-status', '-z', '--no-renames', base, current], 'current.index', ctx.signal, ctx.timeoutMs, 4 * 1024 * 1024);
   const parts = nameStatus.stdout.split('\0').filter((p) => p !== '');

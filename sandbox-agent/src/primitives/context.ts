@@ -1,10 +1,11 @@
 import type { ChangedFile, ResultData, ResultStatus } from '@gatehouse/shared';
+import type { Baseline } from '../baseline';
 import type { Workspace } from '../workspace';
 
 export interface PrimitiveContext {
   ws: Workspace;
-  /** The daemon's private state directory (baseline snapshot), outside the workspace. */
-  stateDir: string;
+  /** The workspace as it was at start-up, for `changes`. */
+  baseline: { baseline: Baseline; tree: string };
   signal: AbortSignal;
   timeoutMs: number;
   outputCap: number;

@@ -15,7 +15,8 @@ export async function grep(input: InvocationOf<'grep'>['input'], ctx: PrimitiveC
   // Report a missing path as not_found, like the other primitives, rather than as grep's exit-2
   // io_error (which reads like the search itself broke).
   if (!target.exists) throw new PrimitiveError('not_found', `${target.rel} does not exist`, 'failed', target.rel);
-  const args = ['-rnIE', '--null', '--color=never', '--exclude-dir=.git', '--exclude-dir=node_modules'];
+  // --devices=skip: a FIFO named as the path would otherwise block grep until the timeout.
+  const args = ['-rnIE', '--null', '--color=never', '--devices=skip', '--exclude-dir=.git', '--exclude-dir=node_modules'];
   if (input.ignoreCase) args.push('-i');
   if (input.include) args.push(`--include=${input.include}`);
   args.push('-e', input.pattern, '--', target.rel);
