@@ -8,8 +8,13 @@ const Env = z.object({
   GATEHOUSE_SANDBOX_ID: Id,
   GATEHOUSE_WORKSPACE: z.string().default('/workspace'),
   GATEHOUSE_STATE_DIR: z.string().default('/var/gatehouse'),
-  /** A NATS credentials file; deleted once read so commands in the sandbox cannot pick it up. */
+  /**
+   * A NATS credentials file; deleted once read so commands in the sandbox cannot pick it up. The
+   * orchestrator puts it in last, after the repository, so its arrival also means "workspace
+   * complete": the daemon boots while the copy is still running and waits for it.
+   */
   GATEHOUSE_NATS_CREDS_FILE: z.string().optional(),
+  GATEHOUSE_CREDS_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(60_000),
   GATEHOUSE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
 });
 
@@ -32,7 +37,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<DaemonConfig> 
   const e = parsed.data;
   let creds: string | undefined;
   if (e.GATEHOUSE_NATS_CREDS_FILE) {
-    creds = await fs.readFile(e.GATEHOUSE_NATS_CREDS_FILE, 'utf8');
+    creds = await waitForCreds(e.GATEHOUSE_NATS_CREDS_FILE, e.GATEHOUSE_CREDS_WAIT_MS);
     await fs.rm(e.GATEHOUSE_NATS_CREDS_FILE, { force: true });
   }
   return {
@@ -44,4 +49,17 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<DaemonConfig> 
     heartbeatMs: e.GATEHOUSE_HEARTBEAT_MS,
     ...(creds === undefined ? {} : { creds }),
   };
+}
+
+/** A creds file ends with its seed's END line; until then it is still being written. */
+const COMPLETE = /-+END USER NKEY SEED-+/;
+
+async function waitForCreds(file: string, waitMs: number): Promise<string> {
+  const deadline = Date.now() + waitMs;
+  for (let attempt = 0; ; attempt++) {
+    const text = await fs.readFile(file, 'utf8').catch(() => undefined);
+    if (text !== undefined && COMPLETE.test(text)) return text;
+    if (Date.now() > deadline) throw new Error(`no complete credentials at ${file} after ${waitMs} ms`);
+    await new Promise((r) => setTimeout(r, attempt < 200 ? 5 : 50));
+  }
 }

@@ -131,13 +131,6 @@ export class SandboxDriver {
       ]);
       container = created;
       t = mark('create', t);
-      // Credentials go in as a file (deleted by the daemon once read), not as an environment
-      // variable that `docker inspect` would show.
-      await Promise.all([
-        putFiles(container, STATE_DIR, [{ name: CREDS_FILE.slice(STATE_DIR.length + 1), content: creds, mode: 0o600, uid: SANDBOX_UID, gid: SANDBOX_UID }]),
-        opts.repoDir ? this.copyIn(container, opts.repoDir, opts.ignore) : undefined,
-      ]);
-      t = mark('copy', t);
 
       const ready = this.awaitReady(subjects.ready, subscriptions);
       const sandbox = new Sandbox(
@@ -158,6 +151,12 @@ export class SandboxDriver {
       this.sandboxes.set(sandboxId, sandbox);
       await container.start();
       t = mark('start', t);
+      // The daemon loads while the repository is copied in. Credentials go in last, as a file
+      // (deleted by the daemon once read) rather than an environment variable `docker inspect`
+      // would show; their arrival tells the daemon the workspace is complete.
+      if (opts.repoDir) await this.copyIn(container, opts.repoDir, opts.ignore);
+      await putFiles(container, STATE_DIR, [{ name: CREDS_FILE.slice(STATE_DIR.length + 1), content: creds, mode: 0o600, uid: SANDBOX_UID, gid: SANDBOX_UID }]);
+      t = mark('copy', t);
       await this.raceReady(ready.promise, container, sandboxId);
       ready.dispose();
       sandbox.lastHeartbeatAt = Date.now();

@@ -1,9 +1,8 @@
-import { promises as fs } from 'node:fs';
 import type { InvocationOf } from '@gatehouse/shared';
 import { PrimitiveError } from '../errors';
 import { runProcess, type ProcessOutcome } from '../process';
 import { scrubbedEnv } from './env';
-import { ioError } from './file-io';
+import { statOrThrow } from './file-io';
 import type { Outcome, PrimitiveContext } from './context';
 import { diffSnapshots, snapshot } from './snapshot';
 
@@ -15,20 +14,19 @@ export const STREAM_CAP = 16 * 1024 * 1024;
  * the sandbox's memory limit with the commands, and after a few large outputs it is often the
  * biggest single process: without this, a build running several medium-sized workers got the
  * daemon OOM-killed (and the sandbox lost) instead of a worker. Raising one's own score needs no
- * privilege; a failure to write it is ignored. The wrapper `exec`s, so the command still runs as
- * `/bin/bash -c <command>` with the same $0 and nothing extra in the process tree.
+ * privilege; a failure to write it is ignored. It is a builtin prefix on the command's own first
+ * line, not a wrapper shell: one bash starts instead of two (an exec'ing wrapper cost ~1.5 ms per
+ * call), and the command's line numbers and $0 stay what they would be.
  */
-const OOM_FIRST = '{ echo 1000 > /proc/self/oom_score_adj; } 2>/dev/null; exec /bin/bash -c "$1"';
+const OOM_FIRST = '{ echo 1000 > /proc/self/oom_score_adj; } 2>/dev/null; ';
 
 export async function exec(input: InvocationOf<'exec'>['input'], ctx: PrimitiveContext): Promise<Outcome> {
   const cwd = await ctx.ws.resolve(input.cwd ?? '.');
-  const st = await fs.stat(cwd.real).catch((e: unknown) => {
-    throw ioError(e, cwd.rel);
-  });
+  const st = statOrThrow(cwd);
   if (!st.isDirectory()) throw new PrimitiveError('not_a_directory', `cwd ${cwd.rel} is not a directory`, 'rejected', cwd.rel);
 
   const before = input.trackChanges ? await snapshot(ctx.ws.root) : undefined;
-  const run = await runProcess('/bin/bash', ['-c', OOM_FIRST, '/bin/bash', input.command], {
+  const run = await runProcess('/bin/bash', ['-c', OOM_FIRST + input.command], {
     cwd: cwd.real,
     env: scrubbedEnv(input.env),
     timeoutMs: ctx.timeoutMs,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '@gatehouse/shared';
 import { PrimitiveError, errnoCode } from '../errors';
@@ -8,16 +8,21 @@ import { O_READ, O_WRITE_NEW, type ResolvedPath } from '../workspace';
 /** Files larger than this are not read whole (hashing needs the whole file). */
 export const MAX_READ_BYTES = 64 * 1024 * 1024;
 
+/**
+ * Synchronous on purpose, like the path checks (see workspace.ts): these are small local-volume
+ * operations, and each thread-pool round trip would cost more than the work. The largest blocking
+ * read is MAX_READ_BYTES, tens of milliseconds at worst.
+ */
 export async function readRegularFile(target: ResolvedPath): Promise<Buffer> {
   if (!target.exists) throw new PrimitiveError('not_found', `${target.rel} does not exist`, 'failed', target.rel);
-  let handle: fs.FileHandle;
+  let fd: number;
   try {
-    handle = await fs.open(target.real, O_READ);
+    fd = openSync(target.real, O_READ);
   } catch (e) {
     throw ioError(e, target.rel);
   }
   try {
-    const st = await handle.stat();
+    const st = fstatSync(fd);
     if (st.isDirectory()) {
       throw new PrimitiveError('is_directory', `${target.rel} is a directory; list it instead`, 'rejected', target.rel);
     }
@@ -25,9 +30,11 @@ export async function readRegularFile(target: ResolvedPath): Promise<Buffer> {
     if (st.size > MAX_READ_BYTES) {
       throw new PrimitiveError('too_large', `${target.rel} is ${st.size} bytes; the limit is ${MAX_READ_BYTES}`, 'rejected', target.rel);
     }
-    return await handle.readFile();
+    return readFileSync(fd);
+  } catch (e) {
+    throw ioError(e, target.rel);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -38,30 +45,30 @@ export async function readRegularFile(target: ResolvedPath): Promise<Buffer> {
 export async function writeAtomically(target: ResolvedPath, content: string | Buffer): Promise<void> {
   const dir = path.dirname(target.real);
   let mode = 0o644;
-  if (target.exists) {
-    const st = await fs.lstat(target.real).catch((e: unknown) => {
-      throw ioError(e, target.rel);
-    });
-    if (st.isDirectory()) throw new PrimitiveError('is_directory', `${target.rel} is a directory`, 'rejected', target.rel);
-    if (!st.isFile()) throw new PrimitiveError('invalid_path', `${target.rel} is not a regular file`, 'rejected', target.rel);
-    mode = st.mode & 0o7777;
-  } else {
-    await fs.mkdir(dir, { recursive: true }).catch((e: unknown) => {
-      throw ioError(e, target.rel);
-    });
+  try {
+    if (target.exists) {
+      const st = lstatSync(target.real);
+      if (st.isDirectory()) throw new PrimitiveError('is_directory', `${target.rel} is a directory`, 'rejected', target.rel);
+      if (!st.isFile()) throw new PrimitiveError('invalid_path', `${target.rel} is not a regular file`, 'rejected', target.rel);
+      mode = st.mode & 0o7777;
+    } else {
+      mkdirSync(dir, { recursive: true });
+    }
+  } catch (e) {
+    throw ioError(e, target.rel);
   }
   const tmp = path.join(dir, `.gatehouse-tmp-${randomBytes(6).toString('hex')}`);
   try {
-    const handle = await fs.open(tmp, O_WRITE_NEW, mode);
+    const fd = openSync(tmp, O_WRITE_NEW, mode);
     try {
-      await handle.writeFile(content);
-      await handle.chmod(mode);
+      writeFileSync(fd, content);
+      fchmodSync(fd, mode);
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
-    await fs.rename(tmp, target.real);
+    renameSync(tmp, target.real);
   } catch (e) {
-    await fs.rm(tmp, { force: true });
+    rmSync(tmp, { force: true });
     throw ioError(e, target.rel);
   }
 }
@@ -78,4 +85,13 @@ export function ioError(e: unknown, rel: string): PrimitiveError {
 
 export function hashOf(content: string | Buffer): string {
   return sha256Hex(content);
+}
+
+/** stat (following links: the path is already resolved) with errors mapped for the model. */
+export function statOrThrow(target: ResolvedPath): Stats {
+  try {
+    return statSync(target.real);
+  } catch (e) {
+    throw ioError(e, target.rel);
+  }
 }

@@ -1,9 +1,8 @@
 import picomatch from 'picomatch';
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { InvocationOf } from '@gatehouse/shared';
 import { PrimitiveError } from '../errors';
-import { ioError } from './file-io';
+import { statOrThrow } from './file-io';
 import { ok, type Outcome, type PrimitiveContext } from './context';
 import { walk } from './walk';
 
@@ -17,9 +16,7 @@ export async function glob(input: InvocationOf<'glob'>['input'], ctx: PrimitiveC
   const base = await ctx.ws.resolve(input.path ?? '.');
   // Without this, a base that does not exist (or is a file) walked as empty and came back as
   // `ok` with no matches: "nothing matches" when the truth is "you looked in the wrong place".
-  const st = await fs.stat(base.real).catch((e: unknown) => {
-    throw ioError(e, base.rel);
-  });
+  const st = statOrThrow(base);
   if (!st.isDirectory()) throw new PrimitiveError('not_a_directory', `${base.rel} is not a directory`, 'rejected', base.rel);
   const isMatch = picomatch(input.pattern, { dot: true });
   const skipDirs = new Set(['.git', ...(input.pattern.includes('node_modules') ? [] : ['node_modules'])]);

@@ -1,17 +1,14 @@
 import type { InvocationOf, ListEntry } from '@gatehouse/shared';
 import { PrimitiveError } from '../errors';
-import { ioError } from './file-io';
+import { statOrThrow } from './file-io';
 import { ok, type Outcome, type PrimitiveContext } from './context';
 import { walk } from './walk';
-import { promises as fs } from 'node:fs';
 
 const DEFAULT_LIMIT = 1000;
 
 export async function list(input: InvocationOf<'list'>['input'], ctx: PrimitiveContext): Promise<Outcome> {
   const target = await ctx.ws.resolve(input.path ?? '.');
-  const st = await fs.stat(target.real).catch((e: unknown) => {
-    throw ioError(e, target.rel);
-  });
+  const st = statOrThrow(target);
   if (!st.isDirectory()) throw new PrimitiveError('not_a_directory', `${target.rel} is not a directory; read it instead`, 'rejected', target.rel);
 
   const limit = input.limit ?? DEFAULT_LIMIT;

@@ -1,4 +1,5 @@
-import { promises as fs, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, type Dirent } from 'node:fs';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import path from 'node:path';
 import type { ListEntry } from '@gatehouse/shared';
 
@@ -11,6 +12,9 @@ export interface WalkOptions {
 }
 
 /**
+ * Each directory is read synchronously (a thread-pool hop per entry would dominate the cost), and
+ * the walk yields to the event loop between directories so heartbeats and cancels get through.
+ *
  * Breadth-first listing that never follows symbolic links (they are reported as such) and stops
  * at the caller's deadline or on cancel. Yields entries with paths relative to `root`.
  */
@@ -21,7 +25,7 @@ export async function* walk(root: string, start: string, opts: WalkOptions): Asy
     const dir = queue.shift()!;
     let entries: Dirent[];
     try {
-      entries = await fs.readdir(dir, { withFileTypes: true });
+      entries = readdirSync(dir, { withFileTypes: true });
     } catch {
       continue; // unreadable or vanished directory: skip it, do not fail the listing
     }
@@ -31,9 +35,18 @@ export async function* walk(root: string, start: string, opts: WalkOptions): Asy
       const rel = path.relative(root, abs);
       const type = entry.isSymbolicLink() ? 'symlink' : entry.isDirectory() ? 'dir' : entry.isFile() ? 'file' : 'other';
       let size = 0;
-      if (type === 'file') size = await fs.lstat(abs).then((s) => s.size, () => 0);
+      if (type === 'file') size = sizeOf(abs);
       yield { path: rel, type, size };
       if (type === 'dir' && opts.recursive && !opts.skipDirs.has(entry.name)) queue.push(abs);
     }
+    await yieldToLoop();
+  }
+}
+
+function sizeOf(file: string): number {
+  try {
+    return lstatSync(file).size;
+  } catch {
+    return 0; // vanished since the listing
   }
 }
