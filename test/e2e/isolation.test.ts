@@ -33,6 +33,8 @@ describe('network isolation', () => {
     // Our own listener on every host address; the sandbox must reach none of them.
     listener = net.createServer((s) => {
       accepted.push(String(s.remoteAddress));
+      // The probe hangs up as soon as it connects; the reset that follows is expected.
+      s.on('error', () => undefined);
       s.end('host-listener\n');
     });
     await new Promise<void>((r) => listener.listen(0, '0.0.0.0', r));

@@ -77,6 +77,7 @@ async function ensureImage(spec: ImageSpec, choice: BaseChoice, log: (m: string)
   await buildImage(d, contextDir(spec), tag, base);
   // `latest` follows the newest build, for docker-compose.yml and people poking around by hand.
   await d.getImage(tag).tag({ repo: `gatehouse/${spec.kind}`, tag: 'latest' });
+  await pruneSuperseded(d, spec.kind, tag, log);
   return tag;
 }
 
@@ -141,6 +142,26 @@ async function buildImage(d: Docker, dir: string, tag: string, base: string): Pr
     });
   });
   if (!(await imageExists(tag, d))) throw new SandboxError(`docker build of ${tag} reported success but the image is missing`);
+}
+
+/**
+ * Every daemon change yields a new content-hashed image; older ones would pile up. Docker refuses
+ * to remove an image a container still uses (409), which is exactly the one to keep.
+ */
+async function pruneSuperseded(d: Docker, kind: ImageSpec['kind'], keep: string, log: (m: string) => void): Promise<void> {
+  const images = await d.listImages({ filters: { reference: [`gatehouse/${kind}`] } });
+  for (const image of images) {
+    const tags = (image.RepoTags ?? []).filter((t) => t !== `gatehouse/${kind}:latest`);
+    if (tags.length === 0 || tags.includes(keep)) continue;
+    for (const t of tags) {
+      try {
+        await d.getImage(t).remove();
+        log(`removed superseded image ${t}`);
+      } catch {
+        // in use by a container, or already gone: keep it
+      }
+    }
+  }
 }
 
 async function pull(d: Docker, image: string): Promise<void> {

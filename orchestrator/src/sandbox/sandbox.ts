@@ -163,7 +163,7 @@ export class Sandbox {
   async exportFiles(paths: string[], destDir: string): Promise<void> {
     for (const p of paths) {
       const rel = path.posix.normalize(p);
-      if (rel.startsWith('..') || path.posix.isAbsolute(rel)) throw new SandboxError(`refusing to export ${p}: not a workspace path`);
+      if (rel === '..' || rel.startsWith('../') || path.posix.isAbsolute(rel)) throw new SandboxError(`refusing to export ${p}: not a workspace path`);
       const stream = await this.container.getArchive({ path: path.posix.join(WORKSPACE, rel) });
       const target = path.join(destDir, path.dirname(rel));
       await new Promise<void>((resolve, reject) => {
