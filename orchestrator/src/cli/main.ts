@@ -1,3 +1,5 @@
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { doctor } from './doctor';
 import { buildImages } from './images';
@@ -6,6 +8,13 @@ import { reap, sandboxUp, smoke } from './sandbox';
 
 /** Exit codes the CLI promises: 0 ok, 1 failed, 2 usage. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/** A --repo value must name an existing directory; anything else is a usage error (exit 2). */
+function parseRepo(value: string): string {
+  const dir = path.resolve(value);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InvalidArgumentError(`${dir} is not a directory`);
+  return dir;
+}
 
 function parseBase(value: string): 'auto' | 'public' | 'local' {
   if (value === 'auto' || value === 'public' || value === 'local') return value;
@@ -34,7 +43,7 @@ const sandbox = program.command('sandbox').description('start, exercise and remo
 sandbox
   .command('smoke')
   .description('start a sandbox on a copy of a repository, run a few primitives through the daemon, show the diff, remove it')
-  .option('--repo <dir>', 'repository to copy in', '.')
+  .option('--repo <dir>', 'repository to copy in', parseRepo, '.')
   .option('--json', 'print the report as JSON')
   .action(async (o: { repo: string; json?: boolean }) => {
     process.exitCode = await smoke(o.repo, Boolean(o.json));
@@ -42,7 +51,7 @@ sandbox
 sandbox
   .command('up')
   .description('start a sandbox and keep it until interrupted (prints its ids as JSON)')
-  .option('--repo <dir>', 'repository to copy in')
+  .option('--repo <dir>', 'repository to copy in', parseRepo)
   .action(async (o: { repo?: string }) => {
     await sandboxUp(o.repo);
   });

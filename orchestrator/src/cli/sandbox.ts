@@ -21,7 +21,7 @@ export async function smoke(repo: string, json: boolean): Promise<number> {
     if (!json) say(`sandbox ${sandbox.sandboxId} ready in ${sandbox.info.timings.total} ms (${JSON.stringify(sandbox.info.timings)})`);
     const steps = [
       await run(sandbox, 'list', { path: '.' }),
-      await run(sandbox, 'exec', { command: 'id -u; git status --short | head -5; node --version' }),
+      await run(sandbox, 'exec', { command: 'echo "uid $(id -u), node $(node --version)"; if git rev-parse --git-dir >/dev/null 2>&1; then git status --short | head -5; fi' }),
       await run(sandbox, 'write_file', { path: 'GATEHOUSE_SMOKE.txt', content: 'written inside the sandbox\n', expectedSha256: null }),
       await run(sandbox, 'read_file', { path: 'GATEHOUSE_SMOKE.txt' }),
     ];
