@@ -5,3 +5,5 @@ export * from './protocol/limits';
 export * from './protocol/primitives';
 export * from './protocol/messages';
 export * from './protocol/codec';
+export * from './events/envelope';
+export * from './events/types';

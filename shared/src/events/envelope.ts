@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { Id } from '../ids';
+
+/** Who caused an event. Model output is the model's; decisions are policy's or a person's. */
+export const Actor = z.enum(['model', 'policy', 'user', 'runtime', 'sandbox']);
+export type Actor = z.infer<typeof Actor>;
+
+const Hash = z.string().regex(/^[0-9a-f]{64}$/);
+/** prevHash of a run's first event. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/**
+ * The envelope every event shares. `hash` is the SHA-256 of the canonical JSON of every other
+ * field (prevHash included), so editing, removing or reordering any event breaks the chain.
+ */
+export const EventEnvelope = z.strictObject({
+  id: z.string().min(1).max(128),
+  runId: Id,
+  seq: z.number().int().nonnegative(),
+  ts: z.string().datetime({ offset: true }),
+  type: z.string().min(1).max(64),
+  actor: Actor,
+  /** The event that led to this one (an intent for its validation, ...); null for roots. */
+  causationId: z.string().max(128).nullable(),
+  parentRunId: Id.nullable(),
+  data: z.unknown(),
+  prevHash: Hash,
+  hash: Hash,
+});
+export type EventEnvelope = z.infer<typeof EventEnvelope>;

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { Id } from '../ids';
+import { ResultStatus } from '../protocol/messages';
+
+/**
+ * `data` of each event type. Names are stable: logs outlive code. Types that later parts of the
+ * system add (model.*, approval.*, agent.*, plan.*) get their schemas with the code that writes them.
+ */
+const CallId = z.string().min(1).max(128);
+const Hash = z.string().regex(/^[0-9a-f]{64}$/);
+
+export const ValidationError = z.strictObject({
+  /** Schema path of the bad field ('' for the whole input), or the workspace path concerned. */
+  path: z.string(),
+  code: z.string(),
+  message: z.string(),
+});
+export type ValidationError = z.infer<typeof ValidationError>;
+
+export const EventData = {
+  'run.started': z.strictObject({
+    task: z.string(),
+    mode: z.string(),
+    /** Tools the model may see in this run. */
+    surface: z.array(z.string()),
+    repo: z.string().optional(),
+    model: z.string().optional(),
+  }),
+  'run.completed': z.strictObject({
+    status: z.enum(['final', 'partial', 'failed', 'cancelled']),
+    stopReason: z.string(),
+    answer: z.string().optional(),
+  }),
+  'sandbox.started': z.strictObject({
+    sandboxId: Id,
+    containerId: z.string(),
+    image: z.string(),
+    timings: z.record(z.string(), z.number()),
+  }),
+  'sandbox.lost': z.strictObject({ sandboxId: Id, reason: z.string() }),
+  /** Exactly what the model proposed, before anything was checked. */
+  'tool.intent': z.strictObject({
+    callId: CallId,
+    turn: z.number().int().nonnegative(),
+    tool: z.string(),
+    input: z.unknown(),
+  }),
+  'tool.validation': z.strictObject({
+    callId: CallId,
+    ok: z.boolean(),
+    /** The stage that decided: tool known, tool visible this turn, input schema, run-state semantics. */
+    stage: z.enum(['known', 'surface', 'schema', 'semantic']),
+    errors: z.array(ValidationError),
+    /** The input as validated (defaults applied); present when ok. */
+    input: z.unknown().optional(),
+  }),
+  'tool.approval': z.strictObject({
+    callId: CallId,
+    decision: z.enum(['allow', 'ask', 'deny']),
+    policyId: z.string(),
+    reason: z.string(),
+    /** Canonical hash of tool and validated input: what an approval is bound to. */
+    actionHash: Hash,
+  }),
+  'tool.execution.started': z.strictObject({
+    callId: CallId,
+    invocationId: z.string(),
+    /** Where it runs: a sandbox primitive, or the orchestrator itself (read_artifact). */
+    executor: z.enum(['sandbox', 'orchestrator']),
+    primitive: z.string(),
+    /** Exactly what was sent for execution (command, cwd, timeout are in here). */
+    input: z.unknown(),
+    timeoutMs: z.number().int().nonnegative(),
+    approvalId: z.string(),
+    sandboxId: z.string().optional(),
+  }),
+  'tool.execution.completed': z.strictObject({
+    callId: CallId,
+    invocationId: z.string(),
+    status: ResultStatus.or(z.literal('lost')),
+    exitCode: z.number().int().nullable(),
+    signal: z.string().nullable(),
+    durationMs: z.number().nonnegative(),
+    bytes: z.number().int().nonnegative(),
+    truncated: z.boolean(),
+    filesChanged: z.array(z.string()),
+    artifactRefs: z.array(z.string()),
+    /** Content hashes this run now knows (a full read, or its own write or edit), by workspace path. */
+    fileHashes: z.record(z.string(), Hash).optional(),
+    error: z.strictObject({ code: z.string(), message: z.string() }).optional(),
+  }),
+  /** What the model was shown, verbatim. */
+  'tool.observation': z.strictObject({
+    callId: CallId,
+    observationId: z.string().regex(/^obs-\d+$/),
+    tool: z.string(),
+    outcome: z.enum(['ok', 'failed', 'rejected', 'denied', 'pending']),
+    content: z.string(),
+    truncated: z.boolean(),
+    artifactRef: z.string().optional(),
+  }),
+} as const;
+
+export type EventType = keyof typeof EventData;
+export const EVENT_TYPES = Object.keys(EventData) as EventType[];
+export type EventDataOf<T extends EventType> = z.infer<(typeof EventData)[T]>;
