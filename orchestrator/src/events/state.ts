@@ -1,0 +1,117 @@
+import type { EventDataOf, EventEnvelope, EventType } from '@gatehouse/shared';
+
+export interface ObservationRef {
+  id: string;
+  callId: string;
+  tool: string;
+  outcome: EventDataOf<'tool.observation'>['outcome'];
+}
+
+/**
+ * Run state is a pure fold of the run's events: nothing here is set any other way, so a resumed
+ * or replayed run sees exactly what the original saw.
+ */
+export interface RunState {
+  runId: string | undefined;
+  task: string | undefined;
+  mode: string | undefined;
+  surface: readonly string[];
+  status: 'new' | 'running' | EventDataOf<'run.completed'>['status'];
+  stopReason: string | undefined;
+  /** tool.intent events so far. */
+  toolCalls: number;
+  observations: readonly ObservationRef[];
+  /**
+   * The content hash of each file as this run last saw it (a full read, or its own write or
+   * edit). A path a command changed is dropped: the run no longer knows its content.
+   */
+  fileHashes: Readonly<Record<string, string>>;
+  lastSeq: number;
+}
+
+export function initialState(): RunState {
+  return {
+    runId: undefined,
+    task: undefined,
+    mode: undefined,
+    surface: [],
+    status: 'new',
+    stopReason: undefined,
+    toolCalls: 0,
+    observations: [],
+    fileHashes: {},
+    lastSeq: -1,
+  };
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] extends ReadonlyArray<infer U> ? U[] : T[K] extends Readonly<Record<string, infer V>> ? Record<string, V> : T[K] };
+
+function clone(state: RunState): Mutable<RunState> {
+  return { ...state, surface: [...state.surface], observations: [...state.observations], fileHashes: { ...state.fileHashes } };
+}
+
+/**
+ * Folds events onto a state without touching the one passed in. Inside, one working copy is
+ * updated in place: copying the observation list per event would make a long run quadratic.
+ */
+export function fold(events: Iterable<EventEnvelope>, from: RunState = initialState()): RunState {
+  const s = clone(from);
+  for (const e of events) apply(s, e);
+  return s;
+}
+
+export function reduce(state: RunState, event: EventEnvelope): RunState {
+  return fold([event], state);
+}
+
+/** Keeps a run's state current as its events are written, at O(1) per event. */
+export class StateTracker {
+  private readonly s: Mutable<RunState>;
+  constructor(events: Iterable<EventEnvelope> = []) {
+    this.s = clone(fold(events));
+  }
+  get state(): RunState {
+    return this.s;
+  }
+  apply(event: EventEnvelope): void {
+    apply(this.s, event);
+  }
+}
+
+function apply(s: Mutable<RunState>, event: EventEnvelope): void {
+  s.lastSeq = event.seq;
+  switch (event.type as EventType) {
+    case 'run.started': {
+      const d = event.data as EventDataOf<'run.started'>;
+      Object.assign(s, { runId: event.runId, task: d.task, mode: d.mode, surface: [...d.surface], status: 'running' });
+      return;
+    }
+    case 'run.completed': {
+      const d = event.data as EventDataOf<'run.completed'>;
+      s.status = d.status;
+      s.stopReason = d.stopReason;
+      return;
+    }
+    case 'tool.intent':
+      s.toolCalls += 1;
+      return;
+    case 'tool.execution.completed': {
+      const d = event.data as EventDataOf<'tool.execution.completed'>;
+      for (const p of d.filesChanged) delete s.fileHashes[p];
+      Object.assign(s.fileHashes, d.fileHashes ?? {});
+      return;
+    }
+    case 'tool.observation': {
+      const d = event.data as EventDataOf<'tool.observation'>;
+      s.observations.push({ id: d.observationId, callId: d.callId, tool: d.tool, outcome: d.outcome });
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/** The id the next observation of this run gets: obs-1, obs-2, … in the order of its tool calls. */
+export function nextObservationId(state: RunState): string {
+  return `obs-${state.observations.length + 1}`;
+}

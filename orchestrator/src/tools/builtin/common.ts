@@ -1,0 +1,40 @@
+import path from 'node:path';
+import { z } from 'zod';
+import type { InvocationResult } from '@gatehouse/shared';
+import type { Observed, RawResult } from '../tool';
+
+export const PathField = z.string().min(1).max(4096);
+
+/**
+ * The key a file is known by in run state: workspace-relative, normalised. `./src/../src/a.ts`,
+ * `src/a.ts` and `/workspace/src/a.ts` are one file. Paths that leave the workspace are returned
+ * as given; the sandbox refuses them.
+ */
+export function workspaceKey(p: string): string {
+  const abs = path.posix.resolve('/workspace', p);
+  if (abs === '/workspace') return '.';
+  return abs.startsWith('/workspace/') ? abs.slice('/workspace/'.length) : p;
+}
+
+export function sandboxResult(raw: RawResult): InvocationResult {
+  if (raw.executor !== 'sandbox') throw new Error('expected a sandbox result');
+  return raw.result;
+}
+
+/** The failure text the model sees for a primitive that did not succeed, with what to do about it. */
+export function failure(result: InvocationResult, hints: Partial<Record<string, string>> = {}): Observed {
+  const code = result.error?.code ?? result.status;
+  const hint = hints[code];
+  const text = [`error (${code}): ${result.error?.message ?? result.status}`, hint ? `what to do: ${hint}` : ''].filter(Boolean).join('\n');
+  return { ok: false, text, external: false };
+}
+
+export const PATH_HINTS: Partial<Record<string, string>> = {
+  path_outside_workspace: 'use a path inside the workspace (relative paths are relative to its root)',
+  not_found: 'check the path with list_files or glob',
+  is_directory: 'it is a directory: use list_files {"path": …} or glob {"pattern": …}',
+  not_a_directory: 'that path is a file: use read_file',
+  invalid_path: 'use a plain relative path without special characters',
+  binary_file: 'the file is binary; inspect it with bash (e.g. `file`, `xxd | head`)',
+  too_large: 'read part of it with bash (e.g. `head`, `sed -n`)',
+};

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { defineTool } from '../tool';
+import { PathField, sandboxResult } from './common';
+
+export const gitDiff = defineTool({
+  name: 'git_diff',
+  description: 'Show unstaged changes in the workspace repository (git diff), for the whole tree or one path.',
+  input: z.strictObject({ path: PathField.optional().describe('limit the diff to this path') }),
+  sideEffect: 'read',
+  isReadOnly: () => true,
+  // The path travels in an environment variable, never spliced into the command line.
+  plan: (input) => ({
+    executor: 'sandbox',
+    primitive: 'exec',
+    input: { command: 'git diff --no-color --no-ext-diff -- "$GATEHOUSE_DIFF_PATH"', env: { GATEHOUSE_DIFF_PATH: input.path ?? '.' } },
+    timeoutMs: 60_000,
+  }),
+  observe(input, raw) {
+    const r = sandboxResult(raw);
+    if (r.status !== 'ok') return { ok: false, text: `git diff failed (exit ${r.exitCode ?? r.status}): ${r.output.trim()}`, external: true };
+    return { ok: true, text: r.output.trim() === '' ? `no unstaged changes${input.path ? ` in ${input.path}` : ''}` : r.output, external: true };
+  },
+});

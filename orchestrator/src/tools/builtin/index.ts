@@ -1,0 +1,17 @@
+import { ToolRegistry } from '../registry';
+import { bash } from './bash';
+import { editFile } from './edit-file';
+import { gitDiff } from './git-diff';
+import { gitStatus } from './git-status';
+import { glob } from './glob';
+import { grep } from './grep';
+import { listFiles } from './list-files';
+import { readArtifact } from './read-artifact';
+import { readFile } from './read-file';
+import { writeFile } from './write-file';
+
+export const CODING_TOOLS = [readFile, writeFile, editFile, listFiles, glob, grep, bash, gitStatus, gitDiff, readArtifact] as const;
+
+export function codingTools(): ToolRegistry {
+  return new ToolRegistry([...CODING_TOOLS] as never[]);
+}

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import type { Tool } from './tool';
+
+/**
+ * The tools that exist, and which of them the model sees in a turn. Visibility and permission are
+ * separate gates: a tool outside the surface is neither shown nor accepted, and a visible tool's
+ * calls still go through approval.
+ */
+export class ToolRegistry {
+  private readonly tools = new Map<string, Tool<unknown>>();
+
+  constructor(tools: Array<Tool<never>>) {
+    for (const t of tools) {
+      if (this.tools.has(t.name)) throw new Error(`tool ${t.name} registered twice`);
+      this.tools.set(t.name, t as unknown as Tool<unknown>);
+    }
+  }
+
+  get(name: string): Tool<unknown> | undefined {
+    return this.tools.get(name);
+  }
+
+  names(): string[] {
+    return [...this.tools.keys()];
+  }
+
+  /** The JSON schema of each visible tool, as shown to the model. */
+  describe(surface: readonly string[]): Array<{ name: string; description: string; inputSchema: unknown }> {
+    return surface.flatMap((name) => {
+      const t = this.tools.get(name);
+      return t ? [{ name, description: t.description, inputSchema: z.toJSONSchema(t.input, { io: 'input' }) }] : [];
+    });
+  }
+}
+
+/**
+ * Which tools a run may see: read-only runs see only tools that can never change anything; a
+ * profile can narrow further. Never widens beyond the registry.
+ */
+export function resolveSurface(registry: ToolRegistry, opts: { mode: string; allow?: readonly string[] }): string[] {
+  const all = registry.names().filter((n) => (opts.allow ? opts.allow.includes(n) : true));
+  if (opts.mode !== 'read-only') return all;
+  return all.filter((n) => registry.get(n)?.sideEffect === 'read');
+}

@@ -1,0 +1,82 @@
+import type { z } from 'zod';
+import type { InvocationResult, PrimitiveInput, PrimitiveName, ValidationError } from '@gatehouse/shared';
+import type { RunState } from '../events/state';
+
+export type SideEffect = 'read' | 'write' | 'execute' | 'network' | 'delegate';
+
+/** What the pipeline hands a tool: run state (a fold of the log) and read-only access for checks. */
+export interface ToolContext {
+  state: RunState;
+  /** Reads a workspace file for semantic checks; never changes anything. */
+  peek(path: string): Promise<PeekResult>;
+  limits: ToolLimits;
+}
+
+export type PeekResult = { exists: false } | { exists: true; isDirectory: boolean; sha256?: string; content?: string };
+
+export interface ToolLimits {
+  /** Default and ceiling for bash timeouts, in milliseconds. */
+  defaultTimeoutMs: number;
+  maxTimeoutMs: number;
+  /** Characters of output the model sees before head/tail truncation. */
+  observationBudget: number;
+  /** Hard cap on lines one read_file returns. */
+  maxReadLines: number;
+}
+
+/** How a validated call executes: a sandbox primitive, or work the orchestrator does itself. */
+export type ExecutionPlan =
+  | { executor: 'sandbox'; primitive: PrimitiveName; input: PrimitiveInput<PrimitiveName>; timeoutMs: number; note?: string }
+  | { executor: 'orchestrator'; primitive: string; input: unknown; timeoutMs: number; run: (io: OrchestratorIO) => Promise<LocalResult> };
+
+export interface OrchestratorIO {
+  readArtifact(ref: string, offset: number, limit: number): { text: string; offset: number; bytes: number; totalBytes: number; eof: boolean };
+}
+
+export interface LocalResult {
+  ok: boolean;
+  output: string;
+  error?: { code: string; message: string };
+}
+
+/** A raw result from either executor, as the observation step sees it. */
+export type RawResult =
+  | { executor: 'sandbox'; result: InvocationResult; fullOutput?: string; /** Set when no result came back (sandbox lost). */ lost?: string }
+  | { executor: 'orchestrator'; result: LocalResult };
+
+export interface Observed {
+  ok: boolean;
+  /** The text the model sees (before sanitising, framing and truncation). */
+  text: string;
+  /** File hashes this call established (read baseline, own write or edit). */
+  fileHashes?: Record<string, string>;
+  /** Whether the text is content from outside the harness (files, command output): framed as untrusted. */
+  external: boolean;
+}
+
+/**
+ * A tool is a protocol, not a function: what it accepts, what it touches, how it is checked
+ * against run state, how it runs, and how its result becomes what the model sees. Permission is
+ * not here: the pipeline's approval stage decides that for every tool alike.
+ */
+export interface Tool<I = unknown> {
+  name: string;
+  description: string;
+  input: z.ZodType<I>;
+  sideEffect: SideEffect;
+  isReadOnly(input: I): boolean;
+  /** Semantic checks against run state; an empty list means valid. */
+  validate?(input: I, ctx: ToolContext): Promise<ValidationError[]>;
+  plan(input: I, ctx: ToolContext): ExecutionPlan;
+  observe(input: I, raw: RawResult, ctx: ToolContext): Observed;
+}
+
+export type AnyTool = Tool<never>;
+
+export function defineTool<I>(tool: Tool<I>): Tool<I> {
+  return tool;
+}
+
+export function semanticError(path: string, code: string, message: string): ValidationError {
+  return { path, code, message };
+}

@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sandbox, SandboxDriver } from '@gatehouse/orchestrator';
+import { makeRepo, startDriver } from '../support/sandbox';
+import { pipelineFor, type PipelineHarness } from '../support/pipeline';
+
+const types = (h: PipelineHarness) => h.eventsOf(h.lastCallId()).map((e) => e.type);
+const VALIDATION_REJECTED = ['tool.intent', 'tool.validation', 'tool.observation'];
+const RAN = ['tool.intent', 'tool.validation', 'tool.approval', 'tool.execution.started', 'tool.execution.completed', 'tool.observation'];
+
+describe('tool pipeline: one intent per failure class', () => {
+  let driver: SandboxDriver;
+  let sandbox: Sandbox;
+  let h: PipelineHarness;
+  beforeAll(async () => {
+    driver = await startDriver();
+    sandbox = await driver.createSandbox({ runId: 'run_pipeline_fail', repoDir: makeRepo({ 'a.txt': 'one\ntwo\ntwo\n', 'src/app.ts': 'export const x = 1;\n' }) });
+    h = pipelineFor(sandbox, { surface: ['read_file', 'write_file', 'edit_file', 'list_files', 'glob', 'grep', 'bash', 'git_status', 'git_diff', 'read_artifact'] });
+  });
+  afterAll(async () => driver?.close());
+
+  function validation(callId = h.lastCallId()) {
+    return h.eventsOf(callId).find((e) => e.type === 'tool.validation')!.data as { ok: boolean; stage: string; errors: Array<{ path: string; code: string }> };
+  }
+
+  it('unknown tool: rejected at "known", lists the available tools', async () => {
+    const obs = await h.call('delete_everything', {});
+    expect(types(h)).toEqual(VALIDATION_REJECTED);
+    expect(validation()).toMatchObject({ ok: false, stage: 'known', errors: [{ path: 'tool', code: 'unknown_tool' }] });
+    expect(obs.outcome).toBe('rejected');
+    expect(obs.content).toContain('there is no tool named "delete_everything"');
+    expect(obs.content).toContain('available tools: read_file, write_file');
+  });
+
+  it('tool outside this run\'s surface: rejected at "surface", never executed', async () => {
+    const narrow = pipelineFor(sandbox, { surface: ['read_file'] });
+    const obs = await narrow.call('bash', { command: 'touch /workspace/should-not-exist' });
+    expect(types(narrow)).toEqual(VALIDATION_REJECTED);
+    expect((narrow.eventsOf(narrow.lastCallId())[1]!.data as { stage: string }).stage).toBe('surface');
+    expect(obs.content).toContain('bash is not available in this run');
+    expect(obs.content).toContain('available tools: read_file');
+    const check = await h.call('bash', { command: 'ls should-not-exist 2>&1; true' });
+    expect(check.content).toContain('No such file or directory');
+  });
+
+  it.each([
+    ['missing field', 'read_file', {}, 'path', 'invalid_type'],
+    ['wrong type', 'read_file', { path: 5 }, 'path', 'invalid_type'],
+    ['unknown field', 'read_file', { path: 'a.txt', encoding: 'utf8' }, '', 'unrecognized_keys'],
+    ['negative timeout', 'bash', { command: 'true', timeout: -1 }, 'timeout', 'too_small'],
+    ['empty oldText', 'edit_file', { path: 'a.txt', oldText: '', newText: 'x' }, 'oldText', 'too_small'],
+    ['bad artifact ref', 'read_artifact', { ref: '../../etc/passwd' }, 'ref', 'invalid_format'],
+    ['input not an object', 'glob', 'src/**', '', 'invalid_type'],
+  ])('schema error (%s): rejected at "schema" with the field path and the expected input', async (_name, tool, input, field, code) => {
+    const obs = await h.call(tool, input);
+    expect(types(h)).toEqual(VALIDATION_REJECTED);
+    const v = validation();
+    expect(v.stage).toBe('schema');
+    expect(v.errors[0]).toMatchObject({ path: field, code });
+    expect(obs.content).toContain('invalid input');
+    expect(obs.content).toContain(`expected input: ${tool} {`);
+  });
+
+  it('edit before read: rejected at "semantic" with "read_file it first"', async () => {
+    const obs = await h.call('edit_file', { path: 'src/app.ts', oldText: 'x = 1', newText: 'x = 2' });
+    expect(types(h)).toEqual(VALIDATION_REJECTED);
+    expect(validation()).toMatchObject({ stage: 'semantic', errors: [{ code: 'must_read_first' }] });
+    expect(obs.content).toContain('has not been read in this run: read_file it first');
+  });
+
+  it('stale file: changed after the read, rejected with "read it again"', async () => {
+    await h.call('read_file', { path: 'src/app.ts' });
+    await h.call('bash', { command: 'echo "// changed behind the model" >> src/app.ts' });
+    const obs = await h.call('edit_file', { path: 'src/app.ts', oldText: 'x = 1', newText: 'x = 2' });
+    expect(types(h)).toEqual(VALIDATION_REJECTED);
+    // The command changed the file, so the run no longer knows its content: read first again.
+    expect(validation().errors[0]!.code).toMatch(/^(stale|must_read_first)$/);
+    expect(obs.content).toMatch(/read_file it (again|first)/);
+  });
+
+  it('stale file: changed by something the run did not see (not through the pipeline)', async () => {
+    await h.call('read_file', { path: 'a.txt' });
+    await sandbox.invoke('exec', { command: 'echo three >> a.txt' }, { approval: (await import('@gatehouse/orchestrator')).runtimeApproval('exec', { command: 'echo three >> a.txt' }, 'test') });
+    const obs = await h.call('edit_file', { path: 'a.txt', oldText: 'one', newText: 'uno' });
+    expect(validation()).toMatchObject({ stage: 'semantic', errors: [{ code: 'stale' }] });
+    expect(obs.content).toContain('changed since this run last read it');
+  });
+
+  it('old text not unique, and not found: rejected with the count or the hint', async () => {
+    await h.call('read_file', { path: 'a.txt' });
+    let obs = await h.call('edit_file', { path: 'a.txt', oldText: 'two', newText: 'dos' });
+    expect(validation()).toMatchObject({ stage: 'semantic', errors: [{ path: 'oldText', code: 'old_text_not_unique' }] });
+    expect(obs.content).toContain('occurs 2 times');
+    obs = await h.call('edit_file', { path: 'a.txt', oldText: 'zwei', newText: 'dos' });
+    expect(validation()).toMatchObject({ errors: [{ code: 'old_text_not_found' }] });
+    expect(types(h)).toEqual(VALIDATION_REJECTED);
+  });
+
+  it('write over an existing file not read in this run: rejected', async () => {
+    const fresh = pipelineFor(sandbox);
+    const obs = await fresh.call('write_file', { path: 'src/app.ts', content: 'clobbered' });
+    expect(fresh.eventsOf(fresh.lastCallId()).map((e) => e.type)).toEqual(VALIDATION_REJECTED);
+    expect(obs.content).toContain('exists and has not been read in this run');
+  });
+
+  it('denial by policy: approval event with policy id and reason, no execution', async () => {
+    const ro = pipelineFor(sandbox, { mode: 'read-only', surface: ['bash'] });
+    const obs = await ro.call('bash', { command: 'touch denied-file' });
+    const events = ro.eventsOf(ro.lastCallId());
+    expect(events.map((e) => e.type)).toEqual(['tool.intent', 'tool.validation', 'tool.approval', 'tool.observation']);
+    expect(events[2]!.data).toMatchObject({ decision: 'deny', policyId: 'interim/mode-read-only', reason: 'the run is in read-only mode' });
+    expect(events[2]!.actor).toBe('policy');
+    expect(obs.outcome).toBe('denied');
+    expect(obs.content).toContain('denied by policy interim/mode-read-only');
+  });
+
+  it('an ask with no approver (headless) is not run', async () => {
+    const confirm = pipelineFor(sandbox, { mode: 'confirm-each' });
+    const obs = await confirm.call('write_file', { path: 'new.txt', content: 'x' });
+    expect(confirm.eventsOf(confirm.lastCallId()).map((e) => e.type)).toEqual(['tool.intent', 'tool.validation', 'tool.approval', 'tool.observation']);
+    expect(obs.content).toContain('no approver is available in this run');
+  });
+
+  it('execution failure: ran, exit code recorded, outcome failed', async () => {
+    const obs = await h.call('bash', { command: 'echo failing >&2; exit 3' });
+    expect(types(h)).toEqual(RAN);
+    const completed = h.eventsOf(h.lastCallId())[4]!.data as { status: string; exitCode: number };
+    expect(completed).toMatchObject({ status: 'failed', exitCode: 3 });
+    expect(obs.outcome).toBe('failed');
+    expect(obs.content).toContain('exit code 3');
+    expect(obs.content).toContain('failing');
+  });
+
+  it('timeout: ran, killed at its timeout, outcome failed with the reason', async () => {
+    const obs = await h.call('bash', { command: 'sleep 30', timeout: 500 });
+    expect(types(h)).toEqual(RAN);
+    const started = h.eventsOf(h.lastCallId())[3]!.data as { timeoutMs: number; input: { command: string } };
+    expect(started).toMatchObject({ timeoutMs: 500, input: { command: 'sleep 30' } });
+    expect(h.eventsOf(h.lastCallId())[4]!.data).toMatchObject({ status: 'timeout' });
+    expect(obs.content).toContain('timed out');
+  });
+
+  it('a timeout above the runtime cap is capped, and the model is told', async () => {
+    const obs = await h.call('bash', { command: 'true', timeout: 10_000_000 });
+    expect((h.eventsOf(h.lastCallId())[3]!.data as { timeoutMs: number }).timeoutMs).toBe(60_000);
+    expect(obs.content).toContain('timeout capped at 60000 ms');
+  });
+});

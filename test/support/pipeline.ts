@@ -1,0 +1,56 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { newId, type EventEnvelope } from '@gatehouse/shared';
+import {
+  codingTools,
+  interimPolicy,
+  resolveSurface,
+  RunLog,
+  StateTracker,
+  ToolPipeline,
+  type Mode,
+  type Observation,
+  type Sandbox,
+  type ToolLimits,
+} from '@gatehouse/orchestrator';
+
+export const TEST_LIMITS: ToolLimits = { defaultTimeoutMs: 30_000, maxTimeoutMs: 60_000, observationBudget: 4000, maxReadLines: 2000 };
+
+export interface PipelineHarness {
+  pipeline: ToolPipeline;
+  log: RunLog;
+  tracker: StateTracker;
+  surface: string[];
+  call(tool: unknown, input: unknown): Promise<Observation>;
+  /** Events recorded for one call, in order. */
+  eventsOf(callId: string): EventEnvelope[];
+  lastCallId(): string;
+}
+
+/** A run's pipeline against a real sandbox and a real on-disk log. */
+export function pipelineFor(sandbox: Sandbox, opts: { mode?: Mode; surface?: string[]; limits?: Partial<ToolLimits> } = {}): PipelineHarness {
+  const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-state-'));
+  const runId = newId('run');
+  const log = RunLog.create(stateDir, runId);
+  const registry = codingTools();
+  const mode = opts.mode ?? 'sandboxed-auto';
+  const surface = opts.surface ?? resolveSurface(registry, { mode });
+  const tracker = new StateTracker();
+  tracker.apply(log.append('run.started', 'user', { task: 'test', mode, surface }));
+  const pipeline = new ToolPipeline({ log, tracker, registry, surface, policy: interimPolicy(mode), sandbox, limits: { ...TEST_LIMITS, ...opts.limits } });
+  let n = 0;
+  let last = '';
+  return {
+    pipeline,
+    log,
+    tracker,
+    surface,
+    call(tool, input) {
+      last = `call_${++n}`;
+      return pipeline.run({ callId: last, turn: 1, tool, input });
+    },
+    eventsOf: (callId) => log.events().filter((e) => (e.data as { callId?: string }).callId === callId),
+    lastCallId: () => last,
+  };
+}
