@@ -5,6 +5,7 @@ import { doctor } from './doctor';
 import { buildImages } from './images';
 import { natsInit } from './nats';
 import { reap, sandboxUp, smoke } from './sandbox';
+import { verify } from './verify';
 
 /** Exit codes the CLI promises: 0 ok, 1 failed, 2 usage. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -72,6 +73,16 @@ program
   .option('--force', 'overwrite an existing identity')
   .action(async (o: { dir: string; force?: boolean }) => {
     await natsInit(o.dir, Boolean(o.force));
+  });
+
+program
+  .command('verify')
+  .description("check a run's event log: every event present, in order, unmodified (exit 0 intact, 1 tampered or torn)")
+  .argument('<run>', 'run id')
+  .option('--state-dir <dir>', 'where runs are kept (default: $GATEHOUSE_STATE_DIR, else .gatehouse)')
+  .option('--json', 'print the result as JSON')
+  .action(async (run: string, o: { stateDir?: string; json?: boolean }) => {
+    process.exitCode = await verify(run, o);
   });
 
 try {

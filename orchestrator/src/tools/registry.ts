@@ -12,7 +12,7 @@ export class ToolRegistry {
   constructor(tools: Array<Tool<never>>) {
     for (const t of tools) {
       if (this.tools.has(t.name)) throw new Error(`tool ${t.name} registered twice`);
-      this.tools.set(t.name, t as unknown as Tool<unknown>);
+      this.tools.set(t.name, t);
     }
   }
 

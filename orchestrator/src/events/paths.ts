@@ -1,0 +1,32 @@
+import path from 'node:path';
+import { Id } from '@gatehouse/shared';
+
+/** Where runs live: --state-dir, else $GATEHOUSE_STATE_DIR, else `.gatehouse` in the working directory. */
+export function resolveStateDir(explicit?: string, env: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd()): string {
+  const dir = explicit ?? (env.GATEHOUSE_STATE_DIR || undefined) ?? '.gatehouse';
+  return path.resolve(cwd, dir);
+}
+
+/** A run id becomes a directory name: only the Id alphabet, so it cannot escape `runs/`. */
+export function assertRunId(runId: string): void {
+  if (!Id.safeParse(runId).success) throw new InvalidRunIdError(runId);
+}
+
+export class InvalidRunIdError extends Error {
+  constructor(readonly runId: string) {
+    super(`invalid run id ${JSON.stringify(runId)}: must be 1-64 characters of A-Z a-z 0-9 _ -`);
+    this.name = 'InvalidRunIdError';
+  }
+}
+
+export const runsDir = (stateDir: string): string => path.join(stateDir, 'runs');
+
+export function runDir(stateDir: string, runId: string): string {
+  assertRunId(runId);
+  return path.join(runsDir(stateDir), runId);
+}
+
+export const EVENTS_FILE = 'events.jsonl';
+export const ARTIFACTS_DIR = 'artifacts';
+
+export const eventsFile = (stateDir: string, runId: string): string => path.join(runDir(stateDir, runId), EVENTS_FILE);

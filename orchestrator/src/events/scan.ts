@@ -1,0 +1,133 @@
+import { isUtf8 } from 'node:buffer';
+import { EventData, EventEnvelope, GENESIS_HASH } from '@gatehouse/shared';
+import type { z } from 'zod';
+import { sealEvent } from './hash';
+
+/**
+ * Reading a log back: the one place that decides whether a line is a trustworthy event. Both
+ * `verifyLog` and `RunLog.open` use it, so what the verifier accepts is exactly what the store
+ * will append to.
+ */
+
+export interface BadEvent {
+  /** 1-based line number in events.jsonl. */
+  line: number;
+  seq?: number;
+  id?: string;
+  reason: string;
+}
+
+/** What is wrong with the first bad line, coarsely: the store treats `torn` differently. */
+export type BadKind =
+  /** The last line is incomplete: no newline at the end of the file, or not JSON at all. */
+  | 'torn'
+  /** A line that is not JSON, in the middle of the file. */
+  | 'garbled'
+  /** Parses, but is not a sound event: schema, canonical form, sequence, chain or hash. */
+  | 'invalid';
+
+export interface ScanResult {
+  /** The good events, in order (empty unless `keepEvents`). */
+  events: EventEnvelope[];
+  /** How many events are good (before the first bad line). */
+  count: number;
+  /** Hash of the last good event (GENESIS_HASH when there is none). */
+  lastHash: string;
+  /** Byte offset just after the last good line: where a torn tail is cut off. */
+  goodBytes: number;
+  totalBytes: number;
+  firstBad?: BadEvent & { kind: BadKind };
+}
+
+const NEWLINE = 0x0a;
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.length > 0 ? i.path.join('.') : '(root)'}: ${i.message}`)
+    .join('; ');
+}
+
+export interface ScanOptions {
+  /** The run the file must belong to (its directory name); default: the first event's runId. */
+  runId?: string;
+  /** Return the events (the store needs them; the verifier only counts, and keeps memory flat). */
+  keepEvents?: boolean;
+}
+
+/** Check a whole log, stopping at the first bad line. */
+export function scanLog(buf: Buffer, opts: ScanOptions = {}): ScanResult {
+  const events: EventEnvelope[] = [];
+  const keep = opts.keepEvents ?? false;
+  let count = 0;
+  let pos = 0;
+  let lineNo = 0;
+  let prevHash = GENESIS_HASH;
+  let runId = opts.runId;
+  let parentRunId: string | null | undefined;
+  const total = buf.length;
+  // One closure for the whole scan (it reads lineNo and pos as they are when it is called).
+  const fail = (kind: BadKind, reason: string, e?: { seq?: unknown; id?: unknown }): ScanResult => {
+    const bad: BadEvent & { kind: BadKind } = { line: lineNo, reason, kind };
+    if (typeof e?.seq === 'number') bad.seq = e.seq;
+    if (typeof e?.id === 'string') bad.id = e.id;
+    return { events, count, lastHash: prevHash, goodBytes: pos, totalBytes: total, firstBad: bad };
+  };
+
+  while (pos < total) {
+    lineNo++;
+    const nl = buf.indexOf(NEWLINE, pos);
+    const end = nl === -1 ? total : nl;
+    const isLast = nl === -1 || nl === total - 1;
+
+    if (nl === -1) return fail('torn', `torn last line (${end - pos} bytes without a final newline): the last write did not complete`);
+    const bytes = buf.subarray(pos, end);
+    if (!isUtf8(bytes)) return fail(isLast ? 'torn' : 'garbled', `line is not valid UTF-8${isLast ? ' (torn write?)' : ': the file was corrupted or edited'}`);
+    const text = bytes.toString('utf8');
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      return fail(isLast ? 'torn' : 'garbled', isLast ? `torn last line (${end - pos + 1} bytes, not JSON): the last write did not complete` : 'line is not valid JSON: the file was corrupted or edited');
+    }
+    const loose = (typeof raw === 'object' && raw !== null ? raw : {}) as { seq?: unknown; id?: unknown };
+    const parsed = EventEnvelope.safeParse(raw);
+    if (!parsed.success) return fail('invalid', `not a valid event envelope (${describeIssues(parsed.error)})`, loose);
+    const e = parsed.data;
+    if (e.data === undefined) return fail('invalid', 'not a valid event envelope (data: missing)', e);
+
+    const expectedSeq = count;
+    if (e.seq !== expectedSeq) {
+      const why =
+        e.seq > expectedSeq
+          ? `${e.seq - expectedSeq === 1 ? `event ${expectedSeq} is` : `events ${expectedSeq}..${e.seq - 1} are`} missing: removed or reordered`
+          : `seq ${e.seq} was already used: an event was duplicated or reordered`;
+      return fail('invalid', `seq is ${e.seq}, expected ${expectedSeq}: ${why}`, e);
+    }
+    runId ??= e.runId;
+    if (e.runId !== runId) return fail('invalid', `runId is ${e.runId}, expected ${runId}: the event belongs to another run`, e);
+    if (parentRunId === undefined) parentRunId = e.parentRunId;
+    else if (e.parentRunId !== parentRunId) return fail('invalid', `parentRunId is ${String(e.parentRunId)}, expected ${String(parentRunId)}: events of another run were spliced in`, e);
+    if (e.prevHash !== prevHash) {
+      return fail('invalid', expectedSeq === 0 ? 'prevHash of the first event is not the genesis hash: events before it were removed' : `prevHash does not match event ${expectedSeq - 1}: an event was removed or reordered`, e);
+    }
+    let sealed: { hash: string; line: string };
+    try {
+      sealed = sealEvent(e);
+    } catch (err) {
+      return fail('invalid', `event cannot be encoded: ${(err as Error).message}`, e);
+    }
+    if (sealed.hash !== e.hash) return fail('invalid', 'hash mismatch: the event was modified after it was written', e);
+    if (sealed.line !== text) return fail('invalid', 'line is not in canonical form: it was re-written after it was sealed (the content hashes the same)', e);
+    if (!Object.hasOwn(EventData, e.type)) return fail('invalid', `unknown event type ${JSON.stringify(e.type)}`, e);
+    const schema = EventData[e.type as keyof typeof EventData] as z.ZodType;
+    const data = schema.safeParse(e.data);
+    if (!data.success) return fail('invalid', `data does not match the schema of ${e.type} (${describeIssues(data.error)})`, e);
+
+    if (keep) events.push(e);
+    count++;
+    prevHash = e.hash;
+    pos = nl + 1;
+  }
+  return { events, count, lastHash: prevHash, goodBytes: pos, totalBytes: total };
+}

@@ -1,0 +1,261 @@
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { Actor, EventData, GENESIS_HASH, type EventDataOf, type EventEnvelope, type EventType } from '@gatehouse/shared';
+import type { z } from 'zod';
+import { ArtifactStore, fsyncDir } from './artifacts';
+import { sealEvent, type UnsealedEvent } from './hash';
+import { ARTIFACTS_DIR, assertRunId, EVENTS_FILE, runDir as runDirOf, runsDir } from './paths';
+import { Redactor } from './redact';
+import { scanLog, type BadEvent } from './scan';
+
+/**
+ * The embedded event store: one append-only JSONL file per run, `<stateDir>/runs/<runId>/events.jsonl`,
+ * with `artifacts/` beside it. Each line is the canonical JSON of one sealed event.
+ *
+ * Durability. An append is ONE write(2) of a complete line on an O_APPEND descriptor. When append()
+ * returns, the event is in the kernel's page cache: it survives the process crashing or being killed,
+ * but not a power loss or kernel crash. `sync()` fsyncs (artifacts first, then the log), and the
+ * pipeline calls it at the points that matter: before any side-effecting execution (so the intent
+ * and the approval that allowed it are on disk before the world changes) and at the end of a run.
+ * fsync on every append costs milliseconds per event on real disks for little gain, since the
+ * events between two side effects are all re-derivable by re-running the step; `fsyncEachAppend`
+ * turns it on for those who want it (and for measuring the difference).
+ *
+ * A write cut short (power loss, a kill in mid-write, a full disk) leaves a torn last line. Opening
+ * the log cuts it off and says so; it is never glued to the next event. Anything else wrong with
+ * the file (an edited, removed or reordered event) refuses the open: the log is evidence.
+ */
+
+export interface RunLogOptions {
+  /** The run this one was delegated from; stamped on every event. */
+  parentRunId?: string | null;
+  /** Applied to every event's data and every artifact. Default: token shapes only. */
+  redactor?: Redactor;
+  /** fsync after every append (default false: see the durability note above). */
+  fsyncEachAppend?: boolean;
+}
+
+export interface AppendOptions {
+  causationId?: string | null;
+  ts?: Date;
+}
+
+export interface Recovered {
+  droppedBytes: number;
+  reason: string;
+}
+
+/** Data that does not fit its event type's schema: a bug in the code that appends, not bad input. */
+export class EventDataError extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EventDataError';
+  }
+}
+
+/** The log on disk cannot be trusted: the open is refused. */
+export class EventLogCorruptError extends Error {
+  constructor(
+    readonly file: string,
+    readonly bad: BadEvent,
+    readonly runId: string,
+  ) {
+    super(
+      `event log ${file} is corrupt at line ${bad.line}${bad.seq !== undefined ? ` (seq ${bad.seq})` : ''}: ${bad.reason}. ` +
+        `Refusing to append to it. Run \`gatehouse verify ${runId}\` to inspect it.`,
+    );
+    this.name = 'EventLogCorruptError';
+  }
+}
+
+function issues(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
+}
+
+const ACTORS: ReadonlySet<string> = new Set(Actor.options);
+
+export class RunLog {
+  readonly runId: string;
+  readonly runDir: string;
+  readonly file: string;
+  readonly artifacts: ArtifactStore;
+  readonly parentRunId: string | null;
+  readonly #redactor: Redactor;
+  readonly #fsyncEachAppend: boolean;
+  readonly #events: EventEnvelope[];
+  #fd: number | undefined;
+  #prevHash: string;
+  #dirsSynced: boolean;
+  /** Set when a write failed part-way: the file may end in a partial line, so appending stops. */
+  #broken: Error | undefined;
+
+  private constructor(args: { runId: string; runDir: string; fd: number; events: EventEnvelope[]; parentRunId: string | null; opts: RunLogOptions; dirsSynced: boolean }) {
+    this.runId = args.runId;
+    this.runDir = args.runDir;
+    this.file = path.join(args.runDir, EVENTS_FILE);
+    this.parentRunId = args.parentRunId;
+    this.#redactor = args.opts.redactor ?? Redactor.patternsOnly();
+    this.#fsyncEachAppend = args.opts.fsyncEachAppend ?? false;
+    this.#events = args.events;
+    this.#fd = args.fd;
+    this.#prevHash = args.events.at(-1)?.hash ?? GENESIS_HASH;
+    this.#dirsSynced = args.dirsSynced;
+    this.artifacts = new ArtifactStore(path.join(args.runDir, ARTIFACTS_DIR), this.#redactor);
+  }
+
+  /** Start a new run's log. Fails if the run already exists. */
+  static create(stateDir: string, runId: string, opts: RunLogOptions = {}): RunLog {
+    const dir = runDirOf(stateDir, runId);
+    if (opts.parentRunId != null) assertRunId(opts.parentRunId);
+    mkdirSync(runsDir(stateDir), { recursive: true });
+    try {
+      mkdirSync(dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`run ${runId} already exists at ${dir}: resume it with RunLog.open or pick a new run id`);
+      throw e;
+    }
+    const fd = openSync(path.join(dir, EVENTS_FILE), 'ax');
+    return new RunLog({ runId, runDir: dir, fd, events: [], parentRunId: opts.parentRunId ?? null, opts, dirsSynced: false });
+  }
+
+  /**
+   * Open an existing run's log to append to it (resume). Verifies the whole chain first; cuts off a
+   * torn last line (reported in `recovered`); refuses a log that was tampered with or corrupted.
+   */
+  static open(stateDir: string, runId: string, opts: RunLogOptions = {}): { log: RunLog; recovered?: Recovered } {
+    const dir = runDirOf(stateDir, runId);
+    const file = path.join(dir, EVENTS_FILE);
+    if (!existsSync(file)) throw new Error(`run ${runId} not found: no ${file}`);
+    const scan = scanLog(readFileSync(file), { runId, keepEvents: true });
+    if (scan.firstBad && scan.firstBad.kind !== 'torn') throw new EventLogCorruptError(file, scan.firstBad, runId);
+    const logParent = scan.events[0]?.parentRunId;
+    if (logParent !== undefined && opts.parentRunId !== undefined && opts.parentRunId !== logParent) {
+      throw new Error(`run ${runId} has parent ${String(logParent)}, not ${String(opts.parentRunId)}`);
+    }
+    let recovered: Recovered | undefined;
+    if (scan.firstBad) {
+      recovered = { droppedBytes: scan.totalBytes - scan.goodBytes, reason: `${scan.firstBad.reason} (line ${scan.firstBad.line}); cut off` };
+      truncateSync(file, scan.goodBytes);
+    }
+    for (const e of scan.events) Object.freeze(e);
+    const fd = openSync(file, 'a');
+    if (recovered) fsyncSync(fd); // the cut must be durable before anything is appended after it
+    const log = new RunLog({ runId, runDir: dir, fd, events: scan.events, parentRunId: logParent ?? opts.parentRunId ?? null, opts, dirsSynced: true });
+    return recovered ? { log, recovered } : { log };
+  }
+
+  /**
+   * Read a run's events without opening it for writing. A torn last line is ignored (left on disk
+   * for the next open to cut off); any other damage throws.
+   */
+  static readEvents(stateDir: string, runId: string): EventEnvelope[] {
+    const file = path.join(runDirOf(stateDir, runId), EVENTS_FILE);
+    if (!existsSync(file)) throw new Error(`run ${runId} not found: no ${file}`);
+    const scan = scanLog(readFileSync(file), { runId, keepEvents: true });
+    if (scan.firstBad && scan.firstBad.kind !== 'torn') throw new EventLogCorruptError(file, scan.firstBad, runId);
+    return scan.events;
+  }
+
+  /**
+   * Record an event. Synchronous: when it returns, the line is written (see the durability note).
+   * Bad `data` is a bug in the caller and throws; nothing is written then.
+   */
+  append<T extends EventType>(type: T, actor: Actor, data: EventDataOf<T>, opts: AppendOptions = {}): EventEnvelope {
+    if (this.#fd === undefined) throw new Error(`run log ${this.runId} is closed`);
+    if (this.#broken) throw new Error(`run log ${this.runId} is unusable after a failed write (${this.#broken.message}); reopen it with RunLog.open, which cuts off the partial line`);
+    if (!Object.hasOwn(EventData, type)) {
+      throw new EventDataError(String(type), `unknown event type ${JSON.stringify(type)}: every event type needs a data schema in shared/src/events/types.ts`);
+    }
+    if (!ACTORS.has(actor)) throw new EventDataError(type, `invalid actor ${JSON.stringify(actor)} for ${type}: expected one of ${Actor.options.join(', ')}`);
+    const causationId = opts.causationId ?? null;
+    if (causationId !== null && (typeof causationId !== 'string' || causationId.length > 128)) {
+      throw new EventDataError(type, `invalid causationId for ${type}: a string of at most 128 characters, or null`);
+    }
+
+    const schema = EventData[type] as z.ZodType;
+    const checked = schema.safeParse(data);
+    if (!checked.success) throw new EventDataError(type, `invalid data for ${type} (a bug in the code appending it): ${issues(checked.error)}`);
+    const clean = this.#redactor.redactDeep(checked.data);
+    if (clean !== checked.data) {
+      // A redaction inside a constrained field (an id, a hash) would make the event fail verification.
+      const again = schema.safeParse(clean);
+      if (!again.success) throw new EventDataError(type, `data for ${type} holds a secret in a field that cannot be redacted: ${issues(again.error)}`);
+    }
+
+    const seq = this.#events.length;
+    const unsealed: UnsealedEvent = {
+      id: `evt-${this.runId}-${seq}`,
+      runId: this.runId,
+      seq,
+      ts: (opts.ts ?? new Date()).toISOString(),
+      type,
+      actor,
+      causationId,
+      parentRunId: this.parentRunId,
+      data: clean,
+      prevHash: this.#prevHash,
+    };
+    const { hash, line } = sealEvent(unsealed);
+    this.#write(`${line}\n`);
+    const event: EventEnvelope = Object.freeze({ ...unsealed, hash });
+    this.#events.push(event);
+    this.#prevHash = hash;
+    return event;
+  }
+
+  #write(line: string): void {
+    const fd = this.#fd!;
+    try {
+      // One write(2) for the whole line. Regular files do not write short except on a full disk or
+      // a signal; then finishing the line beats leaving it torn.
+      const written = writeSync(fd, line, null, 'utf8');
+      const length = Buffer.byteLength(line, 'utf8');
+      if (written < length) {
+        const buf = Buffer.from(line, 'utf8');
+        for (let off = written; off < length; ) off += writeSync(fd, buf, off, length - off);
+      }
+      if (this.#fsyncEachAppend) fsyncSync(fd);
+    } catch (e) {
+      this.#broken = e as Error;
+      throw e;
+    }
+  }
+
+  /** Make everything appended so far (and every artifact) durable. */
+  sync(): void {
+    if (this.#fd === undefined) return;
+    this.artifacts.sync();
+    fsyncSync(this.#fd);
+    if (!this.#dirsSynced) {
+      fsyncDir(this.runDir);
+      fsyncDir(path.dirname(this.runDir));
+      this.#dirsSynced = true;
+    }
+  }
+
+  /**
+   * The events of this run, read and appended, in order. The array is the log's own (no copy:
+   * the state fold reads it every step); treat it as read-only. Envelopes are frozen.
+   */
+  events(): readonly EventEnvelope[] {
+    return this.#events;
+  }
+
+  get lastHash(): string {
+    return this.#prevHash;
+  }
+
+  /** Sync, then release the file. Appending afterwards throws. */
+  close(): void {
+    if (this.#fd === undefined) return;
+    try {
+      if (!this.#broken) this.sync();
+    } finally {
+      closeSync(this.#fd);
+      this.#fd = undefined;
+    }
+  }
+}

@@ -1,0 +1,74 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tempStateDir, writeRun } from './helpers';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const cli = path.join(root, 'orchestrator', 'bin', 'gatehouse.mjs');
+const gatehouse = (args: string[], env: Record<string, string> = {}) =>
+  spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 30_000, cwd: root, env: { ...process.env, GATEHOUSE_STATE_DIR: '', ...env } });
+
+/** `gatehouse verify` as a user runs it: the built bundle, in a child process. */
+describe('gatehouse verify', () => {
+  beforeAll(() => {
+    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'pipe' });
+  });
+
+  it('exits 0 on an intact log', () => {
+    const state = tempStateDir();
+    writeRun(state, 'good_run', 8);
+    const r = gatehouse(['verify', 'good_run', '--state-dir', state]);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/^ok: run good_run: 8 events, hash chain intact \(last hash [0-9a-f]{64}\)\n$/);
+    expect(r.status).toBe(0);
+    const j = gatehouse(['verify', 'good_run', '--json'], { GATEHOUSE_STATE_DIR: state });
+    expect(j.status).toBe(0);
+    expect(JSON.parse(j.stdout)).toMatchObject({ runId: 'good_run', ok: true, events: 8 });
+  });
+
+  it('exits 1 on a tampered log and names the first bad event', () => {
+    const state = tempStateDir();
+    writeRun(state, 'bad_run', 8);
+    const file = path.join(state, 'runs', 'bad_run', 'events.jsonl');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"case 6', '"case 7'));
+    const r = gatehouse(['verify', 'bad_run', '--state-dir', state]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain('FAILED: run bad_run: first bad event at line 7 (seq 6, id evt-bad_run-6)');
+    expect(r.stdout).toContain('hash mismatch: the event was modified after it was written');
+    expect(r.stdout).toContain('meaning: the log was modified after it was written');
+    expect(r.stdout).toContain('6 events before it verified');
+    const j = gatehouse(['verify', 'bad_run', '--state-dir', state, '--json']);
+    expect(j.status).toBe(1);
+    expect(JSON.parse(j.stdout)).toMatchObject({ ok: false, events: 6, firstBad: { line: 7, seq: 6, id: 'evt-bad_run-6', reason: expect.stringMatching(/hash mismatch/) as unknown } });
+  });
+
+  it('exits 1 on a torn last line and says what it means', () => {
+    const state = tempStateDir();
+    writeRun(state, 'torn_run', 4);
+    const file = path.join(state, 'runs', 'torn_run', 'events.jsonl');
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.slice(0, -30));
+    const r = gatehouse(['verify', 'torn_run', '--state-dir', state]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/line 4.*\n {2}torn last line/);
+    expect(r.stdout).toContain('resuming the run cuts the partial line off');
+  });
+
+  it('exits 2 for an unknown run and lists the runs that exist', () => {
+    const state = tempStateDir();
+    writeRun(state, 'run_a', 1);
+    writeRun(state, 'run_b', 1);
+    const r = gatehouse(['verify', 'nope', '--state-dir', state]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`unknown run "nope" in ${state}. Runs there: run_a, run_b.`);
+    const empty = gatehouse(['verify', 'nope', '--state-dir', tempStateDir()]);
+    expect(empty.status).toBe(2);
+    expect(empty.stderr).toContain('There are no runs there');
+    const bad = gatehouse(['verify', '../etc', '--state-dir', state]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('invalid run id "../etc"');
+    expect(gatehouse(['verify']).status).toBe(2); // missing argument: commander's usage error
+  });
+});
