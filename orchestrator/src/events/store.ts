@@ -97,7 +97,8 @@ export class RunLog {
     this.runDir = args.runDir;
     this.file = path.join(args.runDir, EVENTS_FILE);
     this.parentRunId = args.parentRunId;
-    this.#redactor = args.opts.redactor ?? Redactor.patternsOnly();
+    // By default the environment's secrets are redacted too: forgetting an option must not leak a key.
+    this.#redactor = args.opts.redactor ?? Redactor.fromEnv(process.env);
     this.#fsyncEachAppend = args.opts.fsyncEachAppend ?? false;
     this.#events = args.events;
     this.#fd = args.fd;
