@@ -5,3 +5,4 @@ export { RunLog, EventDataError, EventLogCorruptError, type RunLogOptions, type 
 export { verifyLog, type VerifyResult, type BadEvent } from './verify';
 export { listRuns, type RunSummary } from './runs';
 export { resolveStateDir, runDir, eventsFile, assertRunId, InvalidRunIdError, EVENTS_FILE, ARTIFACTS_DIR } from './paths';
+export { explainRun, type ActionAccount } from './explain';

@@ -20,7 +20,8 @@ export const bash = defineTool({
     return {
       executor: 'sandbox',
       primitive: 'exec',
-      input: { command: input.command, trackChanges: true },
+      // cwd is explicit so the log says where the command ran, not just what it was.
+      input: { command: input.command, cwd: '.', trackChanges: true },
       timeoutMs,
       ...(wanted > timeoutMs ? { note: `timeout capped at ${timeoutMs} ms (asked for ${wanted})` } : {}),
     };
