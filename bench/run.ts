@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { newId } from '@gatehouse/shared';
 import { runtimeApproval, SandboxDriver, type Sandbox } from '@gatehouse/orchestrator';
+import { benchEvents } from './events';
+import { benchPipeline } from './pipeline';
 import { ratio, summarize, time } from './stats';
 
 /**
@@ -74,6 +76,10 @@ async function main(): Promise<void> {
     const localTrue = summarize(await time(N.exec, () => spawnTrue('true', [])));
     log(`docker exec true x${N.dockerExec}`);
     const dockerExec = summarize(await time(N.dockerExec, () => dockerExecTrue(driver, s)));
+    log('pipeline');
+    const pipeline = await benchPipeline(s);
+    log('event store');
+    const events = await benchEvents();
     await s.destroy();
     await fs.rm(localFile, { force: true });
 
@@ -93,6 +99,8 @@ async function main(): Promise<void> {
         speedupOverDockerExec: ratio(dockerExec.p50, daemonExec.p50),
         target: 'daemon <= 1.5x local spawn; >= 20x faster than docker exec',
       },
+      pipeline,
+      events,
     };
     const out = JSON.stringify(report, null, 2);
     const dir = path.resolve('bench', 'results');

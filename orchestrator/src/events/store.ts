@@ -200,8 +200,10 @@ export class RunLog {
       prevHash: this.#prevHash,
     };
     const { hash, line } = sealEvent(unsealed);
-    this.#write(`${line}\n`);
-    const event: EventEnvelope = Object.freeze({ ...unsealed, hash });
+    this.#write(line);
+    // The unsealed object becomes the event: no copy per append (this path runs for every event).
+    (unsealed as EventEnvelope).hash = hash;
+    const event = Object.freeze(unsealed as EventEnvelope);
     this.#events.push(event);
     this.#prevHash = hash;
     return event;
@@ -212,10 +214,10 @@ export class RunLog {
     try {
       // One write(2) for the whole line. Regular files do not write short except on a full disk or
       // a signal; then finishing the line beats leaving it torn.
-      const written = writeSync(fd, line, null, 'utf8');
-      const length = Buffer.byteLength(line, 'utf8');
+      const buf = Buffer.from(line + '\n', 'utf8');
+      const length = buf.length;
+      const written = writeSync(fd, buf, 0, length);
       if (written < length) {
-        const buf = Buffer.from(line, 'utf8');
         for (let off = written; off < length; ) off += writeSync(fd, buf, off, length - off);
       }
       if (this.#fsyncEachAppend) fsyncSync(fd);

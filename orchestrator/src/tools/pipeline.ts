@@ -125,8 +125,9 @@ export class ToolPipeline {
       },
       approval.id,
     );
-    // The decision and what is about to run are on disk before anything happens.
-    this.deps.log.sync();
+    // Before anything can change, the decision and what is about to run are on disk. A read
+    // changes nothing, so losing its record to a power cut loses nothing; it skips the fsync.
+    if (!tool.isReadOnly(input)) this.deps.log.sync();
     const t0 = performance.now();
     const raw = await this.invoke(plan, invocationId, approval, signal);
     const durationMs = Math.round((performance.now() - t0) * 100) / 100;
