@@ -4,6 +4,7 @@ import {
   Cancel,
   decodeMessage,
   encodeMessage,
+  errorResult,
   Heartbeat,
   Invocation,
   InvocationResult,
@@ -206,21 +207,6 @@ class InvocationHandler {
   }
 
   private refusal(invocationId: string, code: ErrorCode, message: string, path?: string): InvocationResult {
-    return {
-      v: 1,
-      invocationId,
-      runId: this.cfg.runId,
-      sandboxId: this.cfg.sandboxId,
-      status: 'rejected',
-      exitCode: null,
-      signal: null,
-      output: '',
-      bytes: 0,
-      truncated: false,
-      durationMs: 0,
-      filesChanged: [],
-      error: { code, message: message.slice(0, 4096), ...(path ? { path } : {}) },
-      replayed: false,
-    };
+    return errorResult({ invocationId, runId: this.cfg.runId, sandboxId: this.cfg.sandboxId, status: 'rejected', code, message, ...(path ? { path } : {}) });
   }
 }

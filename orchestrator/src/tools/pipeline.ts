@@ -1,4 +1,4 @@
-import { actionHash, canonicalJson, newId, type EventDataOf, type EventEnvelope, type InvocationResult, type ValidationError } from '@gatehouse/shared';
+import { actionHash, canonicalJson, errorResult, newId, type EventDataOf, type EventEnvelope, type InvocationResult, type ValidationError } from '@gatehouse/shared';
 import type { StateTracker } from '../events/state';
 import { nextObservationId } from '../events/state';
 import type { ApprovalPolicy } from '../policy/interim';
@@ -268,22 +268,7 @@ function safeObserve(tool: Tool<unknown>, input: unknown, raw: RawResult, ctx: T
 }
 
 function lostResult(invocationId: string, sandboxId: string, message: string): InvocationResult {
-  return {
-    v: 1,
-    invocationId,
-    runId: 'unknown',
-    sandboxId,
-    status: 'failed',
-    exitCode: null,
-    signal: null,
-    output: '',
-    bytes: 0,
-    truncated: false,
-    durationMs: 0,
-    filesChanged: [],
-    error: { code: 'internal', message: `the sandbox did not return a result: ${message}` },
-    replayed: false,
-  };
+  return errorResult({ invocationId, runId: 'unknown', sandboxId, status: 'failed', code: 'internal', message: `the sandbox did not return a result: ${message}` });
 }
 
 function argsHashOf(input: unknown): string {

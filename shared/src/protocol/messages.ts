@@ -178,3 +178,31 @@ export const Cancel = z.strictObject({
   reason: z.string().max(1024).optional(),
 });
 export type Cancel = z.infer<typeof Cancel>;
+
+/** A result that carries no output, only why: a refusal, or a call that never got a result back. */
+export function errorResult(o: {
+  invocationId: string;
+  runId: string;
+  sandboxId: string;
+  status: Extract<ResultStatus, 'rejected' | 'failed'>;
+  code: ErrorCode;
+  message: string;
+  path?: string;
+}): InvocationResult {
+  return {
+    v: 1,
+    invocationId: o.invocationId,
+    runId: o.runId,
+    sandboxId: o.sandboxId,
+    status: o.status,
+    exitCode: null,
+    signal: null,
+    output: '',
+    bytes: 0,
+    truncated: false,
+    durationMs: 0,
+    filesChanged: [],
+    error: { code: o.code, message: o.message.slice(0, 4096), ...(o.path ? { path: o.path } : {}) },
+    replayed: false,
+  };
+}
