@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { promises as fs } from 'node:fs';
+import { SAFE_GIT, SAFE_GIT_ENV } from '@gatehouse/shared';
 import { runProcess, type ProcessOutcome } from './process';
 import { scrubbedEnv } from './primitives/env';
 
@@ -26,7 +28,18 @@ export class Baseline {
     return this.writeTree('baseline.index', signal, 600_000);
   }
 
+  /**
+   * Commands run as the same user and can write the state directory. Before git reads it, the
+   * config is put back to a known one (so it names no programs to run), and the index is removed
+   * (a planted index with matching stat data could make git skip a changed file).
+   */
+  private async reset(index: string): Promise<void> {
+    await fs.writeFile(path.join(this.gitDir, 'config'), '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n').catch(() => undefined);
+    if (index !== 'baseline.index') await fs.rm(path.join(this.stateDir, index), { force: true });
+  }
+
   async writeTree(index: string, signal: AbortSignal, timeoutMs: number): Promise<string> {
+    await this.reset(index);
     await this.git(['add', '-A', '--', '.'], index, signal, timeoutMs);
     const out = await this.git(['write-tree'], index, signal, timeoutMs);
     return out.stdout.trim();
@@ -35,10 +48,10 @@ export class Baseline {
   async git(args: string[], index: string, signal: AbortSignal, timeoutMs: number, outputCap = 1024 * 1024): Promise<ProcessOutcome> {
     const run = await runProcess(
       'git',
-      ['-c', 'core.quotePath=false', '-c', 'core.autocrlf=false', '-c', `safe.directory=*`, `--git-dir=${this.gitDir}`, `--work-tree=${this.workspace}`, ...args],
+      [...SAFE_GIT, '-c', 'core.quotePath=false', '-c', 'core.autocrlf=false', '-c', `safe.directory=*`, `--git-dir=${this.gitDir}`, `--work-tree=${this.workspace}`, ...args],
       {
         cwd: this.workspace,
-        env: scrubbedEnv({ GIT_INDEX_FILE: path.join(this.stateDir, index) }),
+        env: scrubbedEnv({ GIT_INDEX_FILE: path.join(this.stateDir, index), ...SAFE_GIT_ENV }),
         timeoutMs,
         outputCap,
         signal,

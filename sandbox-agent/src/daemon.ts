@@ -24,6 +24,19 @@ import { Workspace } from './workspace';
 
 export const AGENT_VERSION = '0.1.0';
 
+/**
+ * A command can leave its process group (setsid, set -m) and outlive the call that started it.
+ * When no exec is in flight, nothing but the daemon and init should be running: kill(-1) signals
+ * every process this user may signal except init (tini) and the caller.
+ */
+function killStragglers(): void {
+  try {
+    process.kill(-1, 'SIGKILL');
+  } catch {
+    // ESRCH: nothing else was running.
+  }
+}
+
 export interface RunningDaemon {
   nc: NatsConnection;
   stop(): Promise<void>;
@@ -124,8 +137,22 @@ class InvocationHandler {
       log('error', 'result failed its own schema', { err: String(e), invocationId: result.invocationId });
       payload = encodeMessage(InvocationResult, { ...this.refusal(result.invocationId, 'internal', 'the daemon produced an invalid result'), durationMs: result.durationMs });
     }
-    if (msg.reply) msg.respond(payload);
-    else log('warn', 'invocation without a reply subject', { invocationId: result.invocationId });
+    if (!msg.reply) return log('warn', 'invocation without a reply subject', { invocationId: result.invocationId });
+    const max = this.nc.info?.max_payload ?? Number.POSITIVE_INFINITY;
+    if (payload.length > max) {
+      // JSON escaping can inflate capped output past the message limit: say so instead of going silent.
+      log('warn', 'result too large for one message', { invocationId: result.invocationId, bytes: payload.length, max });
+      payload = encodeMessage(InvocationResult, {
+        ...errorResult({ invocationId: result.invocationId, runId: result.runId, sandboxId: result.sandboxId, status: 'failed', code: 'too_large', message: `the result was ${payload.length} bytes, over the ${max}-byte message limit; narrow the request (a smaller limit, offset or output)` }),
+        ...(result.primitive ? { primitive: result.primitive } : {}),
+        durationMs: result.durationMs,
+      });
+    }
+    try {
+      msg.respond(payload);
+    } catch (e) {
+      log('error', 'could not send a result', { invocationId: result.invocationId, err: String(e) });
+    }
   }
 
   private async resultFor(data: Uint8Array): Promise<InvocationResult> {
@@ -183,6 +210,7 @@ class InvocationHandler {
         if (!(e instanceof PrimitiveError)) log('error', 'primitive threw', { err: String(e), primitive: inv.primitive });
       } finally {
         this.inflight.delete(inv.invocationId);
+        if (inv.primitive === 'exec' && this.inflight.size === 0) killStragglers();
       }
       const durationMs = performance.now() - started;
       const ids = { v: 1 as const, invocationId: inv.invocationId, runId: inv.runId, sandboxId: inv.sandboxId, primitive: inv.primitive, replayed: false };

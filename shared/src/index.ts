@@ -7,3 +7,4 @@ export * from './protocol/messages';
 export * from './protocol/codec';
 export * from './events/envelope';
 export * from './events/types';
+export * from './git';

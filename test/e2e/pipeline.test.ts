@@ -120,6 +120,42 @@ describe('tool pipeline: one intent per failure class', () => {
     expect(obs.content).toContain('no approver is available in this run');
   });
 
+  it('an ask answered by an approver: the decision is on record before anything runs', async () => {
+    const answers = [
+      { approved: true, approver: 'alice@terminal', reason: 'looks fine' },
+      { approved: false, approver: 'bob@ci', reason: 'not in this change' },
+    ];
+    const confirm = pipelineFor(sandbox, { mode: 'confirm-each', approver: async () => answers.shift()! });
+    const ok = await confirm.call('write_file', { path: 'approved.txt', content: 'yes' });
+    let events = confirm.eventsOf(confirm.lastCallId());
+    expect(events.map((e) => e.type)).toEqual(['tool.intent', 'tool.validation', 'tool.approval', 'approval.requested', 'approval.granted', 'tool.execution.started', 'tool.execution.completed', 'tool.observation']);
+    expect(events[4]!).toMatchObject({ actor: 'user', data: { approver: 'alice@terminal', reason: 'looks fine' } });
+    // The execution carries the grant, and the hash the daemon checked is the one approved.
+    expect(events[5]!.data).toMatchObject({ approvalId: events[4]!.id });
+    expect((events[2]!.data as { executionHash: string }).executionHash).toBe((events[3]!.data as { executionHash: string }).executionHash);
+    expect(ok.outcome).toBe('ok');
+
+    const declined = await confirm.call('write_file', { path: 'declined.txt', content: 'no' });
+    events = confirm.eventsOf(confirm.lastCallId());
+    expect(events.map((e) => e.type)).toEqual(['tool.intent', 'tool.validation', 'tool.approval', 'approval.requested', 'approval.denied', 'tool.observation']);
+    expect(declined.content).toContain('declined by bob@ci: not in this change');
+  });
+
+  it('a call whose run was already cancelled is not sent to the sandbox', async () => {
+    const ac = new AbortController();
+    ac.abort();
+    const obs = await h.pipeline.run({ callId: 'call_cancelled', turn: 1, tool: 'bash', input: { command: 'touch cancelled-but-ran' } }, ac.signal);
+    expect(h.eventsOf('call_cancelled').map((e) => e.type)).toEqual(['tool.intent', 'tool.validation', 'tool.approval', 'tool.observation']);
+    expect(obs.content).toContain('cancelled before it ran');
+    expect((await h.call('bash', { command: 'test -e cancelled-but-ran && echo RAN || echo not-run' })).content).toContain('not-run');
+  });
+
+  it('a malformed call id or turn from the model does not break the pipeline', async () => {
+    const obs = await h.pipeline.run({ callId: '', turn: -1, tool: 'list_files', input: {} });
+    expect(obs.outcome).toBe('ok');
+    expect(obs.callId).toMatch(/^call_/);
+  });
+
   it('execution failure: ran, exit code recorded, outcome failed', async () => {
     const obs = await h.call('bash', { command: 'echo failing >&2; exit 3' });
     expect(types(h)).toEqual(RAN);

@@ -38,6 +38,12 @@ describe('sandbox smoke', () => {
     expect(readFileSync(path.join(dest, 'out/deep/x.txt'), 'utf8')).toBe('hi\n');
   });
 
+  it('kills what a command started outside its process group (setsid) once no call is in flight', async () => {
+    await sh(sandbox, 'setsid sleep 301 >/dev/null 2>&1 < /dev/null & echo started');
+    const left = await sh(sandbox, 'cat /proc/[0-9]*/comm 2>/dev/null | sort | uniq -c');
+    expect(left).not.toMatch(/\bsleep\b/);
+  });
+
   it('refuses to export paths outside the workspace', async () => {
     const dest = mkdtempSync(path.join(os.tmpdir(), 'gh-export-'));
     await expect(sandbox.exportFiles(['../etc/passwd'], dest)).rejects.toBeInstanceOf(SandboxError);

@@ -29,7 +29,10 @@ export interface PipelineHarness {
 }
 
 /** A run's pipeline against a real sandbox and a real on-disk log. */
-export function pipelineFor(sandbox: Sandbox, opts: { mode?: Mode; surface?: string[]; limits?: Partial<ToolLimits> } = {}): PipelineHarness {
+export function pipelineFor(
+  sandbox: Sandbox,
+  opts: { mode?: Mode; surface?: string[]; limits?: Partial<ToolLimits>; approver?: ConstructorParameters<typeof ToolPipeline>[0]['approver'] } = {},
+): PipelineHarness {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-state-'));
   const runId = newId('run');
   const log = RunLog.create(stateDir, runId);
@@ -38,7 +41,7 @@ export function pipelineFor(sandbox: Sandbox, opts: { mode?: Mode; surface?: str
   const surface = opts.surface ?? resolveSurface(registry, { mode });
   const tracker = new StateTracker();
   tracker.apply(log.append('run.started', 'user', { task: 'test', mode, surface }));
-  const pipeline = new ToolPipeline({ log, tracker, registry, surface, policy: interimPolicy(mode), sandbox, limits: { ...TEST_LIMITS, ...opts.limits } });
+  const pipeline = new ToolPipeline({ log, tracker, registry, surface, policy: interimPolicy(mode), sandbox, limits: { ...TEST_LIMITS, ...opts.limits }, ...(opts.approver ? { approver: opts.approver } : {}) });
   let n = 0;
   let last = '';
   return {

@@ -79,6 +79,8 @@ export class StateTracker {
 }
 
 function apply(s: Mutable<RunState>, event: EventEnvelope): void {
+  // Events arrive in seq order; one already folded (two observers of the same log) is skipped.
+  if (event.seq <= s.lastSeq) return;
   s.lastSeq = event.seq;
   switch (event.type as EventType) {
     case 'run.started': {

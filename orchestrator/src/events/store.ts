@@ -227,6 +227,11 @@ export class RunLog {
     }
   }
 
+  /** The secret redaction this log applies, for callers that must redact before cutting text. */
+  redact(text: string): string {
+    return this.#redactor.redact(text);
+  }
+
   /** Make everything appended so far (and every artifact) durable. */
   sync(): void {
     if (this.#fd === undefined) return;

@@ -115,8 +115,9 @@ export class SandboxDriver {
       network = await createRunNetwork(d, runId, sandboxId);
       const natsIp = await attachNats(d, network, this.nats.container);
       t = mark('network', t);
-      const [creds, created] = await Promise.all([
-        sandboxCreds(this.nats.identity, runId, sandboxId),
+      // Minted first: if this fails there is no container yet to leak.
+      const creds = await sandboxCreds(this.nats.identity, runId, sandboxId);
+      const [created] = await Promise.all([
         d.createContainer(
           sandboxContainerOptions({
             image: this.images.sandbox,
@@ -160,6 +161,7 @@ export class SandboxDriver {
       await this.raceReady(ready.promise, container, sandboxId);
       ready.dispose();
       sandbox.lastHeartbeatAt = Date.now();
+      sandbox.ready = true;
       mark('ready', t);
       mark('total', t0);
       this.opts.log?.debug({ runId, sandboxId, timings }, 'sandbox ready');
@@ -191,7 +193,8 @@ export class SandboxDriver {
       promise,
       dispose: () => {
         sub.unsubscribe();
-        subscriptions.splice(subscriptions.indexOf(sub), 1);
+        const i = subscriptions.indexOf(sub);
+        if (i >= 0) subscriptions.splice(i, 1);
       },
     };
   }
@@ -223,7 +226,7 @@ export class SandboxDriver {
   private checkHeartbeats(): void {
     const now = Date.now();
     for (const s of this.sandboxes.values()) {
-      if (!s.lost && now - s.lastHeartbeatAt > this.lostAfterMs) s.markLost(`no heartbeat for ${now - s.lastHeartbeatAt} ms`);
+      if (s.ready && !s.lost && now - s.lastHeartbeatAt > this.lostAfterMs) s.markLost(`no heartbeat for ${now - s.lastHeartbeatAt} ms`);
     }
   }
 

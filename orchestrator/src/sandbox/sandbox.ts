@@ -53,6 +53,8 @@ export class Sandbox {
   private lostError: SandboxLostError | undefined;
   private readonly lostListeners = new Set<(e: SandboxLostError) => void>();
   private destroyed = false;
+  /** Set once the daemon said it is ready; until then start-up has its own timeout. */
+  ready = false;
   lastHeartbeatAt = Date.now();
 
   constructor(
@@ -93,6 +95,8 @@ export class Sandbox {
   async invoke<P extends PrimitiveName>(primitive: P, input: PrimitiveInput<P>, opts: InvokeOptions): Promise<InvocationResult> {
     if (this.destroyed) throw new SandboxError(`sandbox ${this.sandboxId} was destroyed`);
     if (this.lostError) throw this.lostError;
+    // A cancel sent before the invocation would reach a daemon with nothing to cancel.
+    if (opts.signal?.aborted) throw new SandboxError(`invocation cancelled before it was sent`);
     const invocationId = opts.invocationId ?? newId('inv');
     const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const payload = encodeMessage(Invocation, {
@@ -112,7 +116,6 @@ export class Sandbox {
     const cancel = (): void => {
       this.nc.publish(this.subjects.cancel, encodeMessage(Cancel, { v: 1, runId: this.runId, sandboxId: this.sandboxId, invocationId, reason: 'cancelled by the orchestrator' }));
     };
-    if (opts.signal?.aborted) cancel();
     opts.signal?.addEventListener('abort', cancel, { once: true });
     let unsubscribeLost: (() => void) | undefined;
     const lost = new Promise<never>((_, reject) => {

@@ -15,6 +15,8 @@ export interface ToolCall {
   turn: number;
   tool: unknown;
   input: unknown;
+  /** Set when the model's arguments were not valid JSON (input then holds the raw text). */
+  parseError?: string;
 }
 
 export interface Observation {
@@ -38,7 +40,7 @@ export interface PipelineDeps {
   sandbox: SandboxPort;
   limits: ToolLimits;
   /** Answers an `ask`; without one, an ask is not run (headless runs never hang). */
-  approver?: (request: { tool: string; input: unknown; reason: string }) => Promise<{ approved: boolean; reason: string }>;
+  approver?: (request: { tool: string; input: unknown; reason: string }) => Promise<{ approved: boolean; approver: string; reason: string }>;
 }
 
 /** Output streamed beyond this is not kept for the artifact (the daemon stops streaming there too). */
@@ -56,6 +58,8 @@ export class ToolPipeline {
 
   async run(call: ToolCall, signal?: AbortSignal): Promise<Observation> {
     const toolName = typeof call.tool === 'string' ? call.tool.slice(0, 200) : String(canonicalOrDescribe(call.tool)).slice(0, 200);
+    // Ids and turns come from model output too: an unusable one is replaced, never thrown on.
+    call = { ...call, callId: /^[\w.:-]{1,128}$/.test(String(call.callId)) ? call.callId : newId('call'), turn: Number.isInteger(call.turn) && call.turn >= 0 ? call.turn : 0 };
     const intent = this.record('tool.intent', 'model', { callId: call.callId, turn: call.turn, tool: toolName, input: jsonSafe(call.input) });
     try {
       return await this.stages(call, toolName, intent, signal);
@@ -74,6 +78,9 @@ export class ToolPipeline {
     if (!surface.includes(toolName)) {
       return this.reject(call.callId, toolName, intent, 'surface', [{ path: 'tool', code: 'tool_not_available', message: `${toolName} is not available in this run` }]);
     }
+    if (call.parseError !== undefined) {
+      return this.reject(call.callId, toolName, intent, 'schema', [{ path: '', code: 'invalid_json', message: `the arguments are not valid JSON (${call.parseError})` }], tool);
+    }
     const parsed = tool.input.safeParse(call.input);
     if (!parsed.success) return this.reject(call.callId, toolName, intent, 'schema', schemaErrors(parsed.error), tool);
     const input = parsed.data;
@@ -87,28 +94,50 @@ export class ToolPipeline {
     if (semantic.length > 0) return this.reject(call.callId, toolName, intent, 'semantic', semantic, tool);
     const validated = this.record('tool.validation', 'runtime', { callId: call.callId, ok: true, stage: 'semantic', errors: [], input: jsonSafe(input) }, intent.id);
 
+    // Planned before the decision, so the approval records the hash of exactly what will run; that
+    // recorded hash is what the daemon checks.
+    const plan = tool.plan(input, ctx);
+    const executionHash = actionHash({ name: plan.primitive, input: plan.input });
     const decision = this.deps.policy.decide({ tool: toolName, input, readOnly: tool.isReadOnly(input), sideEffect: tool.sideEffect });
     const approval = this.record(
       'tool.approval',
       'policy',
-      { callId: call.callId, decision: decision.decision, policyId: decision.policyId, reason: decision.reason, actionHash: actionHash({ name: toolName, input }) },
+      { callId: call.callId, decision: decision.decision, policyId: decision.policyId, reason: decision.reason, actionHash: actionHash({ name: toolName, input }), executionHash },
       validated.id,
     );
     if (decision.decision === 'deny') {
       return this.observe({ callId: call.callId, tool: toolName, outcome: 'denied', body: `denied by policy ${decision.policyId}: ${decision.reason}. It was not run; choose another action.`, causationId: approval.id, input });
     }
+    let grant: EventEnvelope = approval;
+    let by: 'policy' | 'user' = 'policy';
     if (decision.decision === 'ask') {
-      const answer = this.deps.approver ? await this.deps.approver({ tool: toolName, input, reason: decision.reason }) : undefined;
-      if (!answer?.approved) {
-        const why = answer ? `the approver declined: ${answer.reason}` : 'no approver is available in this run';
-        return this.observe({ callId: call.callId, tool: toolName, outcome: 'denied', body: `${toolName} needs approval (${decision.reason}); ${why}. It was not run.`, causationId: approval.id, input });
+      if (!this.deps.approver) {
+        return this.observe({ callId: call.callId, tool: toolName, outcome: 'denied', body: `${toolName} needs approval (${decision.reason}); no approver is available in this run. It was not run.`, causationId: approval.id, input });
       }
+      const requested = this.record('approval.requested', 'runtime', { callId: call.callId, tool: toolName, executionHash, reason: decision.reason }, approval.id);
+      const answer = await this.deps.approver({ tool: toolName, input, reason: decision.reason });
+      // The person's decision is on record before anything runs.
+      grant = this.record(answer.approved ? 'approval.granted' : 'approval.denied', 'user', { callId: call.callId, executionHash, approver: answer.approver, reason: answer.reason }, requested.id);
+      if (!answer.approved) {
+        return this.observe({ callId: call.callId, tool: toolName, outcome: 'denied', body: `${toolName} was declined by ${answer.approver}: ${answer.reason}. It was not run.`, causationId: grant.id, input });
+      }
+      by = 'user';
     }
-    return this.execute(call.callId, tool, input, ctx, approval, signal);
+    return this.execute(call.callId, tool, input, plan, { event: grant, executionHash, by }, signal);
   }
 
-  private async execute(callId: string, tool: Tool<unknown>, input: unknown, ctx: ToolContext, approval: EventEnvelope, signal?: AbortSignal): Promise<Observation> {
-    const plan = tool.plan(input, ctx);
+  private async execute(
+    callId: string,
+    tool: Tool<unknown>,
+    input: unknown,
+    plan: ExecutionPlan,
+    grant: { event: EventEnvelope; executionHash: string; by: 'policy' | 'user' },
+    signal?: AbortSignal,
+  ): Promise<Observation> {
+    const approval = grant.event;
+    if (signal?.aborted) {
+      return this.observe({ callId, tool: tool.name, outcome: 'failed', body: 'cancelled before it ran: the run is stopping', causationId: approval.id, input });
+    }
     const invocationId = newId('inv');
     const started = this.record(
       'tool.execution.started',
@@ -129,11 +158,12 @@ export class ToolPipeline {
     // changes nothing, so losing its record to a power cut loses nothing; it skips the fsync.
     if (!tool.isReadOnly(input)) this.deps.log.sync();
     const t0 = performance.now();
-    const raw = await this.invoke(plan, invocationId, approval, signal);
+    const raw = await this.invoke(plan, invocationId, grant, signal);
     const durationMs = Math.round((performance.now() - t0) * 100) / 100;
 
-    const observed = safeObserve(tool, input, raw, ctx);
-    const text = sanitize(observed.text) + (plan.executor === 'sandbox' && plan.note ? `\n[${plan.note}]` : '');
+    const observed = safeObserve(tool, input, raw, this.context());
+    // Redacted before it is cut: a cut through a secret would leave a fragment no pattern matches.
+    const text = this.deps.log.redact(sanitize(observed.text) + (plan.executor === 'sandbox' && plan.note ? `\n[${plan.note}]` : ''));
     const artifactRef = text.length > this.deps.limits.observationBudget ? this.deps.log.artifacts.put(text).ref : undefined;
     const r = raw.executor === 'sandbox' ? raw.result : undefined;
     const completed = this.record(
@@ -169,7 +199,7 @@ export class ToolPipeline {
     });
   }
 
-  private async invoke(plan: ExecutionPlan, invocationId: string, approval: EventEnvelope, signal?: AbortSignal): Promise<RawResult> {
+  private async invoke(plan: ExecutionPlan, invocationId: string, grant: { event: EventEnvelope; executionHash: string; by: 'policy' | 'user' }, signal?: AbortSignal): Promise<RawResult> {
     if (plan.executor === 'orchestrator') {
       return { executor: 'orchestrator', result: await plan.run({ readArtifact: (ref, offset, limit) => this.deps.log.artifacts.read(ref, offset, limit) }) };
     }
@@ -178,7 +208,7 @@ export class ToolPipeline {
     let complete = true;
     try {
       const result = await this.deps.sandbox.invoke(plan.primitive, plan.input, {
-        approval: { id: approval.id, actionHash: actionHash({ name: plan.primitive, input: plan.input }), by: 'policy' },
+        approval: { id: grant.event.id, actionHash: grant.executionHash, by: grant.by },
         invocationId,
         intentId: invocationId,
         timeoutMs: plan.timeoutMs,
@@ -192,8 +222,10 @@ export class ToolPipeline {
         },
         ...(signal ? { signal } : {}),
       });
-      // The streamed copy is the whole output when the result itself had to be cut.
-      const fullOutput = result.truncated && complete && chunks.length > 0 ? chunks.join('') : undefined;
+      // The streamed copy replaces the daemon's head and tail only if it is the whole output: every
+      // byte arrived (the daemon stops streaming at its cap, and core NATS may drop a chunk).
+      const streamed = chunks.join('');
+      const fullOutput = result.truncated && complete && Buffer.byteLength(streamed) === result.bytes ? streamed : undefined;
       return { executor: 'sandbox', result, ...(fullOutput !== undefined ? { fullOutput } : {}) };
     } catch (e) {
       const message = (e as Error).message;

@@ -5,6 +5,8 @@ export interface LogPort {
   append<T extends EventType>(type: T, actor: Actor, data: EventDataOf<T>, opts?: { causationId?: string | null }): EventEnvelope;
   /** Makes everything appended so far durable. */
   sync(): void;
+  /** The log's own secret redaction, for text that is cut before it is appended. */
+  redact(text: string): string;
   artifacts: {
     put(content: string | Buffer): { ref: string; bytes: number; sha256: string };
     read(ref: string, offset?: number, limit?: number): { text: string; offset: number; bytes: number; totalBytes: number; eof: boolean };

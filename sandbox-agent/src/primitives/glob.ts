@@ -1,9 +1,9 @@
-import picomatch from 'picomatch';
 import path from 'node:path';
 import type { InvocationOf } from '@gatehouse/shared';
 import { PrimitiveError } from '../errors';
 import { statOrThrow } from './file-io';
 import { ok, type Outcome, type PrimitiveContext } from './context';
+import { compileGlob } from './glob-match';
 import { walk } from './walk';
 
 const DEFAULT_LIMIT = 1000;
@@ -18,7 +18,7 @@ export async function glob(input: InvocationOf<'glob'>['input'], ctx: PrimitiveC
   // `ok` with no matches: "nothing matches" when the truth is "you looked in the wrong place".
   const st = statOrThrow(base);
   if (!st.isDirectory()) throw new PrimitiveError('not_a_directory', `${base.rel} is not a directory`, 'rejected', base.rel);
-  const isMatch = picomatch(input.pattern, { dot: true });
+  const isMatch = compileGlob(input.pattern);
   const skipDirs = new Set(['.git', ...(input.pattern.includes('node_modules') ? [] : ['node_modules'])]);
   const limit = input.limit ?? DEFAULT_LIMIT;
   const paths: string[] = [];

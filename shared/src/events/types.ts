@@ -30,7 +30,33 @@ export const EventData = {
     status: z.enum(['final', 'partial', 'failed', 'cancelled']),
     stopReason: z.string(),
     answer: z.string().optional(),
+    /** Workspace files the run changed, and whether they were written back to the repository. */
+    filesChanged: z.array(z.string()).optional(),
+    applied: z.boolean().optional(),
+    diffFile: z.string().optional(),
   }),
+  /** A model call: which model, how big the context was, what was compacted. */
+  'model.request': z.strictObject({
+    turn: z.number().int().positive(),
+    model: z.string(),
+    messages: z.number().int().nonnegative(),
+    estimatedTokens: z.number().int().nonnegative(),
+    /** Observations replaced by a reference to keep within the budget (the log keeps them whole). */
+    compacted: z.array(z.string()),
+    contextSha256: Hash,
+  }),
+  /** What the model answered, verbatim: untrusted proposals, not actions. */
+  'model.output': z.strictObject({
+    turn: z.number().int().positive(),
+    text: z.string(),
+    toolCalls: z.array(z.strictObject({ callId: z.string(), name: z.string(), input: z.unknown(), parseError: z.string().optional() })),
+    stopReason: z.string(),
+    usage: z.strictObject({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() }),
+    retries: z.number().int().nonnegative(),
+    error: z.strictObject({ kind: z.string(), message: z.string() }).optional(),
+  }),
+  /** A final answer that failed the output contract, sent back to the model once. */
+  'run.feedback': z.strictObject({ turn: z.number().int().positive(), reason: z.string() }),
   'sandbox.started': z.strictObject({
     sandboxId: Id,
     containerId: z.string(),
@@ -61,7 +87,12 @@ export const EventData = {
     reason: z.string(),
     /** Canonical hash of tool and validated input: what an approval is bound to. */
     actionHash: Hash,
+    /** Hash of the primitive and input that will run; the sandbox refuses anything else. */
+    executionHash: Hash.optional(),
   }),
+  'approval.requested': z.strictObject({ callId: CallId, tool: z.string(), executionHash: Hash, reason: z.string() }),
+  'approval.granted': z.strictObject({ callId: CallId, executionHash: Hash, approver: z.string(), reason: z.string() }),
+  'approval.denied': z.strictObject({ callId: CallId, executionHash: Hash, approver: z.string(), reason: z.string() }),
   'tool.execution.started': z.strictObject({
     callId: CallId,
     invocationId: z.string(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SAFE_GIT, SAFE_GIT_ENV } from '@gatehouse/shared';
 import { defineTool } from '../tool';
 import { PathField, sandboxResult } from './common';
 
@@ -12,7 +13,10 @@ export const gitDiff = defineTool({
   plan: (input) => ({
     executor: 'sandbox',
     primitive: 'exec',
-    input: { command: 'git diff --no-color --no-ext-diff -- "$GATEHOUSE_DIFF_PATH"', env: { GATEHOUSE_DIFF_PATH: input.path ?? '.' } },
+    input: {
+      command: `git ${SAFE_GIT.join(' ')} diff --no-color --no-ext-diff --no-textconv -- "$GATEHOUSE_DIFF_PATH"`,
+      env: { ...SAFE_GIT_ENV, GATEHOUSE_DIFF_PATH: input.path ?? '.' },
+    },
     timeoutMs: 60_000,
   }),
   observe(input, raw) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SAFE_GIT, SAFE_GIT_ENV } from '@gatehouse/shared';
 import { defineTool } from '../tool';
 import { sandboxResult } from './common';
 
@@ -8,7 +9,8 @@ export const gitStatus = defineTool({
   input: z.strictObject({}),
   sideEffect: 'read',
   isReadOnly: () => true,
-  plan: () => ({ executor: 'sandbox', primitive: 'exec', input: { command: 'git status --porcelain=v1 --branch --untracked-files=all' }, timeoutMs: 30_000 }),
+  // Read-only tools may run in read-only mode: git must not run programs the repository configures.
+  plan: () => ({ executor: 'sandbox', primitive: 'exec', input: { command: `git ${SAFE_GIT.join(' ')} status --porcelain=v1 --branch --untracked-files=all`, env: SAFE_GIT_ENV }, timeoutMs: 30_000 }),
   observe(_input, raw) {
     const r = sandboxResult(raw);
     if (r.status !== 'ok') return { ok: false, text: `git status failed (exit ${r.exitCode ?? r.status}): ${r.output.trim()}`, external: true };
