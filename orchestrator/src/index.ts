@@ -6,3 +6,8 @@ export { ToolRegistry, resolveSurface } from './tools/registry';
 export { codingTools, CODING_TOOLS } from './tools/builtin/index';
 export type { Tool, ToolLimits } from './tools/tool';
 export { interimPolicy, Mode, type ApprovalPolicy } from './policy/interim';
+export * from './providers/index';
+export { runAgent, type AgentRunOptions, type AgentRunResult } from './loop/session';
+export { runLoop, type LoopOutcome } from './loop/loop';
+export { checkFinalAnswer } from './loop/contract';
+export { compileContext } from './context/compile';

@@ -6,6 +6,10 @@ import { buildImages } from './images';
 import { natsInit } from './nats';
 import { reap, sandboxUp, smoke } from './sandbox';
 import { verify } from './verify';
+import { runsCommand, showCommand } from './history';
+import { runCommand, RUN_EXIT } from './run';
+import { Mode } from '../policy/interim';
+import { ProviderSetupError } from '../providers/index';
 
 /** Exit codes the CLI promises: 0 ok, 1 failed, 2 usage. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -15,6 +19,18 @@ function parseRepo(value: string): string {
   const dir = path.resolve(value);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InvalidArgumentError(`${dir} is not a directory`);
   return dir;
+}
+
+function parseCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
+  return n;
+}
+
+function parseMode(value: string): Mode {
+  const m = Mode.safeParse(value);
+  if (!m.success) throw new InvalidArgumentError(`must be one of ${Mode.options.join(', ')}`);
+  return m.data;
 }
 
 function parseBase(value: string): 'auto' | 'public' | 'local' {
@@ -65,6 +81,40 @@ sandbox
   });
 
 program
+  .command('run')
+  .description('run an agent on a task, in a sandbox holding a copy of the repository')
+  .argument('<task>', 'what the agent should do')
+  .requiredOption('--model <spec>', 'openai:MODEL, anthropic:MODEL, or scripted:PATH (a JSON script of turns)')
+  .option('--repo <dir>', 'repository to work on (copied into the sandbox)', parseRepo, '.')
+  .option('--mode <mode>', `${Mode.options.join(' | ')}`, parseMode, 'sandboxed-auto' as Mode)
+  .option('--max-turns <n>', 'stop after this many model turns', parseCount, 30)
+  .option('--max-tool-calls <n>', 'stop after this many tool calls', parseCount, 100)
+  .option('--state-dir <dir>', 'where runs are kept (default: $GATEHOUSE_STATE_DIR or .gatehouse)')
+  .option('--json', 'print every event as one JSON line on stdout, nothing else')
+  .option('--apply', 'write the resulting changes back to the repository (only after an accepted final answer)')
+  .action(async (task: string, o: Parameters<typeof runCommand>[1]) => {
+    process.exitCode = await runCommand(task, o);
+  });
+
+program
+  .command('runs')
+  .description('list runs')
+  .option('--state-dir <dir>', 'where runs are kept')
+  .option('--json', 'print as JSON')
+  .action((o: { stateDir?: string; json?: boolean }) => {
+    process.exitCode = runsCommand(o.stateDir, Boolean(o.json));
+  });
+
+program
+  .command('show')
+  .description("a run's timeline")
+  .argument('<run>', 'run id')
+  .option('--state-dir <dir>', 'where runs are kept')
+  .action((runId: string, o: { stateDir?: string }) => {
+    process.exitCode = showCommand(runId, o.stateDir);
+  });
+
+program
   .command('nats')
   .description('a shared NATS server (see docker-compose.yml)')
   .command('init')
@@ -92,6 +142,7 @@ try {
     process.exitCode = e.exitCode === 0 ? EXIT.ok : EXIT.usage;
   } else {
     process.stderr.write(`gatehouse: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exitCode = EXIT.failed;
+    // A bad model spec or a missing API key is a usage error: nothing ran.
+    process.exitCode = e instanceof ProviderSetupError ? RUN_EXIT.usage : EXIT.failed;
   }
 }

@@ -1,0 +1,73 @@
+import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
+
+/** Short, single-line rendering of a tool's arguments for a person watching. */
+function brief(input: unknown): string {
+  if (input === null || typeof input !== 'object') return JSON.stringify(input)?.slice(0, 80) ?? '';
+  const o = input as Record<string, unknown>;
+  const main = o.command ?? o.path ?? o.pattern ?? o.ref;
+  const text = typeof main === 'string' ? main : JSON.stringify(input);
+  return text.replace(/\s+/g, ' ').slice(0, 100);
+}
+
+/** Live progress for a person: one line per step, as the events are written. */
+export function humanProgress(write: (line: string) => void): (e: EventEnvelope) => void {
+  const tools = new Map<string, { tool: string; args: string }>();
+  return (e) => {
+    switch (e.type) {
+      case 'run.started': {
+        const d = e.data as EventDataOf<'run.started'>;
+        write(`▶ ${e.runId}  ${d.model ?? ''}  mode ${d.mode}\n  task: ${d.task}`);
+        break;
+      }
+      case 'sandbox.started': {
+        const d = e.data as EventDataOf<'sandbox.started'>;
+        write(`  sandbox ${d.sandboxId} ready in ${Math.round(d.timings.total ?? 0)} ms`);
+        break;
+      }
+      case 'model.output': {
+        const d = e.data as EventDataOf<'model.output'>;
+        const said = d.text.trim().replace(/\s+/g, ' ');
+        if (d.error) write(`turn ${d.turn}: model error (${d.error.kind}): ${d.error.message}`);
+        else write(`turn ${d.turn}: ${said ? `“${said.slice(0, 160)}${said.length > 160 ? '…' : ''}”` : ''}${d.toolCalls.length ? ` → ${d.toolCalls.length} tool call(s)` : ' (answer)'}`);
+        break;
+      }
+      case 'tool.intent': {
+        const d = e.data as EventDataOf<'tool.intent'>;
+        tools.set(d.callId, { tool: d.tool, args: brief(d.input) });
+        break;
+      }
+      case 'tool.validation': {
+        const d = e.data as EventDataOf<'tool.validation'>;
+        const t = tools.get(d.callId);
+        if (!d.ok) write(`  ✗ ${t?.tool} ${t?.args}  rejected (${d.stage}): ${d.errors[0]?.message ?? ''}`);
+        break;
+      }
+      case 'tool.approval': {
+        const d = e.data as EventDataOf<'tool.approval'>;
+        const t = tools.get(d.callId);
+        if (d.decision !== 'allow') write(`  ✗ ${t?.tool} ${t?.args}  ${d.decision} (${d.policyId}): ${d.reason}`);
+        break;
+      }
+      case 'tool.execution.completed': {
+        const d = e.data as EventDataOf<'tool.execution.completed'>;
+        const t = tools.get(d.callId);
+        const mark = d.status === 'ok' ? '✓' : '✗';
+        const exit = d.exitCode !== null ? `exit ${d.exitCode}, ` : '';
+        write(`  ${mark} ${t?.tool} ${t?.args}  ${d.status} (${exit}${Math.round(d.durationMs)} ms)`);
+        break;
+      }
+      case 'run.feedback': {
+        const d = e.data as EventDataOf<'run.feedback'>;
+        write(`  ! answer sent back: ${d.reason}`);
+        break;
+      }
+      case 'sandbox.lost': {
+        const d = e.data as EventDataOf<'sandbox.lost'>;
+        write(`  ! sandbox lost: ${d.reason}`);
+        break;
+      }
+      default:
+        break;
+    }
+  };
+}

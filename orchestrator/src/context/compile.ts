@@ -1,0 +1,61 @@
+import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
+import type { ModelMessage, ModelRequest, ModelToolSpec } from '../providers/types';
+
+export interface CompiledContext {
+  request: Omit<ModelRequest, 'signal'>;
+  estimatedTokens: number;
+  /** Observations replaced by references this turn. */
+  compacted: string[];
+}
+
+export interface CompileOptions {
+  system: string;
+  task: string;
+  tools: ModelToolSpec[];
+  /** Estimated tokens the context may take. */
+  tokenBudget: number;
+  /** The most recent observations are never compacted. */
+  keepRecent?: number;
+}
+
+/** A rough, stable estimate: about four characters per token. */
+export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
+
+/**
+ * What the model sees this turn, projected from the run's events: the task, each turn's proposals
+ * and the observations they produced, and any feedback. Over the budget, the oldest observations
+ * are replaced by a marked reference; the log keeps them whole.
+ */
+export function compileContext(events: readonly EventEnvelope[], o: CompileOptions): CompiledContext {
+  const messages: ModelMessage[] = [{ role: 'user', content: o.task }];
+  for (const e of events) {
+    if (e.type === 'model.output') {
+      const d = e.data as EventDataOf<'model.output'>;
+      if (d.error) continue;
+      messages.push({ role: 'assistant', text: d.text, toolCalls: d.toolCalls.map((c) => ({ id: c.callId, name: c.name, input: c.input })) });
+    } else if (e.type === 'tool.observation') {
+      const d = e.data as EventDataOf<'tool.observation'>;
+      messages.push({ role: 'tool', callId: d.callId, toolName: d.tool, content: d.content, isError: d.outcome !== 'ok' });
+    } else if (e.type === 'run.feedback') {
+      const d = e.data as EventDataOf<'run.feedback'>;
+      messages.push({ role: 'user', content: `Your answer was not accepted: ${d.reason}\nContinue the task, or answer again with citations.` });
+    }
+  }
+
+  const fixed = estimateTokens(o.system) + estimateTokens(JSON.stringify(o.tools));
+  let total = fixed + messages.reduce((n, m) => n + estimateTokens(m.role === 'assistant' ? m.text + JSON.stringify(m.toolCalls) : m.content), 0);
+  const compacted: string[] = [];
+  const toolIdx = messages.flatMap((m, i) => (m.role === 'tool' ? [i] : []));
+  const compactable = toolIdx.slice(0, Math.max(0, toolIdx.length - (o.keepRecent ?? 4)));
+  for (const i of compactable) {
+    if (total <= o.tokenBudget) break;
+    const m = messages[i] as Extract<ModelMessage, { role: 'tool' }>;
+    const id = /\[(obs-\d+)\]/.exec(m.content)?.[1] ?? m.callId;
+    const outcome = m.isError ? 'not ok' : 'ok';
+    const reference = `[${id} compacted to save context: ${m.toolName} → ${outcome}. The full observation is in the run log; repeat the call if you need it again.]`;
+    total -= estimateTokens(m.content) - estimateTokens(reference);
+    messages[i] = { ...m, content: reference };
+    compacted.push(id);
+  }
+  return { request: { system: o.system, messages, tools: o.tools }, estimatedTokens: total, compacted };
+}

@@ -1,0 +1,138 @@
+import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
+import { sha256Hex } from '@gatehouse/shared';
+import { compileContext } from '../context/compile';
+import type { Budgets } from '../context/system';
+import type { StateTracker } from '../events/state';
+import type { ModelProvider, ModelToolCall, ModelToolSpec, ProviderErrorKind, Usage } from '../providers/types';
+import type { ToolPipeline } from '../tools/pipeline';
+import type { LogPort } from '../tools/ports';
+import { checkFinalAnswer } from './contract';
+import { budgetStop, RepeatedFailure, type Progress } from './stop';
+
+export type RunStatus = EventDataOf<'run.completed'>['status'];
+
+export interface LoopOutcome {
+  status: RunStatus;
+  stopReason: string;
+  answer?: string;
+}
+
+export interface LoopDeps {
+  provider: ModelProvider;
+  log: LogPort & { events(): readonly EventEnvelope[] };
+  tracker: StateTracker;
+  pipeline: ToolPipeline;
+  system: string;
+  task: string;
+  tools: ModelToolSpec[];
+  budgets: Budgets;
+  contextTokenBudget: number;
+  signal: AbortSignal;
+  /** Live model text, for a person watching. */
+  onText?: (delta: string) => void;
+}
+
+interface TurnOutput {
+  text: string;
+  toolCalls: ModelToolCall[];
+  usage: Usage;
+  stopReason: string;
+  retries: number;
+  error?: { kind: ProviderErrorKind; message: string };
+}
+
+/**
+ * The agent loop: compile the context from the log, ask the model, turn its output into a
+ * decision (run tool calls through the pipeline, accept a final answer, send an unsupported one
+ * back once, or stop), and check the stop policy before every model call and every tool call.
+ */
+export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
+  const progress: Progress = { turns: 0, toolCalls: 0, tokens: 0, startedAt: Date.now() };
+  const repeated = new RepeatedFailure(3);
+  const usedCallIds = new Set<string>();
+  let feedbackGiven = false;
+
+  for (;;) {
+    if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
+    const stop = budgetStop(progress, d.budgets);
+    if (stop) return { status: 'partial', stopReason: stop };
+    const turn = ++progress.turns;
+
+    const ctx = compileContext(d.log.events(), { system: d.system, task: d.task, tools: d.tools, tokenBudget: d.contextTokenBudget });
+    d.log.append('model.request', 'runtime', {
+      turn,
+      model: d.provider.id,
+      messages: ctx.request.messages.length,
+      estimatedTokens: ctx.estimatedTokens,
+      compacted: ctx.compacted,
+      contextSha256: sha256Hex(JSON.stringify(ctx.request)),
+    });
+    const out = await collect(d.provider, { ...ctx.request, signal: d.signal }, d.onText);
+    progress.tokens += out.usage.inputTokens + out.usage.outputTokens;
+    const calls = out.toolCalls.map((c) => ({ ...c, id: uniqueId(c.id, turn, usedCallIds) }));
+    d.log.append('model.output', 'model', {
+      turn,
+      text: out.text,
+      toolCalls: calls.map((c) => ({ callId: c.id, name: c.name, input: c.input, ...(c.parseError ? { parseError: c.parseError } : {}) })),
+      stopReason: out.stopReason,
+      usage: out.usage,
+      retries: out.retries,
+      ...(out.error ? { error: out.error } : {}),
+    });
+
+    if (out.error) {
+      if (out.error.kind === 'cancelled' || d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
+      if (out.error.kind === 'script') return { status: 'failed', stopReason: out.error.message };
+      return { status: 'failed', stopReason: `model_error: ${out.error.kind}: ${out.error.message}` };
+    }
+
+    if (calls.length === 0) {
+      const verdict = checkFinalAnswer(out.text, d.tracker.state.observations);
+      if (verdict.ok) return { status: 'final', stopReason: 'final_answer', answer: out.text };
+      if (feedbackGiven) return { status: 'partial', stopReason: 'unsupported_final', answer: out.text };
+      feedbackGiven = true;
+      d.log.append('run.feedback', 'runtime', { turn, reason: verdict.reason });
+      continue;
+    }
+
+    for (const call of calls) {
+      if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
+      if (progress.toolCalls >= d.budgets.maxToolCalls) return { status: 'partial', stopReason: 'max_tool_calls' };
+      progress.toolCalls++;
+      const obs = await d.pipeline.run({ callId: call.id, turn, tool: call.name, input: call.input, ...(call.parseError ? { parseError: call.parseError } : {}) }, d.signal);
+      if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
+      if (repeated.record(call.name, call.input, obs.outcome !== 'ok')) return { status: 'partial', stopReason: 'repeated_failure' };
+    }
+  }
+}
+
+async function collect(provider: ModelProvider, request: Parameters<ModelProvider['stream']>[0], onText?: (t: string) => void): Promise<TurnOutput> {
+  let retries = 0;
+  let text = '';
+  for await (const ev of provider.stream(request)) {
+    switch (ev.type) {
+      case 'text_delta':
+        text += ev.text;
+        onText?.(ev.text);
+        break;
+      case 'retry':
+        retries++;
+        break;
+      case 'done':
+        return { text: ev.text, toolCalls: ev.toolCalls, usage: ev.usage, stopReason: ev.stopReason, retries };
+      case 'error':
+        return { text, toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, stopReason: 'error', retries, error: { kind: ev.kind, message: ev.message } };
+      case 'tool_call':
+        break;
+    }
+  }
+  return { text, toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, stopReason: 'error', retries, error: { kind: 'unknown', message: 'the model stream ended without a result' } };
+}
+
+/** Model call ids become observation call ids; they must be unique within the run. */
+function uniqueId(id: string, turn: number, used: Set<string>): string {
+  let candidate = /^[A-Za-z0-9_-]{1,100}$/.test(id) ? id : `call_${turn}_${used.size}`;
+  while (used.has(candidate)) candidate = `${candidate}_${used.size}`;
+  used.add(candidate);
+  return candidate;
+}

@@ -1,0 +1,224 @@
+import Anthropic from '@anthropic-ai/sdk';
+import type { ContentBlockParam, MessageCreateParamsStreaming, MessageParam, Tool } from '@anthropic-ai/sdk/resources/messages';
+import { IncompleteStreamError, describeFailure, sdkFailureFacts, type ProviderLabel } from './failure';
+import { withRetries } from './retry';
+import { toolCallFromJson } from './tool-args';
+import { DEFAULT_RETRY, type ModelEvent, type ModelProvider, type ModelRequest, type ModelToolCall, type RetryPolicy } from './types';
+
+export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+/** The Messages API requires max_tokens; this is the ceiling when the loop does not set one. */
+export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
+
+export interface AnthropicProviderOptions {
+  model: string;
+  apiKey: string;
+  /** Without the `/v1`: the SDK appends `/v1/messages`. */
+  baseUrl?: string;
+  retry?: RetryPolicy;
+  fetch?: typeof fetch;
+  /** Per attempt, until response headers arrive (the SDK does not time the streamed body). */
+  timeoutMs?: number;
+  maxTokens?: number;
+}
+
+type OpenBlock = { kind: 'text' } | { kind: 'tool_use'; id: string; name: string; json: string; initial: unknown };
+
+/** Anthropic Messages, streamed as raw SSE events. Turns them into model events; never executes anything. */
+export class AnthropicProvider implements ModelProvider {
+  readonly id: string;
+  readonly #client: Anthropic;
+  readonly #options: AnthropicProviderOptions;
+  readonly #label: ProviderLabel;
+
+  constructor(options: AnthropicProviderOptions) {
+    this.#options = options;
+    this.id = `anthropic:${options.model}`;
+    const baseURL = options.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL;
+    this.#client = new Anthropic({
+      apiKey: options.apiKey,
+      baseURL,
+      maxRetries: 0,
+      ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    this.#label = {
+      name: 'Anthropic',
+      keyVariable: 'ANTHROPIC_API_KEY',
+      baseUrlVariable: 'ANTHROPIC_BASE_URL',
+      baseUrl: baseURL,
+      model: options.model,
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    };
+  }
+
+  async *stream(request: ModelRequest): AsyncGenerator<ModelEvent, void, undefined> {
+    try {
+      const body = toMessagesRequest(this.#options.model, request, this.#options.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS);
+      yield* withRetries(
+        this.#options.retry ?? DEFAULT_RETRY,
+        request.signal,
+        () => this.#attempt(body, request.signal),
+        (err) => describeFailure(sdkFailureFacts(err, Anthropic), this.#label),
+      );
+    } catch (err) {
+      // Only a bug of ours can land here; the stream contract still holds.
+      yield { type: 'error', kind: 'unknown', message: `Anthropic provider failed: ${err instanceof Error ? err.message : String(err)}`, retryable: false };
+    }
+  }
+
+  async *#attempt(body: MessageCreateParamsStreaming, signal: AbortSignal | undefined): AsyncGenerator<ModelEvent, void, undefined> {
+    const stream = await this.#client.messages.create(body, signal ? { signal } : {});
+    const blocks = new Map<number, OpenBlock>();
+    const toolCalls: ModelToolCall[] = [];
+    let text = '';
+    let stop: string | null = null;
+    let finished = false;
+    let inputTokens = 0;
+    let outputTokens = 0;
+
+    for await (const event of stream) {
+      switch (event.type) {
+        case 'message_start': {
+          const u = event.message.usage;
+          inputTokens = promptTokens(u) ?? inputTokens;
+          outputTokens = u.output_tokens ?? outputTokens;
+          break;
+        }
+        case 'content_block_start': {
+          const block = event.content_block;
+          if (block.type === 'text') {
+            blocks.set(event.index, { kind: 'text' });
+            if (block.text !== '') {
+              text += block.text;
+              yield { type: 'text_delta', text: block.text };
+            }
+          } else if (block.type === 'tool_use') {
+            blocks.set(event.index, { kind: 'tool_use', id: block.id, name: block.name, json: '', initial: block.input });
+          }
+          // Thinking and server-tool blocks are not part of the harness's vocabulary: ignored.
+          break;
+        }
+        case 'content_block_delta': {
+          const open = blocks.get(event.index);
+          if (event.delta.type === 'text_delta' && open?.kind === 'text') {
+            text += event.delta.text;
+            yield { type: 'text_delta', text: event.delta.text };
+          } else if (event.delta.type === 'input_json_delta' && open?.kind === 'tool_use') {
+            open.json += event.delta.partial_json;
+          }
+          break;
+        }
+        case 'content_block_stop': {
+          const open = blocks.get(event.index);
+          if (open?.kind === 'tool_use') {
+            // A tool without parameters streams no JSON at all; its input is the start block's.
+            const call = open.json === '' ? { id: open.id, name: open.name, input: open.initial ?? {} } : toolCallFromJson(open.id, open.name, open.json);
+            toolCalls.push(call);
+            yield { type: 'tool_call', call };
+          }
+          blocks.delete(event.index);
+          break;
+        }
+        case 'message_delta': {
+          stop = event.delta.stop_reason ?? stop;
+          const u = event.usage;
+          // output_tokens here is cumulative; input_tokens is repeated by newer API versions only.
+          outputTokens = u.output_tokens ?? outputTokens;
+          inputTokens = promptTokens(u) ?? inputTokens;
+          break;
+        }
+        case 'message_stop':
+          finished = true;
+          break;
+      }
+    }
+    // The SDK ends an aborted stream silently, and so does a connection a proxy cut short.
+    if (signal?.aborted) throw new IncompleteStreamError('cancelled');
+    if (!finished) throw new IncompleteStreamError('no message_stop');
+    yield { type: 'done', text, toolCalls, usage: { inputTokens, outputTokens }, stopReason: stopReason(stop) };
+  }
+}
+
+export function toMessagesRequest(model: string, request: ModelRequest, defaultMaxTokens: number): MessageCreateParamsStreaming {
+  const messages: MessageParam[] = [];
+  // Appends to the open user turn when there is one: consecutive tool results (and any text the
+  // loop adds after them) must form ONE user message, tool_result blocks first.
+  const pushUser = (block: ContentBlockParam, onlyAfterToolResults: boolean): void => {
+    const last = messages.at(-1);
+    if (last?.role === 'user') {
+      const content: ContentBlockParam[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
+      if (!onlyAfterToolResults || content.every((b) => b.type === 'tool_result')) {
+        last.content = [...content, block];
+        return;
+      }
+    }
+    messages.push({ role: 'user', content: block.type === 'text' ? block.text : [block] });
+  };
+
+  for (const message of request.messages) {
+    switch (message.role) {
+      case 'user':
+        pushUser({ type: 'text', text: message.content }, false);
+        break;
+      case 'assistant': {
+        const content: ContentBlockParam[] = [];
+        if (message.text !== '') content.push({ type: 'text', text: message.text });
+        for (const call of message.toolCalls) {
+          // The API only accepts an object here; a call whose arguments never parsed goes back as {}
+          // and its tool_result carries the validation error.
+          content.push({ type: 'tool_use', id: call.id, name: call.name, input: isObject(call.input) ? call.input : {} });
+        }
+        // The API rejects an empty assistant turn; dropping it lets the user turns around it merge.
+        if (content.length > 0) messages.push({ role: 'assistant', content });
+        break;
+      }
+      case 'tool':
+        pushUser({ type: 'tool_result', tool_use_id: message.callId, content: message.content, is_error: message.isError }, true);
+        break;
+    }
+  }
+
+  const tools: Tool[] = request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: inputSchema(tool.inputSchema) }));
+  return {
+    model,
+    max_tokens: request.maxOutputTokens ?? defaultMaxTokens,
+    messages,
+    stream: true,
+    ...(request.system !== '' ? { system: request.system } : {}),
+    ...(tools.length > 0 ? { tools } : {}),
+  };
+}
+
+function stopReason(stop: string | null): 'tool_use' | 'end_turn' | 'max_tokens' | 'other' {
+  switch (stop) {
+    case 'tool_use':
+      return 'tool_use';
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'end_turn';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'max_tokens';
+    default:
+      // pause_turn, refusal, or a reason newer than this adapter.
+      return 'other';
+  }
+}
+
+/**
+ * Cached prompt tokens are reported apart from input_tokens; a budget must count them all. Fields
+ * the types call required can still be absent on the wire (older API versions, compatible proxies).
+ */
+function promptTokens(u: { input_tokens?: number | null; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null }): number | undefined {
+  if (typeof u.input_tokens !== 'number') return undefined;
+  return u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function inputSchema(schema: unknown): Tool.InputSchema {
+  // Tool schemas come from zod objects (type: 'object'); anything else would be a registry bug.
+  return isObject(schema) ? (schema as Tool.InputSchema) : { type: 'object', properties: {} };
+}

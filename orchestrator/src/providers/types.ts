@@ -1,0 +1,68 @@
+/**
+ * The model boundary. A provider turns one API's responses into these events and back; it never
+ * executes a tool, touches files or decides anything. Every failure becomes an `error` event:
+ * a provider's stream does not throw.
+ */
+
+/** A tool call as the model proposed it. Arguments that were not valid JSON are kept raw. */
+export interface ModelToolCall {
+  id: string;
+  name: string;
+  /** Parsed arguments; when `parseError` is set this is the raw string the model produced. */
+  input: unknown;
+  parseError?: string;
+}
+
+export type ModelMessage =
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; text: string; toolCalls: ModelToolCall[] }
+  | { role: 'tool'; callId: string; toolName: string; content: string; isError: boolean };
+
+export interface ModelToolSpec {
+  name: string;
+  description: string;
+  inputSchema: unknown;
+}
+
+export interface ModelRequest {
+  system: string;
+  messages: ModelMessage[];
+  tools: ModelToolSpec[];
+  maxOutputTokens?: number;
+  signal?: AbortSignal;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export type ProviderErrorKind = 'auth' | 'rate_limit' | 'server' | 'timeout' | 'bad_request' | 'network' | 'cancelled' | 'script' | 'unknown';
+
+export type ModelEvent =
+  | { type: 'text_delta'; text: string }
+  | { type: 'tool_call'; call: ModelToolCall }
+  | { type: 'retry'; attempt: number; delayMs: number; reason: string }
+  | {
+      type: 'done';
+      text: string;
+      toolCalls: ModelToolCall[];
+      usage: Usage;
+      /** Why the model stopped: a tool call, the end of its answer, or the output limit. */
+      stopReason: 'tool_use' | 'end_turn' | 'max_tokens' | 'other';
+    }
+  | { type: 'error'; kind: ProviderErrorKind; message: string; status?: number; retryable: boolean };
+
+export interface ModelProvider {
+  /** e.g. `openai:gpt-4.1`, `anthropic:claude-sonnet-4`, `scripted:demo.json`. */
+  readonly id: string;
+  stream(request: ModelRequest): AsyncIterable<ModelEvent>;
+}
+
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 500, maxDelayMs: 8_000 };
