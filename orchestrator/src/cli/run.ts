@@ -30,9 +30,15 @@ export async function runCommand(task: string, flags: RunFlags): Promise<number>
   const onEvent = flags.json ? (e: EventEnvelope) => out(JSON.stringify(e)) : humanProgress(out);
 
   const controller = new AbortController();
-  const cancel = (): void => controller.abort();
-  process.once('SIGINT', cancel);
-  process.once('SIGTERM', cancel);
+  // First Ctrl-C: cancel cleanly (sandbox removed, log completed). A second one: leave now; the
+  // next start reaps the sandbox. Either way the exit code says "cancelled".
+  const cancel = (): void => {
+    if (controller.signal.aborted) process.exit(RUN_EXIT.cancelled);
+    if (!flags.json) process.stderr.write('cancelling… (Ctrl-C again to quit at once)\n');
+    controller.abort();
+  };
+  process.on('SIGINT', cancel);
+  process.on('SIGTERM', cancel);
   const driver = await SandboxDriver.start({ log: createLogger() });
   let result: AgentRunResult;
   try {

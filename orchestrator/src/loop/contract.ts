@@ -1,9 +1,9 @@
 import type { ObservationRef } from '../events/state';
 
-/** Words that claim something was done or checked. */
-const CLAIM = /\b(ran|run|executed|tested|tests? (?:now )?pass(?:es|ed)?|passing|passes|fixed|verified|confirmed|succeed(?:s|ed)?|works)\b/i;
 /** Claims of success, which a failed observation cannot support. */
 const SUCCESS = /\b(pass(?:es|ed)?|passing|fixed|works|succeed(?:s|ed)?|verified)\b/i;
+/** Words that claim something was done or checked (every success word is one). */
+const CLAIM = new RegExp(`${SUCCESS.source}|\\b(ran|run|executed|tested|confirmed)\\b`, 'i');
 
 export type ContractVerdict = { ok: true; cited: string[] } | { ok: false; reason: string };
 
