@@ -150,6 +150,13 @@ describe('tool pipeline: one intent per failure class', () => {
     expect((await h.call('bash', { command: 'test -e cancelled-but-ran && echo RAN || echo not-run' })).content).toContain('not-run');
   });
 
+  it('tool-call arguments that were not valid JSON: rejected at "schema" with the parse error', async () => {
+    const obs = await h.pipeline.run({ callId: 'call_badjson', turn: 1, tool: 'read_file', input: '{"path": "a.txt"', parseError: 'Unexpected end of JSON input' });
+    expect(h.eventsOf('call_badjson').map((e) => e.type)).toEqual(VALIDATION_REJECTED);
+    expect(h.eventsOf('call_badjson')[1]!.data).toMatchObject({ stage: 'schema', errors: [{ code: 'invalid_json' }] });
+    expect(obs.content).toContain('the arguments are not valid JSON (Unexpected end of JSON input)');
+  });
+
   it('a malformed call id or turn from the model does not break the pipeline', async () => {
     const obs = await h.pipeline.run({ callId: '', turn: -1, tool: 'list_files', input: {} });
     expect(obs.outcome).toBe('ok');

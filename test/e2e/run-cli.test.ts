@@ -141,6 +141,19 @@ describe('gatehouse run (the real CLI, a real sandbox, the scripted model)', () 
     expect(verifyLog(path.join(stateDir, 'runs', runId, 'events.jsonl')).ok).toBe(true);
   });
 
+  it('earlier runs kept inside the repository are not copied into the sandbox', () => {
+    const repo = freshCopy();
+    const stateDir = path.join(repo, '.gatehouse');
+    const look = script([{ toolCalls: [{ name: 'bash', input: { command: 'ls -a' } }] }, { final: 'Listed.' }]);
+    for (let i = 0; i < 2; i++) {
+      const r = spawnSync(process.execPath, [cli, 'run', 'x', '--repo', repo, '--model', `scripted:${look}`, '--json', '--state-dir', stateDir], { encoding: 'utf8', timeout: 120_000 });
+      expect(r.status).toBe(0);
+      const listing = String(events(r.stdout).find((e) => e.type === 'tool.observation')!.data.content);
+      expect(listing).toContain('package.json');
+      expect(listing).not.toContain('.gatehouse');
+    }
+  });
+
   it('runs and show read the log back', () => {
     const r = gatehouse(['run', 'fix', '--repo', freshCopy(), '--model', `scripted:${demoScript}`, '--json']);
     const runId = events(r.stdout)[0]!.runId;

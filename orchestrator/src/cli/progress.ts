@@ -9,11 +9,36 @@ function brief(input: unknown): string {
   return text.replace(/\s+/g, ' ').slice(0, 100);
 }
 
-/** Live progress for a person: one line per step, as the events are written. */
-export function humanProgress(write: (line: string) => void): (e: EventEnvelope) => void {
+/**
+ * Live progress for a person: one line per step, as the events are written. On a terminal, a
+ * command running longer than a second gets a spinner with its elapsed time.
+ */
+export function humanProgress(write: (line: string) => void, tty = Boolean(process.stdout.isTTY)): (e: EventEnvelope) => void {
   const tools = new Map<string, { tool: string; args: string }>();
+  let spinner: NodeJS.Timeout | undefined;
+  const stopSpinner = (): void => {
+    if (!spinner) return;
+    clearInterval(spinner);
+    spinner = undefined;
+    process.stdout.write('\r\u001b[2K');
+  };
   return (e) => {
+    if (e.type !== 'tool.execution.started') stopSpinner();
     switch (e.type) {
+      case 'tool.execution.started': {
+        const d = e.data as EventDataOf<'tool.execution.started'>;
+        const t = tools.get(d.callId);
+        if (!tty) break;
+        const started = Date.now();
+        const frames = '⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏';
+        let i = 0;
+        spinner = setInterval(() => {
+          const s = (Date.now() - started) / 1000;
+          if (s >= 1) process.stdout.write(`\r\u001b[2K  ${frames[i++ % frames.length]} ${t?.tool ?? ''} ${t?.args ?? ''}  ${s.toFixed(0)} s`);
+        }, 100);
+        spinner.unref();
+        break;
+      }
       case 'run.started': {
         const d = e.data as EventDataOf<'run.started'>;
         write(`▶ ${e.runId}  ${d.model ?? ''}  mode ${d.mode}\n  task: ${d.task}`);

@@ -21,7 +21,7 @@ export interface LoopDeps {
   provider: ModelProvider;
   log: LogPort & { events(): readonly EventEnvelope[] };
   tracker: StateTracker;
-  pipeline: ToolPipeline;
+  pipeline: Pick<ToolPipeline, 'run'>;
   system: string;
   task: string;
   tools: ModelToolSpec[];

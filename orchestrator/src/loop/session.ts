@@ -79,7 +79,10 @@ export async function runAgent(o: AgentRunOptions): Promise<AgentRunResult> {
 
   let sandbox;
   try {
-    sandbox = await o.driver.createSandbox({ runId, repoDir: o.repoDir });
+    // When runs are kept inside the repository (`--repo .`), earlier runs' logs stay out of the sandbox.
+    const state = path.relative(o.repoDir, o.stateDir);
+    const inside = state !== '' && !state.startsWith('..') && !path.isAbsolute(state);
+    sandbox = await o.driver.createSandbox({ runId, repoDir: o.repoDir, ...(inside ? { ignore: (rel: string) => rel === state || rel.startsWith(`${state}/`) } : {}) });
   } catch (e) {
     return finish({ status: 'failed', stopReason: `sandbox_failed: ${(e as Error).message}` });
   }
