@@ -308,22 +308,25 @@ describe('exec', () => {
   });
 
   it('streams output chunks, in order, while the command runs', async () => {
-    const chunks: { chunk: OutputChunk; at: number }[] = [];
-    const input = { command: 'for i in 1 2 3; do echo chunk$i; sleep 0.1; done; echo err-chunk >&2; sleep 0.8; echo last' };
+    const chunks: OutputChunk[] = [];
+    // The command waits for a file the test creates only once the first chunk has arrived: it can
+    // finish with "released" only if output really streamed while it was running.
+    const input = { command: 'echo chunk1; for i in $(seq 1 200); do test -e stream-go && break; sleep 0.05; done; test -e stream-go && echo released; echo err-chunk >&2; sleep 0.3; echo last' };
+    let released: Promise<unknown> | undefined;
     const r = await t.sandbox.invoke('exec', input, {
       approval: runtimeApproval('exec', input, 'test'),
-      onOutput: (chunk) => chunks.push({ chunk, at: Date.now() }),
+      onOutput: (chunk) => {
+        chunks.push(chunk);
+        if (!released && chunk.data.includes('chunk1')) released = run(t.sandbox, 'write_file', { path: 'stream-go', content: '' });
+      },
     });
-    const doneAt = Date.now();
+    await released;
     expect(r.status).toBe('ok');
-    expect(chunks.length).toBeGreaterThanOrEqual(3);
-    expect(chunks.map((c) => c.chunk.seq)).toEqual(chunks.map((_, i) => i));
-    expect(chunks.map((c) => c.chunk.data).join('')).toBe('chunk1\nchunk2\nchunk3\nerr-chunk\nlast\n');
-    expect(chunks.find((c) => c.chunk.data.includes('err-chunk'))?.chunk.stream).toBe('stderr');
-    expect(chunks.find((c) => c.chunk.data.includes('chunk1'))?.chunk.stream).toBe('stdout');
-    // The first chunk arrived while the command was still sleeping, not with the result.
-    expect(doneAt - chunks[0]!.at).toBeGreaterThan(500);
-    expect(r.output).toBe('chunk1\nchunk2\nchunk3\nerr-chunk\nlast\n');
+    expect(r.output).toBe('chunk1\nreleased\nerr-chunk\nlast\n');
+    expect(chunks.map((c) => c.seq)).toEqual(chunks.map((_, i) => i));
+    expect(chunks.map((c) => c.data).join('')).toBe('chunk1\nreleased\nerr-chunk\nlast\n');
+    expect(chunks.find((c) => c.data.includes('err-chunk'))?.stream).toBe('stderr');
+    expect(chunks.find((c) => c.data.includes('chunk1'))?.stream).toBe('stdout');
   });
 
   it('runs with a scrubbed environment: no gatehouse config, no NATS credentials', async () => {
