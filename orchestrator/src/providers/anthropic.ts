@@ -1,7 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlockParam, MessageCreateParamsStreaming, MessageParam, Tool } from '@anthropic-ai/sdk/resources/messages';
-import { IncompleteStreamError, describeFailure, sdkFailureFacts, type ProviderLabel } from './failure';
-import { withRetries } from './retry';
+import { IncompleteStreamError, sdkStream, type ProviderLabel } from './failure';
 import { toolCallFromJson } from './tool-args';
 import { DEFAULT_RETRY, type ModelEvent, type ModelProvider, type ModelRequest, type ModelToolCall, type RetryPolicy } from './types';
 
@@ -52,18 +51,8 @@ export class AnthropicProvider implements ModelProvider {
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelEvent, void, undefined> {
-    try {
-      const body = toMessagesRequest(this.#options.model, request, this.#options.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS);
-      yield* withRetries(
-        this.#options.retry ?? DEFAULT_RETRY,
-        request.signal,
-        () => this.#attempt(body, request.signal),
-        (err) => describeFailure(sdkFailureFacts(err, Anthropic), this.#label),
-      );
-    } catch (err) {
-      // Only a bug of ours can land here; the stream contract still holds.
-      yield { type: 'error', kind: 'unknown', message: `Anthropic provider failed: ${err instanceof Error ? err.message : String(err)}`, retryable: false };
-    }
+    const body = toMessagesRequest(this.#options.model, request, this.#options.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS);
+    yield* sdkStream('Anthropic', this.#options.retry ?? DEFAULT_RETRY, request.signal, Anthropic, this.#label, () => this.#attempt(body, request.signal));
   }
 
   async *#attempt(body: MessageCreateParamsStreaming, signal: AbortSignal | undefined): AsyncGenerator<ModelEvent, void, undefined> {

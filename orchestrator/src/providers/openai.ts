@@ -4,8 +4,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import { IncompleteStreamError, describeFailure, sdkFailureFacts, type ProviderLabel } from './failure';
-import { withRetries } from './retry';
+import { IncompleteStreamError, sdkStream, type ProviderLabel } from './failure';
 import { argumentsJson, toolCallFromJson } from './tool-args';
 import { DEFAULT_RETRY, type ModelEvent, type ModelProvider, type ModelRequest, type ModelToolCall, type RetryPolicy, type Usage } from './types';
 
@@ -58,18 +57,8 @@ export class OpenAIProvider implements ModelProvider {
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelEvent, void, undefined> {
-    try {
-      const body = toChatRequest(this.#options.model, request, this.#options.maxTokensField);
-      yield* withRetries(
-        this.#options.retry ?? DEFAULT_RETRY,
-        request.signal,
-        () => this.#attempt(body, request.signal),
-        (err) => describeFailure(sdkFailureFacts(err, OpenAI), this.#label),
-      );
-    } catch (err) {
-      // Only a bug of ours can land here; the stream contract still holds.
-      yield { type: 'error', kind: 'unknown', message: `OpenAI provider failed: ${err instanceof Error ? err.message : String(err)}`, retryable: false };
-    }
+    const body = toChatRequest(this.#options.model, request, this.#options.maxTokensField);
+    yield* sdkStream('OpenAI', this.#options.retry ?? DEFAULT_RETRY, request.signal, OpenAI, this.#label, () => this.#attempt(body, request.signal));
   }
 
   async *#attempt(body: ChatCompletionCreateParamsStreaming, signal: AbortSignal | undefined): AsyncGenerator<ModelEvent, void, undefined> {
