@@ -50,3 +50,10 @@ export function sha256Hex(data: string | Uint8Array): string {
 export function actionHash(action: { name: string; input: unknown }): string {
   return sha256Hex(canonicalJson({ input: action.input, name: action.name }));
 }
+
+/** How often `needle` occurs in `text`, counting up to `max` (enough to say "not unique"). */
+export function countOccurrences(text: string, needle: string, max = 1000): number {
+  let count = 0;
+  for (let i = text.indexOf(needle); i >= 0 && count < max; i = text.indexOf(needle, i + 1)) count++;
+  return count;
+}

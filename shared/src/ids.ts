@@ -14,3 +14,6 @@ export type Id = z.infer<typeof Id>;
 export function newId(prefix: string): Id {
   return `${prefix}_${Date.now().toString(36)}${randomBytes(6).toString('hex')}`;
 }
+
+/** A lowercase hex SHA-256, as canonical hashing produces it. */
+export const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex SHA-256');

@@ -8,11 +8,14 @@ import { z } from 'zod';
 export const Mode = z.enum(['read-only', 'confirm-each', 'confirm-novel', 'sandboxed-auto']);
 export type Mode = z.infer<typeof Mode>;
 
+/** What an action can touch; the approval stage decides on it. */
+export type SideEffect = 'read' | 'write' | 'execute' | 'network' | 'delegate';
+
 export interface ApprovalRequest {
   tool: string;
   input: unknown;
   readOnly: boolean;
-  sideEffect: 'read' | 'write' | 'execute' | 'network' | 'delegate';
+  sideEffect: SideEffect;
 }
 
 export interface Decision {

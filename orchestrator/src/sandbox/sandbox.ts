@@ -10,6 +10,7 @@ import {
   encodeMessage,
   Invocation,
   InvocationResult,
+  MAX_OUTPUT_CAP,
   newId,
   OutputChunk,
   type ApprovalRef,
@@ -155,7 +156,7 @@ export class Sandbox {
 
   /** The workspace's changes since start-up, as a git diff applicable with `git apply`. */
   async changes(timeoutMs = 120_000): Promise<{ diff: string; files: ChangedFile[]; truncated: boolean }> {
-    const result = await this.invoke('changes', {}, { approval: runtimeApproval('changes', {}, 'export-changes'), timeoutMs, outputCap: 4 * 1024 * 1024 });
+    const result = await this.invoke('changes', {}, { approval: runtimeApproval('changes', {}, 'export-changes'), timeoutMs, outputCap: MAX_OUTPUT_CAP });
     if (result.status !== 'ok' || result.data?.kind !== 'changes') {
       throw new SandboxError(`exporting changes failed: ${result.error?.message ?? result.status}`);
     }

@@ -1,4 +1,4 @@
-import { actionHash, canonicalJson, errorResult, newId, type EventDataOf, type EventEnvelope, type InvocationResult, type ValidationError } from '@gatehouse/shared';
+import { actionHash, canonicalJson, errorResult, MAX_OUTPUT_CAP, newId, STREAM_CAP, type EventDataOf, type EventEnvelope, type InvocationResult, type ValidationError } from '@gatehouse/shared';
 import type { StateTracker } from '../events/state';
 import { nextObservationId } from '../events/state';
 import type { ApprovalPolicy } from '../policy/interim';
@@ -43,8 +43,6 @@ export interface PipelineDeps {
   approver?: (request: { tool: string; input: unknown; reason: string }) => Promise<{ approved: boolean; approver: string; reason: string }>;
 }
 
-/** Output streamed beyond this is not kept for the artifact (the daemon stops streaming there too). */
-const STREAM_KEEP = 16 * 1024 * 1024;
 const RESULT_CAP = 1024 * 1024;
 
 /**
@@ -214,7 +212,7 @@ export class ToolPipeline {
         timeoutMs: plan.timeoutMs,
         outputCap: RESULT_CAP,
         onOutput: (c) => {
-          if (kept + c.data.length > STREAM_KEEP) complete = false;
+          if (kept + c.data.length > STREAM_CAP) complete = false;
           else {
             chunks.push(c.data);
             kept += c.data.length;
@@ -275,7 +273,7 @@ export class ToolPipeline {
     const r = await this.deps.sandbox.invoke('read_file', input, {
       approval: { id: 'runtime:validation-peek', actionHash: actionHash({ name: 'read_file', input }), by: 'runtime' },
       timeoutMs: 30_000,
-      outputCap: 4 * 1024 * 1024,
+      outputCap: MAX_OUTPUT_CAP,
     });
     if (r.status === 'ok' && r.data?.kind === 'read_file') return { exists: true, isDirectory: false, sha256: r.data.sha256, ...(r.truncated ? {} : { content: r.output }) };
     if (r.error?.code === 'not_found') return { exists: false };

@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import type { InvocationResult, PrimitiveInput, PrimitiveName, ValidationError } from '@gatehouse/shared';
 import type { RunState } from '../events/state';
 
-export type SideEffect = 'read' | 'write' | 'execute' | 'network' | 'delegate';
+import type { SideEffect } from '../policy/interim';
+export type { SideEffect };
 
 /** What the pipeline hands a tool: run state (a fold of the log) and read-only access for checks. */
 export interface ToolContext {

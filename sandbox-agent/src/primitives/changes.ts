@@ -1,4 +1,4 @@
-import type { ChangedFile, InvocationOf } from '@gatehouse/shared';
+import { MAX_OUTPUT_CAP, type ChangedFile, type InvocationOf } from '@gatehouse/shared';
 import type { Outcome, PrimitiveContext } from './context';
 
 const STATUS: Record<string, ChangedFile['status']> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', T: 'type_changed' };
@@ -7,7 +7,7 @@ const STATUS: Record<string, ChangedFile['status']> = { A: 'added', M: 'modified
 export async function changes(_input: InvocationOf<'changes'>['input'], ctx: PrimitiveContext): Promise<Outcome> {
   const { baseline, tree: base } = ctx.baseline;
   const current = await baseline.writeTree('current.index', ctx.signal, ctx.timeoutMs);
-  const nameStatus = await baseline.git(['diff', '--name-status', '-z', '--no-renames', base, current], 'current.index', ctx.signal, ctx.timeoutMs, 4 * 1024 * 1024);
+  const nameStatus = await baseline.git(['diff', '--name-status', '-z', '--no-renames', base, current], 'current.index', ctx.signal, ctx.timeoutMs, MAX_OUTPUT_CAP);
   const parts = nameStatus.stdout.split('\0').filter((p) => p !== '');
   const files: ChangedFile[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {

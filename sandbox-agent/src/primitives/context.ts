@@ -1,4 +1,4 @@
-import type { ChangedFile, ResultData, ResultStatus } from '@gatehouse/shared';
+import type { ResultData, ResultStatus } from '@gatehouse/shared';
 import type { Baseline } from '../baseline';
 import type { Workspace } from '../workspace';
 
@@ -24,8 +24,6 @@ export interface Outcome {
   data?: ResultData;
   error?: { code: 'timeout' | 'cancelled' | 'io_error' | 'internal'; message: string };
 }
-
-export type ChangeList = ChangedFile[];
 
 export function ok(output: string, data: ResultData, extra: Partial<Outcome> = {}): Outcome {
   const bytes = Buffer.byteLength(output);

@@ -1,4 +1,4 @@
-import type { InvocationOf } from '@gatehouse/shared';
+import { countOccurrences, type InvocationOf } from '@gatehouse/shared';
 import { PrimitiveError } from '../errors';
 import { hashOf, readRegularFile, writeAtomically } from './file-io';
 import { ok, type Outcome, type PrimitiveContext } from './context';
@@ -21,10 +21,4 @@ export async function editFile(input: InvocationOf<'edit_file'>['input'], ctx: P
   await writeAtomically(target, after);
   const sha256 = hashOf(after);
   return ok(`edited ${target.rel}`, { kind: 'edit_file', sha256, previousSha256 }, { filesChanged: [target.rel] });
-}
-
-function countOccurrences(text: string, needle: string): number {
-  let count = 0;
-  for (let i = text.indexOf(needle); i >= 0 && count < 1000; i = text.indexOf(needle, i + 1)) count++;
-  return count;
 }

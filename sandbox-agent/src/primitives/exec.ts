@@ -1,4 +1,4 @@
-import type { InvocationOf } from '@gatehouse/shared';
+import { STREAM_CAP, type InvocationOf } from '@gatehouse/shared';
 import { PrimitiveError } from '../errors';
 import { runProcess, type ProcessOutcome } from '../process';
 import { scrubbedEnv } from './env';
@@ -6,8 +6,6 @@ import { statOrThrow } from './file-io';
 import type { Outcome, PrimitiveContext } from './context';
 import { diffSnapshots, snapshot } from './snapshot';
 
-/** Streamed output per invocation stops here; the result keeps head and tail regardless. */
-export const STREAM_CAP = 16 * 1024 * 1024;
 
 /**
  * Runs the command with oom_score_adj 1000, inherited by everything it starts. The daemon shares

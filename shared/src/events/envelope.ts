@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { Id } from '../ids';
+import { Id, Sha256Hex } from '../ids';
 
 /** Who caused an event. Model output is the model's; decisions are policy's or a person's. */
 export const Actor = z.enum(['model', 'policy', 'user', 'runtime', 'sandbox']);
 export type Actor = z.infer<typeof Actor>;
 
-const Hash = z.string().regex(/^[0-9a-f]{64}$/);
+const Hash = Sha256Hex;
 /** prevHash of a run's first event. */
 export const GENESIS_HASH = '0'.repeat(64);
 

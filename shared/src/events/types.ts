@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id } from '../ids';
+import { Id, Sha256Hex } from '../ids';
 import { ResultStatus } from '../protocol/messages';
 
 /**
@@ -7,7 +7,7 @@ import { ResultStatus } from '../protocol/messages';
  * system add (model.*, approval.*, agent.*, plan.*) get their schemas with the code that writes them.
  */
 const CallId = z.string().min(1).max(128);
-const Hash = z.string().regex(/^[0-9a-f]{64}$/);
+const Hash = Sha256Hex;
 
 export const ValidationError = z.strictObject({
   /** Schema path of the bad field ('' for the whole input), or the workspace path concerned. */

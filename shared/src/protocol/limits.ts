@@ -11,3 +11,5 @@ export const MAX_PATH_LENGTH = 4096;
 export const MAX_TIMEOUT_MS = 60 * 60 * 1000;
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const PROTOCOL_VERSION = 1;
+/** Streamed output per invocation stops here; the result keeps head and tail regardless. */
+export const STREAM_CAP = 16 * 1024 * 1024;

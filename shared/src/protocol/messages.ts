@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { Id } from '../ids';
+import { Id, Sha256Hex } from '../ids';
 import { MAX_OUTPUT_CAP, MAX_TIMEOUT_MS } from './limits';
 import { PrimitiveInputs, PrimitiveName, type PrimitiveInput } from './primitives';
 
 const Version = z.literal(1);
-const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+const Sha256 = Sha256Hex;
 
 /**
  * Proof that the action was approved before it was sent. `actionHash` is the canonical hash of

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Sha256Hex } from '../ids';
 import { MAX_PATH_LENGTH, MAX_WRITE_BYTES } from './limits';
 
 /**
@@ -6,7 +7,7 @@ import { MAX_PATH_LENGTH, MAX_WRITE_BYTES } from './limits';
  * these in the orchestrator; the daemon knows nothing about tools, models or policy.
  */
 export const WorkspacePath = z.string().min(1).max(MAX_PATH_LENGTH);
-const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex SHA-256');
+const Sha256 = Sha256Hex;
 const Limit = z.number().int().positive().max(100_000);
 
 export const ReadFileInput = z.strictObject({

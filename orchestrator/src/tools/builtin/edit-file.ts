@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { countOccurrences, MAX_WRITE_BYTES } from '@gatehouse/shared';
 import { defineTool, semanticError } from '../tool';
 import { PATH_HINTS, PathField, failure, sandboxResult, workspaceKey } from './common';
 
@@ -9,7 +10,7 @@ export const editFile = defineTool({
   input: z.strictObject({
     path: PathField.describe('file path, relative to the workspace root'),
     oldText: z.string().min(1).describe('exact text to replace, including whitespace'),
-    newText: z.string().max(4 * 1024 * 1024).describe('replacement text'),
+    newText: z.string().max(MAX_WRITE_BYTES).describe('replacement text'),
   }),
   sideEffect: 'write',
   isReadOnly: () => false,
@@ -22,7 +23,7 @@ export const editFile = defineTool({
     if (now.isDirectory) return [semanticError('path', 'is_directory', `${key} is a directory`)];
     if (now.sha256 !== known) return [semanticError('path', 'stale', `${key} changed since this run last read it: read_file it again, then edit`)];
     if (now.content !== undefined) {
-      const count = occurrences(now.content, input.oldText);
+      const count = countOccurrences(now.content, input.oldText);
       if (count === 0) return [semanticError('oldText', 'old_text_not_found', `oldText does not occur in ${key}: copy it exactly from read_file output, without the line numbers`)];
       if (count > 1) return [semanticError('oldText', 'old_text_not_unique', `oldText occurs ${count} times in ${key}: include more surrounding lines so it occurs once`)];
     }
@@ -43,8 +44,3 @@ export const editFile = defineTool({
   },
 });
 
-function occurrences(text: string, needle: string): number {
-  let n = 0;
-  for (let i = text.indexOf(needle); i >= 0 && n < 1000; i = text.indexOf(needle, i + 1)) n++;
-  return n;
-}

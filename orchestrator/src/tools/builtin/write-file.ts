@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_WRITE_BYTES } from '@gatehouse/shared';
 import { defineTool, semanticError } from '../tool';
 import { PATH_HINTS, PathField, failure, sandboxResult, workspaceKey } from './common';
 
@@ -8,7 +9,7 @@ export const writeFile = defineTool({
     'Create a file, or replace an existing file entirely. An existing file must have been read in this run and be unchanged since; prefer edit_file for changes to existing files.',
   input: z.strictObject({
     path: PathField.describe('file path, relative to the workspace root'),
-    content: z.string().max(4 * 1024 * 1024).describe('the complete new content'),
+    content: z.string().max(MAX_WRITE_BYTES).describe('the complete new content'),
   }),
   sideEffect: 'write',
   isReadOnly: () => false,
