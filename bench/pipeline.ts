@@ -2,10 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sha256Hex, type EventEnvelope, type InvocationResult } from '@gatehouse/shared';
-import { codingTools, fold, interimPolicy, resolveSurface, RunLog, StateTracker, ToolPipeline, type Sandbox } from '@gatehouse/orchestrator';
+import { codingTools, fold, modePolicy, resolveSurface, RunLog, StateTracker, ToolPipeline, type Sandbox } from '@gatehouse/orchestrator';
 import type { SandboxPort } from '../orchestrator/src/tools/ports';
 import { summarize, time } from './stats';
 
+// The gate the bench runs through: no rules, sandboxed-auto (the parser loads once).
+const AUTO = await modePolicy('sandboxed-auto');
 const LIMITS = { defaultTimeoutMs: 120_000, maxTimeoutMs: 600_000, observationBudget: 30_000, maxReadLines: 2000 };
 const CONTENT = 'export const x = 1;\n'.repeat(40);
 
@@ -15,7 +17,7 @@ function pipelineOver(sandbox: SandboxPort, stateDir: string, runId: string): To
   const surface = resolveSurface(registry, { mode: 'sandboxed-auto' });
   const tracker = new StateTracker();
   tracker.apply(log.append('run.started', 'user', { task: 'bench', mode: 'sandboxed-auto', surface }));
-  return new ToolPipeline({ log, tracker, registry, surface, policy: interimPolicy('sandboxed-auto'), sandbox, limits: LIMITS });
+  return new ToolPipeline({ log, tracker, registry, surface, policy: AUTO, sandbox, limits: LIMITS });
 }
 
 /** A sandbox that answers at once: what is left is the pipeline's own cost. */

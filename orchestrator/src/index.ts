@@ -5,9 +5,12 @@ export { ToolPipeline, type ToolCall, type Observation, type PipelineDeps } from
 export { ToolRegistry, resolveSurface } from './tools/registry';
 export { codingTools, CODING_TOOLS } from './tools/builtin/index';
 export type { Tool, ToolLimits } from './tools/tool';
-export { interimPolicy, Mode, type ApprovalPolicy } from './policy/interim';
+export * from './policy/index';
+export * from './policy/channels/index';
+export { pendingRequests, usableGrant, type ApprovalState, type RequestState } from './events/approval-state';
 export * from './providers/index';
-export { runAgent, type AgentRunOptions, type AgentRunResult } from './loop/session';
+export { runAgent, type AgentRunOptions, type AgentRunResult, type RunEnvironment } from './loop/session';
+export { resumeAgent, ResumeError } from './loop/resume';
 export { runLoop, type LoopOutcome } from './loop/loop';
 export { checkFinalAnswer } from './loop/contract';
 export { compileContext } from './context/compile';

@@ -8,3 +8,5 @@ export * from './protocol/codec';
 export * from './events/envelope';
 export * from './events/types';
 export * from './git';
+export * from './paths';
+export * from './process-owner';

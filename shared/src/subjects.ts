@@ -6,6 +6,13 @@ import { Id } from './ids';
  */
 export const SUBJECT_ROOT = 'gh';
 
+/**
+ * The second token under a run that belongs to approvals, never to a sandbox. Reserving it keeps
+ * every sandbox's subjects (`gh.<run>.<sandboxId>.…`, all its credentials allow) disjoint from
+ * the approval subjects, so no sandbox can ever publish an answer or read a request.
+ */
+export const APPROVALS_TOKEN = 'approvals';
+
 export interface SandboxSubjects {
   /** Everything of this sandbox; the orchestrator's view. */
   all: string;
@@ -26,6 +33,7 @@ export interface SandboxSubjects {
 export function sandboxSubjects(runId: string, sandboxId: string): SandboxSubjects {
   Id.parse(runId);
   Id.parse(sandboxId);
+  if (sandboxId === APPROVALS_TOKEN) throw new Error(`sandbox id "${APPROVALS_TOKEN}" is reserved for approval subjects`);
   const base = `${SUBJECT_ROOT}.${runId}.${sandboxId}`;
   return {
     all: `${base}.>`,
@@ -42,4 +50,24 @@ export function sandboxSubjects(runId: string, sandboxId: string): SandboxSubjec
 export function sandboxPermissions(runId: string, sandboxId: string): { publish: string[]; subscribe: string[] } {
   const s = sandboxSubjects(runId, sandboxId);
   return { subscribe: [s.invoke, s.cancel], publish: [s.ready, s.heartbeat, s.outputAll] };
+}
+
+export interface ApprovalSubjects {
+  /** orchestrator -> approvers: each new ApprovalPrompt, as JSON. */
+  requests: string;
+  /** approver -> orchestrator, request/reply: a signed answer to one request; the reply says accepted or why not. */
+  answer: (requestId: string) => string;
+  /** anyone -> orchestrator, request/reply: the requests still open (for a page that joins late). */
+  pending: string;
+}
+
+/** Approvals of one run. Outside every sandbox's `gh.<run>.<sandboxId>.` space (see APPROVALS_TOKEN). */
+export function approvalSubjects(runId: string): ApprovalSubjects {
+  Id.parse(runId);
+  const base = `${SUBJECT_ROOT}.${runId}.${APPROVALS_TOKEN}`;
+  return {
+    requests: `${base}.requests`,
+    answer: (requestId: string) => `${base}.answer.${Id.parse(requestId)}`,
+    pending: `${base}.pending`,
+  };
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox, SandboxDriver } from '@gatehouse/orchestrator';
+import type { ApprovalAnswer, Sandbox, SandboxDriver } from '@gatehouse/orchestrator';
 import { makeRepo, startDriver } from '../support/sandbox';
 import { pipelineFor, type PipelineHarness } from '../support/pipeline';
 
@@ -107,29 +107,30 @@ describe('tool pipeline: one intent per failure class', () => {
     const obs = await ro.call('bash', { command: 'touch denied-file' });
     const events = ro.eventsOf(ro.lastCallId());
     expect(events.map((e) => e.type)).toEqual(['tool.intent', 'tool.validation', 'tool.approval', 'tool.observation']);
-    expect(events[2]!.data).toMatchObject({ decision: 'deny', policyId: 'interim/mode-read-only', reason: 'the run is in read-only mode' });
+    expect(events[2]!.data).toMatchObject({ decision: 'deny', policyId: 'mode:read-only', reason: 'the run is in read-only mode: commands do not run' });
     expect(events[2]!.actor).toBe('policy');
     expect(obs.outcome).toBe('denied');
-    expect(obs.content).toContain('denied by policy interim/mode-read-only');
+    expect(obs.content).toContain('denied by policy mode:read-only');
   });
 
   it('an ask with no approver (headless) is not run', async () => {
     const confirm = pipelineFor(sandbox, { mode: 'confirm-each' });
     const obs = await confirm.call('write_file', { path: 'new.txt', content: 'x' });
-    expect(confirm.eventsOf(confirm.lastCallId()).map((e) => e.type)).toEqual(['tool.intent', 'tool.validation', 'tool.approval', 'tool.observation']);
+    // The request is on record, and so is the refusal: nobody can later find an unanswered ask.
+    expect(confirm.eventsOf(confirm.lastCallId()).map((e) => e.type)).toEqual(['tool.intent', 'tool.validation', 'tool.approval', 'approval.requested', 'approval.denied', 'tool.observation']);
     expect(obs.content).toContain('no approver is available in this run');
   });
 
   it('an ask answered by an approver: the decision is on record before anything runs', async () => {
-    const answers = [
-      { approved: true, approver: 'alice@terminal', reason: 'looks fine' },
-      { approved: false, approver: 'bob@ci', reason: 'not in this change' },
+    const answers: ApprovalAnswer[] = [
+      { decision: 'grant', scope: 'once', approver: 'alice@terminal', channel: 'terminal', reason: 'looks fine' },
+      { decision: 'deny', approver: 'bob@ci', channel: 'nats', reason: 'not in this change' },
     ];
-    const confirm = pipelineFor(sandbox, { mode: 'confirm-each', approver: async () => answers.shift()! });
+    const confirm = pipelineFor(sandbox, { mode: 'confirm-each', channel: { name: 'terminal', ask: async () => answers.shift()! } });
     const ok = await confirm.call('write_file', { path: 'approved.txt', content: 'yes' });
     let events = confirm.eventsOf(confirm.lastCallId());
     expect(events.map((e) => e.type)).toEqual(['tool.intent', 'tool.validation', 'tool.approval', 'approval.requested', 'approval.granted', 'tool.execution.started', 'tool.execution.completed', 'tool.observation']);
-    expect(events[4]!).toMatchObject({ actor: 'user', data: { approver: 'alice@terminal', reason: 'looks fine' } });
+    expect(events[4]!).toMatchObject({ actor: 'user', data: { approver: 'alice@terminal', reason: 'looks fine', scope: 'once', channel: 'terminal' } });
     // The execution carries the grant, and the hash the daemon checked is the one approved.
     expect(events[5]!.data).toMatchObject({ approvalId: events[4]!.id });
     expect((events[2]!.data as { executionHash: string }).executionHash).toBe((events[3]!.data as { executionHash: string }).executionHash);

@@ -4,7 +4,12 @@ import path from 'node:path';
 import { newId, type EventEnvelope } from '@gatehouse/shared';
 import {
   codingTools,
-  interimPolicy,
+  loadShellClassifier,
+  createPolicy,
+  emptyPolicy,
+  compilePolicy,
+  type ApprovalChannel,
+  type ApprovalPolicy,
   resolveSurface,
   RunLog,
   StateTracker,
@@ -14,6 +19,9 @@ import {
   type Sandbox,
   type ToolLimits,
 } from '@gatehouse/orchestrator';
+
+// Loaded once per test file: the shell classifier's parser is WebAssembly and initialises asynchronously.
+const classifier = await loadShellClassifier();
 
 export const TEST_LIMITS: ToolLimits = { defaultTimeoutMs: 30_000, maxTimeoutMs: 60_000, observationBudget: 4000, maxReadLines: 2000 };
 
@@ -31,7 +39,7 @@ export interface PipelineHarness {
 /** A run's pipeline against a real sandbox and a real on-disk log. */
 export function pipelineFor(
   sandbox: Sandbox,
-  opts: { mode?: Mode; surface?: string[]; limits?: Partial<ToolLimits>; approver?: ConstructorParameters<typeof ToolPipeline>[0]['approver'] } = {},
+  opts: { mode?: Mode; surface?: string[]; limits?: Partial<ToolLimits>; channel?: ApprovalChannel; policy?: ApprovalPolicy } = {},
 ): PipelineHarness {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-state-'));
   const runId = newId('run');
@@ -41,7 +49,7 @@ export function pipelineFor(
   const surface = opts.surface ?? resolveSurface(registry, { mode });
   const tracker = new StateTracker();
   tracker.apply(log.append('run.started', 'user', { task: 'test', mode, surface }));
-  const pipeline = new ToolPipeline({ log, tracker, registry, surface, policy: interimPolicy(mode), sandbox, limits: { ...TEST_LIMITS, ...opts.limits }, ...(opts.approver ? { approver: opts.approver } : {}) });
+  const pipeline = new ToolPipeline({ log, tracker, registry, surface, policy: opts.policy ?? createPolicy(emptyPolicy(classifier), mode, classifier), sandbox, limits: { ...TEST_LIMITS, ...opts.limits }, ...(opts.channel ? { channel: opts.channel } : {}) });
   let n = 0;
   let last = '';
   return {
@@ -56,4 +64,9 @@ export function pipelineFor(
     eventsOf: (callId) => log.events().filter((e) => (e.data as { callId?: string }).callId === callId),
     lastCallId: () => last,
   };
+}
+
+/** A policy from an inline policy file (rules checked like a file's), for tests. */
+export function policyOf(file: unknown, mode: Mode = 'sandboxed-auto'): ApprovalPolicy {
+  return createPolicy(compilePolicy(file, 'test', classifier), mode, classifier);
 }

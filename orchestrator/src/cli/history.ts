@@ -19,13 +19,45 @@ export function runsCommand(stateDirFlag: string | undefined, json: boolean): nu
 /** `gatehouse show RUN`: the run's timeline, one line per event, readable without the JSON. */
 export function showCommand(runId: string, stateDirFlag: string | undefined): number {
   const events = RunLog.readEvents(resolveStateDir(stateDirFlag), runId);
-  for (const e of events) process.stdout.write(`${String(e.seq).padStart(4)}  ${e.ts.slice(11, 23)}  ${e.actor.padEnd(7)}  ${e.type.padEnd(24)}  ${describe(e)}\n`);
+  const byId = new Map(events.map((e) => [e.id, e]));
+  for (const e of events) process.stdout.write(`${String(e.seq).padStart(4)}  ${e.ts.slice(11, 23)}  ${e.actor.padEnd(7)}  ${e.type.padEnd(24)}  ${describe(e, byId)}\n`);
   return 0;
 }
 
-function describe(e: EventEnvelope): string {
+/** Who or what allowed an execution: the policy rule, or the person's grant (and through which channel). */
+function authority(approvalId: string, byId: Map<string, EventEnvelope>): string {
+  const a = byId.get(approvalId);
+  if (a?.type === 'tool.approval') return `allowed by ${String((a.data as EventDataOf<'tool.approval'>).policyId)}`;
+  if (a?.type === 'approval.granted') {
+    const g = a.data as EventDataOf<'approval.granted'>;
+    return `approved by ${g.approver} via ${g.channel} (scope ${g.scope}, request ${g.requestId})`;
+  }
+  return `approval ${approvalId}`;
+}
+
+function describe(e: EventEnvelope, byId: Map<string, EventEnvelope>): string {
   const d = e.data as Record<string, unknown>;
   switch (e.type) {
+    case 'approval.requested': {
+      const r = d as EventDataOf<'approval.requested'>;
+      return `${r.requestId} ${r.tool} asks by ${r.rule}: ${r.reason}`;
+    }
+    case 'approval.granted': {
+      const g = d as EventDataOf<'approval.granted'>;
+      return `${g.requestId} approved by ${g.approver} via ${g.channel}, scope ${g.scope}${g.reason ? `: ${g.reason}` : ''}`;
+    }
+    case 'approval.denied': {
+      const g = d as EventDataOf<'approval.denied'>;
+      return `${g.requestId} denied by ${g.approver} via ${g.channel}: ${g.reason}`;
+    }
+    case 'run.paused': {
+      const p = d as EventDataOf<'run.paused'>;
+      return `waiting for ${p.pending.join(', ')}; workspace saved (${p.workspace.files.length + p.workspace.deleted.length} files)`;
+    }
+    case 'run.resumed': {
+      const r = d as EventDataOf<'run.resumed'>;
+      return `from seq ${r.fromSeq}, workspace from ${r.workspaceFrom} (${r.files.length} files)`;
+    }
     case 'run.started':
       return `${String(d.task)} [${String(d.model)}]`;
     case 'tool.intent':
@@ -37,7 +69,7 @@ function describe(e: EventEnvelope): string {
     case 'tool.approval':
       return `${String(d.decision)} by ${String(d.policyId)}: ${String(d.reason)}`;
     case 'tool.execution.started':
-      return `${String(d.primitive)} ${JSON.stringify(d.input).slice(0, 100)} (timeout ${String(d.timeoutMs)} ms)`;
+      return `${String(d.primitive)} ${JSON.stringify(d.input).slice(0, 100)} (timeout ${String(d.timeoutMs)} ms) — ${authority(String(d.approvalId), byId)}`;
     case 'tool.execution.completed':
       return `${String(d.status)} exit ${String(d.exitCode)} ${String(d.bytes)} bytes${d.truncated ? ' (truncated)' : ''} in ${String(d.durationMs)} ms`;
     case 'tool.observation':

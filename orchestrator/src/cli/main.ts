@@ -7,8 +7,13 @@ import { natsInit } from './nats';
 import { reap, sandboxUp, smoke } from './sandbox';
 import { verify } from './verify';
 import { runsCommand, showCommand } from './history';
-import { runCommand, RUN_EXIT } from './run';
-import { Mode } from '../policy/interim';
+import { resumeCommand, runCommand, RUN_EXIT } from './run';
+import { answerCommand, approvalsCommand, ApprovalCommandError } from './approvals';
+import { policyCheck, PolicyCheckUsageError } from './policy';
+import { Mode } from '../policy/mode';
+import { PolicyFileError } from '../policy/file';
+import { ResumeError } from '../loop/resume';
+import { RunLockedError } from '../events/lock';
 import { ProviderSetupError } from '../providers/index';
 
 /** Exit codes the CLI promises: 0 ok, 1 failed, 2 usage. */
@@ -31,6 +36,22 @@ function parseMode(value: string): Mode {
   const m = Mode.safeParse(value);
   if (!m.success) throw new InvalidArgumentError(`must be one of ${Mode.options.join(', ')}`);
   return m.data;
+}
+
+function parseOnAsk(value: string): 'pause' | 'deny' {
+  if (value === 'pause' || value === 'deny') return value;
+  throw new InvalidArgumentError('must be pause or deny');
+}
+
+function parseScope(value: string): 'once' | 'run' {
+  if (value === 'once' || value === 'run') return value;
+  throw new InvalidArgumentError('must be once or run');
+}
+
+function parseSeconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 86_400) throw new InvalidArgumentError('must be a number of seconds between 0 and 86400');
+  return n;
 }
 
 function parseBase(value: string): 'auto' | 'public' | 'local' {
@@ -86,7 +107,10 @@ program
   .argument('<task>', 'what the agent should do')
   .requiredOption('--model <spec>', 'openai:MODEL, anthropic:MODEL, or scripted:PATH (a JSON script of turns)')
   .option('--repo <dir>', 'repository to work on (copied into the sandbox)', parseRepo, '.')
-  .option('--mode <mode>', `${Mode.options.join(' | ')}`, parseMode, 'sandboxed-auto' as Mode)
+  .option('--mode <mode>', `${Mode.options.join(' | ')} (default: the policy file's, else confirm-novel)`, parseMode)
+  .option('--policy <file>', 'policy file (default: REPO/.gatehouse/policy.json if present)')
+  .option('--on-ask <what>', 'with no one to ask (no TTY, CI, --json): pause (exit 3, approve later) or deny', parseOnAsk, 'pause' as const)
+  .option('--approval-wait <seconds>', 'how long a request waits for an answer over NATS (policy approvers) before --on-ask or the terminal decides', parseSeconds, 120)
   .option('--max-turns <n>', 'stop after this many model turns', parseCount, 30)
   .option('--max-tool-calls <n>', 'stop after this many tool calls', parseCount, 100)
   .option('--state-dir <dir>', 'where runs are kept (default: $GATEHOUSE_STATE_DIR or .gatehouse)')
@@ -94,6 +118,70 @@ program
   .option('--apply', 'write the resulting changes back to the repository (only after an accepted final answer)')
   .action(async (task: string, o: Parameters<typeof runCommand>[1]) => {
     process.exitCode = await runCommand(task, o);
+  });
+
+program
+  .command('resume')
+  .description('continue a paused (or interrupted) run from its log, in a fresh sandbox restored to its workspace')
+  .argument('<run>', 'run id')
+  .option('--on-ask <what>', 'pause or deny when a new ask has no one to answer it', parseOnAsk, 'pause' as const)
+  .option('--approval-wait <seconds>', 'how long a request waits for a NATS answer', parseSeconds, 120)
+  .option('--max-turns <n>', 'turn budget for the whole run', parseCount, 30)
+  .option('--max-tool-calls <n>', 'tool-call budget for the whole run', parseCount, 100)
+  .option('--state-dir <dir>', 'where runs are kept')
+  .option('--json', 'print every event as one JSON line on stdout')
+  .option('--apply', 'write the resulting changes back to the repository')
+  .action(async (run: string, o: Parameters<typeof resumeCommand>[1]) => {
+    process.exitCode = await resumeCommand(run, o);
+  });
+
+program
+  .command('approvals')
+  .description("a run's pending approval requests")
+  .argument('<run>', 'run id')
+  .option('--state-dir <dir>', 'where runs are kept')
+  .option('--json', 'one JSON object per pending request and line')
+  .action((run: string, o: { stateDir?: string; json?: boolean }) => {
+    process.exitCode = approvalsCommand(run, o);
+  });
+
+program
+  .command('approve')
+  .description('approve a pending request of a paused run (then: gatehouse resume RUN)')
+  .argument('<run>', 'run id')
+  .argument('<request>', 'request id (from gatehouse approvals RUN)')
+  .option('--scope <scope>', 'once (this call) or run (the same action for the rest of the run)', parseScope, 'once' as const)
+  .option('--reason <text>', 'why (recorded)')
+  .option('--state-dir <dir>', 'where runs are kept')
+  .option('--json', 'print the recorded event as JSON')
+  .action((run: string, request: string, o: { scope: 'once' | 'run'; reason?: string; stateDir?: string; json?: boolean }) => {
+    process.exitCode = answerCommand(run, request, { ...o, decision: 'grant' });
+  });
+
+program
+  .command('deny')
+  .description('deny a pending request of a paused run; the reason is shown to the model')
+  .argument('<run>', 'run id')
+  .argument('<request>', 'request id')
+  .requiredOption('--reason <text>', 'why (the model sees it)')
+  .option('--state-dir <dir>', 'where runs are kept')
+  .option('--json', 'print the recorded event as JSON')
+  .action((run: string, request: string, o: { reason: string; stateDir?: string; json?: boolean }) => {
+    process.exitCode = answerCommand(run, request, { ...o, decision: 'deny' });
+  });
+
+program
+  .command('policy')
+  .description('permission policy')
+  .command('check')
+  .description('print the decision, the matching rule and the reason for one tool call, as JSON')
+  .requiredOption('--tool <name>', 'tool name, e.g. bash')
+  .requiredOption('--input <json>', 'the call\'s input, e.g. \'{"command":"npm test"}\'')
+  .option('--policy <file>', 'policy file (default: REPO/.gatehouse/policy.json if present)')
+  .option('--mode <mode>', Mode.options.join(' | '), parseMode)
+  .option('--repo <dir>', 'repository whose default policy applies', parseRepo, '.')
+  .action(async (o: Parameters<typeof policyCheck>[0]) => {
+    process.exitCode = await policyCheck(o);
   });
 
 program
@@ -142,7 +230,10 @@ try {
     process.exitCode = e.exitCode === 0 ? EXIT.ok : EXIT.usage;
   } else {
     process.stderr.write(`gatehouse: ${e instanceof Error ? e.message : String(e)}\n`);
-    // A bad model spec or a missing API key is a usage error: nothing ran.
-    process.exitCode = e instanceof ProviderSetupError ? RUN_EXIT.usage : EXIT.failed;
+    // A bad model spec, a missing API key or a bad policy file is a usage error: nothing ran.
+    const usage = e instanceof ProviderSetupError || e instanceof PolicyFileError || e instanceof PolicyCheckUsageError;
+    // Refusals (no such request, run already over, run live elsewhere) are failures with their message.
+    void [ApprovalCommandError, ResumeError, RunLockedError];
+    process.exitCode = usage ? RUN_EXIT.usage : EXIT.failed;
   }
 }

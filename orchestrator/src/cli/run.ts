@@ -1,34 +1,70 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { EventEnvelope } from '@gatehouse/shared';
+import { newId, type EventDataOf, type EventEnvelope } from '@gatehouse/shared';
 import { resolveStateDir } from '../events/paths';
-import { runAgent, type AgentRunResult } from '../loop/session';
+import { RunLog } from '../events/store';
+import { resumeAgent } from '../loop/resume';
+import { runAgent, type AgentRunResult, type RunEnvironment } from '../loop/session';
 import { createLogger } from '../log/logger';
-import type { Mode } from '../policy/interim';
+import type { OnAsk } from '../policy/channels/headless';
+import { recordedPolicy, resolveRunPolicy, type RunPolicy } from '../policy/index';
+import { Mode } from '../policy/mode';
 import { createProvider } from '../providers/index';
 import { SandboxDriver } from '../sandbox/index';
+import { reapOrphans } from '../sandbox/reaper';
+import { chooseChannel } from './channel';
 import { humanProgress } from './progress';
 
 export interface RunFlags {
   repo: string;
   model: string;
-  mode: Mode;
+  mode?: Mode;
+  policy?: string;
+  onAsk: OnAsk;
   maxTurns: number;
   maxToolCalls: number;
   stateDir?: string;
   json?: boolean;
   apply?: boolean;
+  approvalWait: number;
 }
+
+export type ResumeFlags = Pick<RunFlags, 'onAsk' | 'maxTurns' | 'maxToolCalls' | 'stateDir' | 'json' | 'apply' | 'approvalWait'>;
 
 /** Exit codes of `gatehouse run` (README): one per way a run can end. */
 export const RUN_EXIT = { final: 0, failed: 1, usage: 2, paused: 3, partial: 4, cancelled: 130 } as const;
 
 export async function runCommand(task: string, flags: RunFlags): Promise<number> {
-  const provider = createProvider(flags.model); // a bad spec or a missing key throws a usage error
+  // Everything a person must fix (model spec, key, policy file) fails here, before anything starts.
+  const provider = createProvider(flags.model);
+  const policy = await resolveRunPolicy({ repoDir: flags.repo, ...(flags.policy ? { policyFile: flags.policy } : {}), ...(flags.mode ? { mode: flags.mode } : {}) });
+  const runId = newId('run');
+  return session(flags, runId, policy, (env) =>
+    runAgent({ ...env, runId, task, repoDir: flags.repo, modelSpec: recordedSpec(flags.model), provider, policyRecord: policy.record }),
+  );
+}
+
+/** `gatehouse resume RUN`: the same run, held to the policy, mode and model it started with. */
+export async function resumeCommand(runId: string, flags: ResumeFlags): Promise<number> {
+  const stateDir = resolveStateDir(flags.stateDir);
+  const events = RunLog.readEvents(stateDir, runId);
+  const started = events[0]?.type === 'run.started' ? (events[0].data as EventDataOf<'run.started'>) : undefined;
+  if (!started?.model) throw new Error(`run ${runId} does not record its model; it cannot be resumed`);
+  const provider = createProvider(started.model);
+  const policy = await recordedPolicy(started.policy, Mode.parse(started.mode));
+  return session(flags, runId, policy, (env) => resumeAgent(runId, { ...env, provider }), { reap: false });
+}
+
+async function session(
+  flags: ResumeFlags,
+  runId: string,
+  policy: RunPolicy,
+  start: (env: Omit<RunEnvironment, 'provider'>) => Promise<AgentRunResult>,
+  driverOpts: { reap?: boolean } = {},
+): Promise<number> {
   const stateDir = resolveStateDir(flags.stateDir);
   const out = (line: string): void => void process.stdout.write(`${line}\n`);
   const onEvent = flags.json ? (e: EventEnvelope) => out(JSON.stringify(e)) : humanProgress(out);
-
   const controller = new AbortController();
   // First Ctrl-C: cancel cleanly (sandbox removed, log completed). A second one: leave now; the
   // next start reaps the sandbox. Either way the exit code says "cancelled".
@@ -39,16 +75,23 @@ export async function runCommand(task: string, flags: RunFlags): Promise<number>
   };
   process.on('SIGINT', cancel);
   process.on('SIGTERM', cancel);
-  const driver = await SandboxDriver.start({ log: createLogger() });
+  const driver = await SandboxDriver.start({ log: createLogger(), ...driverOpts });
+  const channel = chooseChannel({
+    runId,
+    json: Boolean(flags.json),
+    onAsk: flags.onAsk,
+    approvers: policy.loaded.file.approvers,
+    nc: driver.nc,
+    natsWaitMs: flags.approvalWait * 1000,
+    onRejected: (reason) => process.stderr.write(`gatehouse: refused an approval answer: ${reason}\n`),
+  });
   let result: AgentRunResult;
   try {
-    result = await runAgent({
-      task,
-      repoDir: flags.repo,
-      provider,
+    result = await start({
       driver,
       stateDir,
-      mode: flags.mode,
+      policy: policy.policy,
+      channel,
       budgets: { maxTurns: flags.maxTurns, maxToolCalls: flags.maxToolCalls, maxTokens: 2_000_000, wallClockMs: 30 * 60_000 },
       apply: Boolean(flags.apply),
       signal: controller.signal,
@@ -57,21 +100,41 @@ export async function runCommand(task: string, flags: RunFlags): Promise<number>
   } finally {
     process.off('SIGINT', cancel);
     process.off('SIGTERM', cancel);
+    await channel.close?.();
     await driver.close();
+    // Resume starts without reaping (it salvages its own run's sandbox first); the rest now.
+    if (driverOpts.reap === false) await reapOrphans().catch(() => undefined);
   }
   if (!flags.json) summary(result, flags, out);
   return RUN_EXIT[result.status];
 }
 
-function summary(r: AgentRunResult, flags: RunFlags, out: (l: string) => void): void {
+/** A scripted model's path is recorded absolute, so `gatehouse resume` works from any directory. */
+function recordedSpec(spec: string): string {
+  const m = /^scripted:(.*)$/i.exec(spec.trim());
+  return m?.[1] ? `scripted:${path.resolve(m[1].trim())}` : spec;
+}
+
+function summary(r: AgentRunResult, flags: ResumeFlags, out: (l: string) => void): void {
   out('');
+  if (r.status === 'paused') {
+    out(`paused: waiting for approval (${r.pendingRequests.length} request${r.pendingRequests.length === 1 ? '' : 's'})`);
+    for (const p of r.pendingRequests) {
+      out(`  ${p.requestId}  ${p.tool} ${JSON.stringify(p.input).slice(0, 100)}`);
+      out(`      rule: ${p.rule}; ${p.reason}`);
+    }
+    out(`approve:  gatehouse approve ${r.runId} REQUEST [--scope run]   (or: gatehouse deny ${r.runId} REQUEST --reason …)`);
+    out(`then:     gatehouse resume ${r.runId}`);
+    out(`log: ${path.relative(process.cwd(), r.runDir) || r.runDir}`);
+    return;
+  }
   out(`outcome: ${r.status} (${r.stopReason})`);
   if (r.answer) out(`answer: ${r.answer}`);
   if (r.filesChanged.length === 0) out('files changed: none');
   else {
     out(`files changed: ${r.filesChanged.join(', ')}`);
     if (r.diffFile) out(readFileSync(r.diffFile, 'utf8').trimEnd());
-    out(r.applied ? `applied to ${flags.repo}` : `not applied: the repository is untouched; the diff is in ${path.relative(process.cwd(), r.diffFile ?? r.runDir) || '.'}${flags.apply ? '' : ' (use --apply to write it back)'}`);
+    out(r.applied ? `applied` : `not applied: the repository is untouched; the diff is in ${path.relative(process.cwd(), r.diffFile ?? r.runDir) || '.'}${flags.apply ? '' : ' (use --apply to write it back)'}`);
   }
   out(`log: ${path.relative(process.cwd(), r.runDir) || r.runDir}  (gatehouse show ${r.runId}, gatehouse verify ${r.runId})`);
 }

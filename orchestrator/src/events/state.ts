@@ -1,4 +1,5 @@
 import type { EventDataOf, EventEnvelope, EventType } from '@gatehouse/shared';
+import { applyApproval, cloneApprovalState, initialApprovalState, type ApprovalState } from './approval-state';
 
 export interface ObservationRef {
   id: string;
@@ -26,6 +27,12 @@ export interface RunState {
    * edit). A path a command changed is dropped: the run no longer knows its content.
    */
   fileHashes: Readonly<Record<string, string>>;
+  /** Approval requests, grants, and how far each tool call got. */
+  approvals: ApprovalState;
+  /** model.request events so far (turns taken). */
+  turns: number;
+  /** Tokens used so far, from model.output usage. */
+  tokens: number;
   lastSeq: number;
 }
 
@@ -40,6 +47,9 @@ export function initialState(): RunState {
     toolCalls: 0,
     observations: [],
     fileHashes: {},
+    approvals: initialApprovalState(),
+    turns: 0,
+    tokens: 0,
     lastSeq: -1,
   };
 }
@@ -47,7 +57,7 @@ export function initialState(): RunState {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends ReadonlyArray<infer U> ? U[] : T[K] extends Readonly<Record<string, infer V>> ? Record<string, V> : T[K] };
 
 function clone(state: RunState): Mutable<RunState> {
-  return { ...state, surface: [...state.surface], observations: [...state.observations], fileHashes: { ...state.fileHashes } };
+  return { ...state, surface: [...state.surface], observations: [...state.observations], fileHashes: { ...state.fileHashes }, approvals: cloneApprovalState(state.approvals) };
 }
 
 /**
@@ -82,6 +92,7 @@ function apply(s: Mutable<RunState>, event: EventEnvelope): void {
   // Events arrive in seq order; one already folded (two observers of the same log) is skipped.
   if (event.seq <= s.lastSeq) return;
   s.lastSeq = event.seq;
+  applyApproval(s.approvals, event);
   switch (event.type as EventType) {
     case 'run.started': {
       const d = event.data as EventDataOf<'run.started'>;
@@ -97,6 +108,14 @@ function apply(s: Mutable<RunState>, event: EventEnvelope): void {
     case 'tool.intent':
       s.toolCalls += 1;
       return;
+    case 'model.request':
+      s.turns += 1;
+      return;
+    case 'model.output': {
+      const u = (event.data as EventDataOf<'model.output'>).usage;
+      s.tokens += u.inputTokens + u.outputTokens;
+      return;
+    }
     case 'tool.execution.completed': {
       const d = event.data as EventDataOf<'tool.execution.completed'>;
       for (const p of d.filesChanged) delete s.fileHashes[p];

@@ -1,5 +1,6 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { acquireWriterLock } from './lock';
 import { Actor, EventData, GENESIS_HASH, type EventDataOf, type EventEnvelope, type EventType } from '@gatehouse/shared';
 import type { z } from 'zod';
 import { ArtifactStore, fsyncDir } from './artifacts';
@@ -78,6 +79,7 @@ function issues(error: z.ZodError): string {
 const ACTORS: ReadonlySet<string> = new Set(Actor.options);
 
 export class RunLog {
+  #unlock: () => void = () => undefined;
   readonly runId: string;
   readonly runDir: string;
   readonly file: string;
@@ -118,8 +120,11 @@ export class RunLog {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`run ${runId} already exists at ${dir}: resume it with RunLog.open or pick a new run id`);
       throw e;
     }
+    const unlock = acquireWriterLock(dir, runId);
     const fd = openSync(path.join(dir, EVENTS_FILE), 'ax');
-    return new RunLog({ runId, runDir: dir, fd, events: [], parentRunId: opts.parentRunId ?? null, opts, dirsSynced: false });
+    const log = new RunLog({ runId, runDir: dir, fd, events: [], parentRunId: opts.parentRunId ?? null, opts, dirsSynced: false });
+    log.#unlock = unlock;
+    return log;
   }
 
   /**
@@ -130,10 +135,19 @@ export class RunLog {
     const dir = runDirOf(stateDir, runId);
     const file = path.join(dir, EVENTS_FILE);
     if (!existsSync(file)) throw new Error(`run ${runId} not found: no ${file}`);
-    const scan = scanLog(readFileSync(file), { runId, keepEvents: true });
-    if (scan.firstBad && scan.firstBad.kind !== 'torn') throw new EventLogCorruptError(file, scan.firstBad, runId);
+    // Taken before reading: what is read must be what is appended to.
+    const unlock = acquireWriterLock(dir, runId);
+    let scan;
+    try {
+      scan = scanLog(readFileSync(file), { runId, keepEvents: true });
+      if (scan.firstBad && scan.firstBad.kind !== 'torn') throw new EventLogCorruptError(file, scan.firstBad, runId);
+    } catch (e) {
+      unlock();
+      throw e;
+    }
     const logParent = scan.events[0]?.parentRunId;
     if (logParent !== undefined && opts.parentRunId !== undefined && opts.parentRunId !== logParent) {
+      unlock();
       throw new Error(`run ${runId} has parent ${String(logParent)}, not ${String(opts.parentRunId)}`);
     }
     let recovered: Recovered | undefined;
@@ -145,6 +159,7 @@ export class RunLog {
     const fd = openSync(file, 'a');
     if (recovered) fsyncSync(fd); // the cut must be durable before anything is appended after it
     const log = new RunLog({ runId, runDir: dir, fd, events: scan.events, parentRunId: logParent ?? opts.parentRunId ?? null, opts, dirsSynced: true });
+    log.#unlock = unlock;
     return recovered ? { log, recovered } : { log };
   }
 
@@ -264,6 +279,7 @@ export class RunLog {
     } finally {
       closeSync(this.#fd);
       this.#fd = undefined;
+      this.#unlock();
     }
   }
 }

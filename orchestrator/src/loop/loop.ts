@@ -12,16 +12,19 @@ import { budgetStop, RepeatedFailure, type Progress } from './stop';
 export type RunStatus = EventDataOf<'run.completed'>['status'];
 
 export interface LoopOutcome {
-  status: RunStatus;
+  /** `paused`: waiting for approvals; the run is not over (`gatehouse resume` continues it). */
+  status: RunStatus | 'paused';
   stopReason: string;
   answer?: string;
+  /** Approval requests the run waits for (status `paused`). */
+  pending?: string[];
 }
 
 export interface LoopDeps {
   provider: ModelProvider;
   log: LogPort & { events(): readonly EventEnvelope[] };
   tracker: StateTracker;
-  pipeline: Pick<ToolPipeline, 'run'>;
+  pipeline: Pick<ToolPipeline, 'run' | 'continueCall'>;
   system: string;
   task: string;
   tools: ModelToolSpec[];
@@ -30,6 +33,8 @@ export interface LoopDeps {
   signal: AbortSignal;
   /** Live model text, for a person watching. */
   onText?: (delta: string) => void;
+  /** Continue a run from its log: finish the last turn's unfinished calls before asking the model again. */
+  resume?: boolean;
 }
 
 interface TurnOutput {
@@ -47,10 +52,17 @@ interface TurnOutput {
  * back once, or stop), and check the stop policy before every model call and every tool call.
  */
 export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
-  const progress: Progress = { turns: 0, toolCalls: 0, tokens: 0, startedAt: Date.now() };
+  // Budgets count the whole run, across pauses: what was used is folded from the log.
+  const st = d.tracker.state;
+  const progress: Progress = { turns: st.turns, toolCalls: st.toolCalls, tokens: st.tokens, startedAt: Date.now() };
   const repeated = new RepeatedFailure(3);
-  const usedCallIds = new Set<string>();
+  const usedCallIds = new Set<string>(Object.keys(st.approvals.calls));
   let feedbackGiven = false;
+
+  if (d.resume) {
+    const stopped = await finishLastTurn(d, progress);
+    if (stopped) return stopped;
+  }
 
   for (;;) {
     if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
@@ -101,9 +113,42 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
       progress.toolCalls++;
       const obs = await d.pipeline.run({ callId: call.id, turn, tool: call.name, input: call.input, ...(call.parseError ? { parseError: call.parseError } : {}) }, d.signal);
       if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
+      // The rest of the turn waits too: a later call may depend on this one.
+      if (obs.outcome === 'pending') return paused(obs.requestId);
       if (repeated.record(call.name, call.input, obs.outcome !== 'ok')) return { status: 'partial', stopReason: 'repeated_failure' };
     }
   }
+}
+
+function paused(requestId: string | undefined): LoopOutcome {
+  return { status: 'paused', stopReason: 'awaiting_approval', pending: requestId ? [requestId] : [] };
+}
+
+/**
+ * On resume: the calls of the last model turn that have no observation yet are finished in order —
+ * continued from where they stopped if they had started, run through the pipeline if not.
+ */
+async function finishLastTurn(d: LoopDeps, progress: Progress): Promise<LoopOutcome | undefined> {
+  const events = d.log.events();
+  let last: EventEnvelope | undefined;
+  for (let i = events.length - 1; i >= 0 && !last; i--) if (events[i]?.type === 'model.output') last = events[i];
+  if (!last) return undefined;
+  const out = last.data as EventDataOf<'model.output'>;
+  for (const call of out.toolCalls) {
+    if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
+    const known = d.tracker.state.approvals.calls[call.callId];
+    if (known?.observed) continue;
+    let obs;
+    if (known) obs = await d.pipeline.continueCall(call.callId, d.signal);
+    else {
+      if (progress.toolCalls >= d.budgets.maxToolCalls) return { status: 'partial', stopReason: 'max_tool_calls' };
+      progress.toolCalls++;
+      obs = await d.pipeline.run({ callId: call.callId, turn: out.turn, tool: call.name, input: call.input, ...(call.parseError ? { parseError: call.parseError } : {}) }, d.signal);
+    }
+    if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
+    if (obs?.outcome === 'pending') return paused(obs.requestId);
+  }
+  return undefined;
 }
 
 async function collect(provider: ModelProvider, request: Parameters<ModelProvider['stream']>[0], onText?: (t: string) => void): Promise<TurnOutput> {

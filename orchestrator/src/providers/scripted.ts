@@ -95,6 +95,10 @@ export class ScriptedProvider implements ModelProvider {
     return this.#next;
   }
 
+  resumeAfter(turnsDone: number): void {
+    this.#next = Math.max(0, Math.min(turnsDone, this.script.turns.length));
+  }
+
   async *stream(request: ModelRequest): AsyncGenerator<ModelEvent, void, undefined> {
     if (request.signal?.aborted) {
       yield { type: 'error', kind: 'cancelled', message: 'The model request was cancelled.', retryable: false };

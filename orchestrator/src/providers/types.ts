@@ -57,6 +57,11 @@ export interface ModelProvider {
   /** e.g. `openai:gpt-4.1`, `anthropic:claude-sonnet-4`, `scripted:demo.json`. */
   readonly id: string;
   stream(request: ModelRequest): AsyncIterable<ModelEvent>;
+  /**
+   * A resumed run tells the provider how many model turns the log already holds. Stateless APIs
+   * need nothing (the context carries the history); a script continues at the next turn.
+   */
+  resumeAfter?(turnsDone: number): void;
 }
 
 export interface RetryPolicy {

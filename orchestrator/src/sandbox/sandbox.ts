@@ -21,7 +21,8 @@ import {
 } from '@gatehouse/shared';
 import { runtimeApproval } from './approval';
 import { ProtocolError, SandboxError, SandboxLostError } from './errors';
-import { WORKSPACE } from './container';
+import { SANDBOX_UID, WORKSPACE } from './container';
+import { nodeStream } from './streams';
 
 export interface InvokeOptions {
   /** Required: the daemon refuses anything without an approval bound to this exact action. */
@@ -180,10 +181,38 @@ export class Sandbox {
     }
   }
 
+  /**
+   * Puts files saved from an earlier sandbox of the same run back into the workspace (resume).
+   * Through the Docker archive API, so binary files come back byte for byte.
+   */
+  async importFiles(srcDir: string, paths: string[]): Promise<void> {
+    if (paths.length === 0) return;
+    const wanted = new Set(paths.map((p) => path.posix.normalize(p)));
+    for (const p of wanted) if (p === '..' || p.startsWith('../') || path.posix.isAbsolute(p)) throw new SandboxError(`refusing to import ${p}: not a workspace path`);
+    const pack = tar.pack(srcDir, {
+      entries: [...wanted],
+      map: (header) => ({ ...header, uid: SANDBOX_UID, gid: SANDBOX_UID, uname: 'sandbox', gname: 'sandbox' }),
+    });
+    await this.container.putArchive(nodeStream(pack), { path: WORKSPACE });
+  }
+
+  /** Deletes workspace files (resume: files the run had deleted). Runs through the daemon like any command. */
+  async removeFiles(paths: string[]): Promise<void> {
+    if (paths.length === 0) return;
+    const command = `rm -f -- ${paths.map(shellQuote).join(' ')}`;
+    const input = { command };
+    const r = await this.invoke('exec', input, { approval: runtimeApproval('exec', input, 'restore-workspace'), timeoutMs: 60_000 });
+    if (r.status !== 'ok' || r.exitCode !== 0) throw new SandboxError(`restoring deletions failed: ${r.error?.message ?? r.output}`);
+  }
+
   async destroy(): Promise<void> {
     if (this.destroyed) return;
     this.destroyed = true;
     for (const s of this.subscriptions) s.unsubscribe();
     await this.teardown();
   }
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,7 +1,11 @@
 import { actionHash, canonicalJson, errorResult, MAX_OUTPUT_CAP, newId, STREAM_CAP, type EventDataOf, type EventEnvelope, type InvocationResult, type ValidationError } from '@gatehouse/shared';
 import type { StateTracker } from '../events/state';
 import { nextObservationId } from '../events/state';
-import type { ApprovalPolicy } from '../policy/interim';
+import { pendingRequests, usableGrant, type RequestState } from '../events/approval-state';
+import type { ApprovalChannel, ApprovalPrompt } from '../policy/channels/types';
+import { previewOf } from '../policy/channels/preview';
+import type { ApprovalPolicy } from '../policy/mode';
+import { crashPoint } from './crash-points';
 import { frame } from './observe/frame';
 import { sanitize } from './observe/sanitize';
 import { headTail } from './observe/truncate';
@@ -20,6 +24,7 @@ export interface ToolCall {
 }
 
 export interface Observation {
+  /** `obs-N`; empty for a pending call (it has no observation yet). */
   id: string;
   callId: string;
   tool: string;
@@ -28,6 +33,8 @@ export interface Observation {
   content: string;
   truncated: boolean;
   artifactRef?: string;
+  /** For outcome `pending`: the approval request the run waits for. */
+  requestId?: string;
 }
 
 export interface PipelineDeps {
@@ -39,8 +46,17 @@ export interface PipelineDeps {
   policy: ApprovalPolicy;
   sandbox: SandboxPort;
   limits: ToolLimits;
-  /** Answers an `ask`; without one, an ask is not run (headless runs never hang). */
-  approver?: (request: { tool: string; input: unknown; reason: string }) => Promise<{ approved: boolean; approver: string; reason: string }>;
+  /** Where an `ask` goes (terminal, headless pause/deny, NATS); without one, an ask is denied (headless runs never hang). */
+  channel?: ApprovalChannel;
+  /** Run ids from the root agent to this one, shown to approvers. */
+  lineage?: readonly string[];
+}
+
+/** What authorises an execution: the approval decision (policy) or a person's grant. */
+interface Grant {
+  eventId: string;
+  executionHash: string;
+  by: 'policy' | 'user';
 }
 
 const RESULT_CAP = 1024 * 1024;
@@ -96,32 +112,125 @@ export class ToolPipeline {
     // recorded hash is what the daemon checks.
     const plan = tool.plan(input, ctx);
     const executionHash = actionHash({ name: plan.primitive, input: plan.input });
-    const decision = this.deps.policy.decide({ tool: toolName, input, readOnly: tool.isReadOnly(input), sideEffect: tool.sideEffect });
+    const actionH = actionHash({ name: toolName, input });
+    const decision = this.deps.policy.decide({ tool: toolName, input, readOnly: tool.isReadOnly(input), sideEffect: tool.sideEffect }, { approvedShapes: this.deps.tracker.state.approvals.approvedShapes });
     const approval = this.record(
       'tool.approval',
       'policy',
-      { callId: call.callId, decision: decision.decision, policyId: decision.policyId, reason: decision.reason, actionHash: actionHash({ name: toolName, input }), executionHash },
+      { callId: call.callId, decision: decision.decision, policyId: decision.policyId, reason: decision.reason, actionHash: actionH, executionHash, risk: decision.risk },
       validated.id,
     );
     if (decision.decision === 'deny') {
       return this.observe({ callId: call.callId, tool: toolName, outcome: 'denied', body: `denied by policy ${decision.policyId}: ${decision.reason}. It was not run; choose another action.`, causationId: approval.id, input });
     }
-    let grant: EventEnvelope = approval;
-    let by: 'policy' | 'user' = 'policy';
-    if (decision.decision === 'ask') {
-      if (!this.deps.approver) {
-        return this.observe({ callId: call.callId, tool: toolName, outcome: 'denied', body: `${toolName} needs approval (${decision.reason}); no approver is available in this run. It was not run.`, causationId: approval.id, input });
-      }
-      const requested = this.record('approval.requested', 'runtime', { callId: call.callId, tool: toolName, executionHash, reason: decision.reason }, approval.id);
-      const answer = await this.deps.approver({ tool: toolName, input, reason: decision.reason });
-      // The person's decision is on record before anything runs.
-      grant = this.record(answer.approved ? 'approval.granted' : 'approval.denied', 'user', { callId: call.callId, executionHash, approver: answer.approver, reason: answer.reason }, requested.id);
-      if (!answer.approved) {
-        return this.observe({ callId: call.callId, tool: toolName, outcome: 'denied', body: `${toolName} was declined by ${answer.approver}: ${answer.reason}. It was not run.`, causationId: grant.id, input });
-      }
-      by = 'user';
+    if (decision.decision === 'allow') return this.execute(call.callId, tool, input, plan, { eventId: approval.id, executionHash, by: 'policy' }, signal);
+    const standing = usableGrant(this.deps.tracker.state.approvals, actionH);
+    if (standing) return this.execute(call.callId, tool, input, plan, { eventId: standing.eventId, executionHash, by: 'user' }, signal);
+    const request = this.requestApproval(call.callId, toolName, input, actionH, executionHash, decision, approval.id);
+    return this.ask(request, tool, input, plan, signal);
+  }
+
+  /**
+   * Continues a call a stopped run left unfinished (resume): it never runs anything twice. A call
+   * whose execution started but never completed is reported as interrupted, not run again; one
+   * that waits for approval runs only with a grant from the log.
+   */
+  async continueCall(callId: string, signal?: AbortSignal): Promise<Observation | undefined> {
+    const state = this.deps.tracker.state.approvals;
+    const call = state.calls[callId];
+    if (!call || call.observed) return undefined;
+    const last = call.started?.eventId ?? call.decision?.eventId;
+    const tool = this.deps.registry.get(call.tool);
+    if (call.started && !call.completed) {
+      const completed = this.record(
+        'tool.execution.completed',
+        'runtime',
+        { callId, invocationId: call.started.invocationId, status: 'lost', exitCode: null, signal: null, durationMs: 0, bytes: 0, truncated: false, filesChanged: [], artifactRefs: [], error: { code: 'interrupted', message: 'the orchestrator stopped while this ran; it is not run again' } },
+        call.started.eventId,
+      );
+      return this.observe({ callId, tool: call.tool, outcome: 'failed', body: `${call.tool} was interrupted: gatehouse stopped while it ran, so its result was not recorded. It is NOT run again automatically (it may have had effects; the workspace was restored from the last state gatehouse saw, so check it before retrying).`, causationId: completed.id, input: call.input });
     }
-    return this.execute(call.callId, tool, input, plan, { event: grant, executionHash, by }, signal);
+    if (!tool || !call.decision || call.validated === undefined) {
+      return this.observe({ callId, tool: call.tool, outcome: 'failed', body: `${call.tool} was interrupted before it was decided; it did not run. Propose it again if it is still needed.`, causationId: last ?? null, input: call.input });
+    }
+    const input = call.validated;
+    const plan = tool.plan(input, this.context());
+    const executionHash = actionHash({ name: plan.primitive, input: plan.input });
+    if (call.decision.executionHash !== undefined && executionHash !== call.decision.executionHash) {
+      return this.observe({ callId, tool: call.tool, outcome: 'failed', body: `${call.tool} was not run: what it would execute now differs from what was decided (a different gatehouse version?). Propose it again.`, causationId: call.decision.eventId, input });
+    }
+    if (call.decision.decision === 'allow') return this.execute(callId, tool, input, plan, { eventId: call.decision.eventId, executionHash, by: 'policy' }, signal);
+    if (call.decision.decision === 'deny') return this.observe({ callId, tool: call.tool, outcome: 'denied', body: `${call.tool} was denied by policy. It was not run.`, causationId: call.decision.eventId, input });
+    const grant = usableGrant(state, call.decision.actionHash, call.requestId);
+    if (grant) return this.execute(callId, tool, input, plan, { eventId: grant.eventId, executionHash, by: 'user' }, signal);
+    const request = call.requestId ? state.requests[call.requestId] : undefined;
+    if (request?.status === 'denied') return this.deniedByPerson(request, input);
+    if (request) return this.ask(request, tool, input, plan, signal);
+    // Stopped between the decision and the request: ask now.
+    const decision = this.deps.policy.decide({ tool: call.tool, input, readOnly: tool.isReadOnly(input), sideEffect: tool.sideEffect }, { approvedShapes: state.approvedShapes });
+    return this.ask(this.requestApproval(callId, call.tool, input, call.decision.actionHash, executionHash, decision, call.decision.eventId), tool, input, plan, signal);
+  }
+
+  /** Requests still waiting for an answer in this run. */
+  pending(): RequestState[] {
+    return pendingRequests(this.deps.tracker.state.approvals);
+  }
+
+  private requestApproval(callId: string, tool: string, input: unknown, actionH: string, executionHash: string, decision: { policyId: string; reason: string; risk: string[]; shape: string }, causationId: string): RequestState {
+    const requestId = newId('apr');
+    const runId = this.deps.tracker.state.runId ?? 'unknown';
+    this.record(
+      'approval.requested',
+      'runtime',
+      { requestId, callId, tool, input: jsonSafe(input), actionHash: actionH, executionHash, rule: decision.policyId, reason: decision.reason, risk: decision.risk, shape: decision.shape, lineage: [...(this.deps.lineage ?? [runId])] },
+      causationId,
+    );
+    // On disk before anyone is asked: a pause or a crash from here on leaves the request on record.
+    this.deps.log.sync();
+    const request = this.deps.tracker.state.approvals.requests[requestId];
+    if (!request) throw new Error('approval request was not recorded');
+    return request;
+  }
+
+  /** Puts a pending request to the channel and acts on the answer; the answer is on record before anything runs. */
+  private async ask(request: RequestState, tool: Tool<unknown>, input: unknown, plan: ExecutionPlan, signal?: AbortSignal): Promise<Observation> {
+    const prompt: ApprovalPrompt = {
+      runId: this.deps.tracker.state.runId ?? 'unknown',
+      requestId: request.requestId,
+      tool: request.tool,
+      input,
+      actionHash: request.actionHash,
+      rule: request.rule,
+      reason: request.reason,
+      risk: request.risk,
+      preview: previewOf(request.tool, input),
+      lineage: request.lineage,
+    };
+    const answer = this.deps.channel
+      ? await this.deps.channel.ask(prompt, signal ?? new AbortController().signal)
+      : ({ decision: 'deny', approver: 'runtime:no-approver', channel: 'headless', reason: 'no approver is available in this run' } as const);
+    if (answer.decision === 'pause') {
+      return { id: '', callId: request.callId, tool: request.tool, outcome: 'pending', content: '', truncated: false, requestId: request.requestId };
+    }
+    const requestedEvent = request.eventId;
+    if (answer.decision === 'deny') {
+      this.record('approval.denied', 'user', { requestId: request.requestId, callId: request.callId, actionHash: request.actionHash, approver: answer.approver, channel: answer.channel, reason: answer.reason }, requestedEvent);
+      const r = this.deps.tracker.state.approvals.requests[request.requestId] ?? request;
+      return this.deniedByPerson(r, input);
+    }
+    const granted = this.record(
+      'approval.granted',
+      'user',
+      { requestId: request.requestId, callId: request.callId, actionHash: request.actionHash, executionHash: request.executionHash, scope: answer.scope, approver: answer.approver, channel: answer.channel, reason: answer.reason ?? '' },
+      requestedEvent,
+    );
+    this.deps.log.sync();
+    return this.execute(request.callId, tool, input, plan, { eventId: granted.id, executionHash: request.executionHash, by: 'user' }, signal);
+  }
+
+  private deniedByPerson(request: RequestState, input: unknown): Observation {
+    const who = request.answer?.approver ?? 'the approver';
+    return this.observe({ callId: request.callId, tool: request.tool, outcome: 'denied', body: `${request.tool} was declined by ${who}: ${request.answer?.reason ?? 'no reason given'}. It was not run; choose another way.`, causationId: request.answer?.eventId ?? null, input });
   }
 
   private async execute(
@@ -129,13 +238,13 @@ export class ToolPipeline {
     tool: Tool<unknown>,
     input: unknown,
     plan: ExecutionPlan,
-    grant: { event: EventEnvelope; executionHash: string; by: 'policy' | 'user' },
+    grant: Grant,
     signal?: AbortSignal,
   ): Promise<Observation> {
-    const approval = grant.event;
     if (signal?.aborted) {
-      return this.observe({ callId, tool: tool.name, outcome: 'failed', body: 'cancelled before it ran: the run is stopping', causationId: approval.id, input });
+      return this.observe({ callId, tool: tool.name, outcome: 'failed', body: 'cancelled before it ran: the run is stopping', causationId: grant.eventId, input });
     }
+    crashPoint('before-execution');
     const invocationId = newId('inv');
     const started = this.record(
       'tool.execution.started',
@@ -147,16 +256,17 @@ export class ToolPipeline {
         primitive: plan.primitive,
         input: jsonSafe(plan.input),
         timeoutMs: plan.timeoutMs,
-        approvalId: approval.id,
+        approvalId: grant.eventId,
         ...(plan.executor === 'sandbox' ? { sandboxId: this.deps.sandbox.sandboxId } : {}),
       },
-      approval.id,
+      grant.eventId,
     );
     // Before anything can change, the decision and what is about to run are on disk. A read
     // changes nothing, so losing its record to a power cut loses nothing; it skips the fsync.
     if (!tool.isReadOnly(input)) this.deps.log.sync();
     const t0 = performance.now();
     const raw = await this.invoke(plan, invocationId, grant, signal);
+    crashPoint('after-execution');
     const durationMs = Math.round((performance.now() - t0) * 100) / 100;
 
     const observed = safeObserve(tool, input, raw, this.context());
@@ -197,7 +307,7 @@ export class ToolPipeline {
     });
   }
 
-  private async invoke(plan: ExecutionPlan, invocationId: string, grant: { event: EventEnvelope; executionHash: string; by: 'policy' | 'user' }, signal?: AbortSignal): Promise<RawResult> {
+  private async invoke(plan: ExecutionPlan, invocationId: string, grant: Grant, signal?: AbortSignal): Promise<RawResult> {
     if (plan.executor === 'orchestrator') {
       return { executor: 'orchestrator', result: await plan.run({ readArtifact: (ref, offset, limit) => this.deps.log.artifacts.read(ref, offset, limit) }) };
     }
@@ -206,7 +316,7 @@ export class ToolPipeline {
     let complete = true;
     try {
       const result = await this.deps.sandbox.invoke(plan.primitive, plan.input, {
-        approval: { id: grant.event.id, actionHash: grant.executionHash, by: grant.by },
+        approval: { id: grant.eventId, actionHash: grant.executionHash, by: grant.by },
         invocationId,
         intentId: invocationId,
         timeoutMs: plan.timeoutMs,
@@ -242,7 +352,7 @@ export class ToolPipeline {
     tool: string;
     outcome: Observation['outcome'];
     body: string;
-    causationId: string;
+    causationId: string | null;
     external?: boolean;
     truncated?: boolean;
     artifactRef?: string;

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { InvocationResult, PrimitiveInput, PrimitiveName, ValidationError } from '@gatehouse/shared';
 import type { RunState } from '../events/state';
 
-import type { SideEffect } from '../policy/interim';
+import type { SideEffect } from '../policy/mode';
 export type { SideEffect };
 
 /** What the pipeline hands a tool: run state (a fold of the log) and read-only access for checks. */

@@ -23,6 +23,7 @@ function setup(turns: unknown[], budgets: Partial<{ maxTurns: number; maxToolCal
       tee.append('tool.observation', 'runtime', { callId: call.callId, observationId: id, tool: String(call.tool), outcome: 'ok', content: 'fine', truncated: false });
       return { id, callId: call.callId, tool: String(call.tool), outcome: 'ok', content: 'fine', truncated: false };
     },
+    continueCall: async () => undefined,
   };
   return () =>
     runLoop({

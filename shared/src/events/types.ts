@@ -25,6 +25,10 @@ export const EventData = {
     surface: z.array(z.string()),
     repo: z.string().optional(),
     model: z.string().optional(),
+    /** The policy this run is held to, as loaded (resume uses this, not the file as it is now). */
+    policy: z.strictObject({ source: z.string(), sha256: Hash, file: z.unknown() }).optional(),
+    /** Run ids from the root agent to this one. */
+    lineage: z.array(z.string()).optional(),
   }),
   'run.completed': z.strictObject({
     status: z.enum(['final', 'partial', 'failed', 'cancelled']),
@@ -89,10 +93,62 @@ export const EventData = {
     actionHash: Hash,
     /** Hash of the primitive and input that will run; the sandbox refuses anything else. */
     executionHash: Hash.optional(),
+    /** What made it risky (shell classes, side effect), for approvers and `gatehouse show`. */
+    risk: z.array(z.string()).optional(),
   }),
-  'approval.requested': z.strictObject({ callId: CallId, tool: z.string(), executionHash: Hash, reason: z.string() }),
-  'approval.granted': z.strictObject({ callId: CallId, executionHash: Hash, approver: z.string(), reason: z.string() }),
-  'approval.denied': z.strictObject({ callId: CallId, executionHash: Hash, approver: z.string(), reason: z.string() }),
+  /**
+   * A person (or a CI rule) must decide. Written, and made durable, before anyone is asked; the
+   * requestId is what `gatehouse approve RUN REQUEST` and the NATS channel name.
+   */
+  'approval.requested': z.strictObject({
+    requestId: Id,
+    callId: CallId,
+    tool: z.string(),
+    input: z.unknown(),
+    actionHash: Hash,
+    executionHash: Hash,
+    /** The rule that asked, or the mode default. */
+    rule: z.string(),
+    reason: z.string(),
+    risk: z.array(z.string()),
+    /** The action's shape (confirm-novel: an approved shape is not asked again in the run). */
+    shape: z.string(),
+    /** Run ids from the root agent to the one asking. */
+    lineage: z.array(z.string()),
+  }),
+  'approval.granted': z.strictObject({
+    requestId: Id,
+    callId: CallId,
+    actionHash: Hash,
+    executionHash: Hash,
+    scope: z.enum(['once', 'run']),
+    approver: z.string(),
+    channel: z.enum(['terminal', 'headless', 'nats', 'cli']),
+    reason: z.string(),
+  }),
+  'approval.denied': z.strictObject({
+    requestId: Id,
+    callId: CallId,
+    actionHash: Hash,
+    approver: z.string(),
+    channel: z.enum(['terminal', 'headless', 'nats', 'cli']),
+    reason: z.string(),
+  }),
+  /** An approval answer that was refused (bad signature, unknown approver…): on record, never a grant. */
+  'approval.rejected': z.strictObject({ requestId: z.string(), channel: z.string(), reason: z.string() }),
+  /** The run stopped to wait for approvals; the workspace as it stood is saved so resume can restore it. */
+  'run.paused': z.strictObject({
+    pending: z.array(Id),
+    /** The workspace's changed files, saved beside the log (`dir`, relative to the run's folder), and the ones it deleted. */
+    workspace: z.strictObject({ dir: z.string().nullable(), files: z.array(z.string()), deleted: z.array(z.string()) }),
+  }),
+  'run.resumed': z.strictObject({
+    /** seq of the last event before this resume. */
+    fromSeq: z.number().int().nonnegative(),
+    /** Where the restored workspace came from: the pause snapshot, or the previous sandbox itself. */
+    workspaceFrom: z.enum(['pause-snapshot', 'previous-sandbox', 'repository']),
+    files: z.array(z.string()),
+  }),
   'tool.execution.started': z.strictObject({
     callId: CallId,
     invocationId: z.string(),

@@ -1,20 +1,11 @@
-import path from 'node:path';
 import { z } from 'zod';
 import type { InvocationResult } from '@gatehouse/shared';
 import type { Observed, RawResult } from '../tool';
 
 export const PathField = z.string().min(1).max(4096);
 
-/**
- * The key a file is known by in run state: workspace-relative, normalised. `./src/../src/a.ts`,
- * `src/a.ts` and `/workspace/src/a.ts` are one file. Paths that leave the workspace are returned
- * as given; the sandbox refuses them.
- */
-export function workspaceKey(p: string): string {
-  const abs = path.posix.resolve('/workspace', p);
-  if (abs === '/workspace') return '.';
-  return abs.startsWith('/workspace/') ? abs.slice('/workspace/'.length) : p;
-}
+/** Normalised workspace paths live in shared: the policy matches rules on the same key. */
+export { workspaceKey } from '@gatehouse/shared';
 
 export function sandboxResult(raw: RawResult): InvocationResult {
   if (raw.executor !== 'sandbox') throw new Error('expected a sandbox result');

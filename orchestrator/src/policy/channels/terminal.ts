@@ -1,0 +1,305 @@
+import os from 'node:os';
+import { createInterface, type Interface } from 'node:readline';
+import type { ApprovalAnswer, ApprovalChannel, ApprovalPrompt } from './types';
+
+export interface TerminalChannelOptions {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  /** Who answers, recorded as `user:<name>` (a value with a colon, `ci:bot`, is kept as is); defaults to $USER or the OS account name. */
+  approver?: string;
+}
+
+/** Invalid answers tolerated before the channel gives up and denies (a stuck key, a pasted file). */
+const MAX_INVALID = 5;
+/** A preview longer than this is cut on screen; the approval still covers the whole action. */
+const MAX_PREVIEW_LINES = 400;
+const MAX_REASON_CHARS = 500;
+/**
+ * On a TTY, keys typed between questions wait in the kernel's buffer (node cannot flush it) and
+ * arrive the moment the next question starts reading. Nobody reads a question and answers it
+ * this fast, so lines arriving this soon after it is shown were typed before it and are ignored.
+ */
+const TTY_SETTLE_MS = 250;
+
+/**
+ * Asks the person at the terminal. Prompts are serialized: parallel sub-agents asking at once see
+ * one question at a time, each answered before the next is printed.
+ */
+export function terminalChannel(opts: TerminalChannelOptions): ApprovalChannel {
+  return new TerminalChannel(opts);
+}
+
+type Read = { kind: 'line'; line: string } | { kind: 'eof' } | { kind: 'aborted' };
+
+const CANCELLED: ApprovalAnswer = { decision: 'pause', channel: 'terminal', reason: 'cancelled' };
+
+class TerminalChannel implements ApprovalChannel {
+  readonly name = 'terminal' as const;
+  private readonly reader: LineReader;
+  private readonly out: NodeJS.WritableStream;
+  private readonly approver: string;
+  /** Settles when the last queued prompt is done; each ask waits on the one before it. */
+  private turn: Promise<void> = Promise.resolve();
+
+  constructor(opts: TerminalChannelOptions) {
+    this.reader = new LineReader(opts.input, opts.output);
+    this.out = opts.output;
+    this.approver = approverId(opts.approver);
+  }
+
+  async ask(prompt: ApprovalPrompt, signal: AbortSignal): Promise<ApprovalAnswer> {
+    const previous = this.turn;
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => (done = resolve));
+    // The next ask waits for this one *and* the one before it, even if this one is cancelled while
+    // still queued: otherwise a cancelled waiter would let two prompts share the screen.
+    this.turn = Promise.all([previous, mine]).then(() => undefined);
+    try {
+      if (!(await untilOrAborted(previous, signal))) return { ...CANCELLED };
+      return await this.converse(prompt, signal);
+    } finally {
+      done();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.reader.close();
+  }
+
+  private async converse(prompt: ApprovalPrompt, signal: AbortSignal): Promise<ApprovalAnswer> {
+    const w = (s: string) => void this.out.write(s);
+    this.reader.begin();
+    try {
+      w(render(prompt));
+      for (let invalid = 0; ; ) {
+        w('> ');
+        const read = await this.reader.next(signal);
+        if (read.kind === 'aborted') {
+          w('\n  cancelled: the run no longer waits for this answer\n');
+          return { ...CANCELLED };
+        }
+        if (read.kind === 'eof') {
+          w('\n  input closed: denied\n');
+          return { decision: 'deny', approver: this.approver, channel: 'terminal', reason: 'no answer (input closed)' };
+        }
+        const choice = parseChoice(read.line);
+        if (choice === 'once' || choice === 'run') {
+          w(choice === 'once' ? '  approved once\n' : '  approved for this run\n');
+          return { decision: 'grant', scope: choice, approver: this.approver, channel: 'terminal' };
+        }
+        if (choice === 'deny') {
+          w('  reason (optional, Enter to skip): ');
+          const why = await this.reader.next(signal);
+          if (why.kind === 'aborted') {
+            w('\n  cancelled: the run no longer waits for this answer\n');
+            return { ...CANCELLED };
+          }
+          // They already chose to deny; a closed input only loses the reason, not the decision.
+          const reason = why.kind === 'line' ? why.line.trim().slice(0, MAX_REASON_CHARS) : '';
+          w(why.kind === 'eof' ? '\n  denied\n' : '  denied\n');
+          return { decision: 'deny', approver: this.approver, channel: 'terminal', reason: reason || 'denied by the user' };
+        }
+        invalid++;
+        if (invalid >= MAX_INVALID) {
+          w(`  no valid answer after ${MAX_INVALID} tries: denied\n`);
+          return { decision: 'deny', approver: this.approver, channel: 'terminal', reason: `no valid answer after ${MAX_INVALID} attempts (expected o, r or d)` };
+        }
+        w(`  please answer o (approve once), r (approve for this run) or d (deny) [${invalid}/${MAX_INVALID}]\n`);
+      }
+    } finally {
+      this.reader.end();
+    }
+  }
+}
+
+function parseChoice(line: string): 'once' | 'run' | 'deny' | undefined {
+  switch (line.trim().toLowerCase()) {
+    case 'o':
+    case 'once':
+      return 'once';
+    case 'r':
+    case 'run':
+      return 'run';
+    case 'd':
+    case 'deny':
+      return 'deny';
+    default:
+      // Deliberately no `y`/`yes`: it does not say which scope, so the person must pick one.
+      return undefined;
+  }
+}
+
+function approverId(name: string | undefined): string {
+  const who = name ?? (process.env.USER || safeUsername() || 'unknown');
+  return who.includes(':') ? who : `user:${who}`;
+}
+
+function safeUsername(): string | undefined {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return undefined; // no passwd entry (some containers)
+  }
+}
+
+/** The question, framed so that text from the model (preview, reason) cannot pass for the menu. */
+function render(p: ApprovalPrompt): string {
+  const rows: [string, string][] = [];
+  if (p.lineage.length > 1) rows.push(['lineage', p.lineage.map(oneLine).join(' › ')]);
+  rows.push(['run', oneLine(p.runId)], ['tool', oneLine(p.tool)], ['rule', oneLine(p.rule)], ['reason', oneLine(p.reason)]);
+  p.risk.forEach((r, i) => rows.push([i === 0 ? 'risk' : '', oneLine(r)]));
+  rows.push(['request', oneLine(p.requestId)]);
+  const lines = ['', '━━ approval needed ' + '━'.repeat(40), ...rows.map(([k, v]) => `  ${k.padEnd(8)} ${v}`)];
+  const preview = visible(p.preview).split('\n');
+  const shown = preview.slice(0, MAX_PREVIEW_LINES);
+  lines.push('  ┌ preview', ...shown.map((l) => `  │ ${l}`));
+  if (preview.length > shown.length) {
+    lines.push(`  │ … ${preview.length - shown.length} more lines not shown; the approval covers all of them (deny if unsure)`);
+  }
+  lines.push('  └', '[o] approve once  [r] approve for this run  [d] deny', '');
+  return lines.join('\n');
+}
+
+/**
+ * Control and bidi characters from the model could move the cursor, recolour or reorder what the
+ * person reads (and so hide what they approve); they are shown as escapes instead. Tabs and
+ * newlines stay in the preview; single-line fields escape newlines too.
+ */
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
+function visible(s: string): string {
+  return s.replace(UNSAFE, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+}
+function oneLine(s: string): string {
+  return visible(s).replace(/\n/g, '\\n').replace(/\t/g, ' ');
+}
+
+/** Resolves true when `p` settles, false as soon as `signal` aborts. */
+function untilOrAborted(p: Promise<unknown>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(false);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(!signal.aborted);
+      },
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(!signal.aborted);
+      },
+    );
+  });
+}
+
+/**
+ * Lines from the input, handed out only while a question is on screen. Each question gets its
+ * own readline interface, closed when it is answered: between questions stdin is paused (an idle
+ * stdin does not keep the process alive) and out of raw mode (so Ctrl-C still reaches the
+ * process as a signal). Whatever was typed ahead is dropped when the next question starts: a key
+ * pressed before a question was shown must not answer it.
+ */
+class LineReader {
+  private rl: Interface | undefined;
+  private queue: string[] = [];
+  private waiter: ((r: Read) => void) | undefined;
+  /** The input ended (Ctrl-D, closed stdin) or the channel was closed: every later read is EOF. */
+  private closed = false;
+
+  constructor(
+    private readonly input: NodeJS.ReadableStream,
+    private readonly output: NodeJS.WritableStream,
+  ) {}
+
+  begin(): void {
+    this.queue = [];
+    if (this.closed) return;
+    // An input that ended while no interface listened would never say so again.
+    if ((this.input as NodeJS.ReadableStream & { readableEnded?: boolean }).readableEnded) {
+      this.closed = true;
+      return;
+    }
+    this.dropTypedAhead();
+    const rl = createInterface({ input: this.input, output: this.output });
+    const tty = isTty(this.input);
+    const shownAt = Date.now();
+    let ours = false;
+    rl.on('line', (line) => {
+      if (tty && Date.now() - shownAt < TTY_SETTLE_MS) {
+        this.output.write('  (ignored a line typed before this question was shown)\n> ');
+        return;
+      }
+      if (this.waiter) this.waiter({ kind: 'line', line });
+      else this.queue.push(line);
+    });
+    rl.on('close', () => {
+      if (ours) return;
+      // readline closes itself on end of input. Ctrl-D on a terminal answers this question only;
+      // the terminal is still there for the next one. A pipe or file that ended stays ended.
+      if (tty && !(this.input as NodeJS.ReadableStream & { readableEnded?: boolean }).readableEnded) this.endQuestion();
+      else this.markClosed();
+    });
+    // In raw (TTY) mode Ctrl-C reaches readline, not the process: pass it on so the CLI's handler runs.
+    if (tty) rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
+    this.rl = rl;
+    this.release = () => {
+      ours = true;
+      rl.close();
+    };
+  }
+
+  end(): void {
+    this.queue = [];
+    this.rl = undefined;
+    this.release();
+    this.release = () => undefined;
+  }
+
+  next(signal: AbortSignal): Promise<Read> {
+    const queued = this.queue.shift();
+    if (queued !== undefined) return Promise.resolve({ kind: 'line', line: queued });
+    if (this.closed || !this.rl) return Promise.resolve({ kind: 'eof' });
+    if (signal.aborted) return Promise.resolve({ kind: 'aborted' });
+    return new Promise((resolve) => {
+      const onAbort = () => {
+        this.waiter = undefined;
+        resolve({ kind: 'aborted' });
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.waiter = (r) => {
+        signal.removeEventListener('abort', onAbort);
+        this.waiter = undefined;
+        resolve(r);
+      };
+    });
+  }
+
+  close(): void {
+    this.end();
+    this.markClosed();
+  }
+
+  private release: () => void = () => undefined;
+
+  private markClosed(): void {
+    this.closed = true;
+    this.endQuestion();
+  }
+
+  private endQuestion(): void {
+    this.rl = undefined; // next() now answers EOF for the rest of this question
+    this.waiter?.({ kind: 'eof' });
+  }
+
+  /** Whatever is buffered before the question's interface exists was typed ahead: read and discard it. */
+  private dropTypedAhead(): void {
+    const r = this.input as NodeJS.ReadableStream & { readableLength?: number };
+    while ((r.readableLength ?? 0) > 0 && r.read() !== null) {
+      /* discarded */
+    }
+  }
+}
+
+function isTty(s: NodeJS.ReadableStream): boolean {
+  return (s as NodeJS.ReadableStream & { isTTY?: boolean }).isTTY === true;
+}

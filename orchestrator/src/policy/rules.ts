@@ -1,0 +1,96 @@
+import { workspaceKey } from '@gatehouse/shared';
+
+/**
+ * One policy rule, as written in a policy file: `read_file`, `bash(npm test*)`, `edit_file(src/**)`.
+ * A rule names a tool and optionally a pattern over the action's subject: for `bash` the text of
+ * each simple command the classifier found, for path tools the normalised workspace path.
+ */
+export interface Rule {
+  /** As written, for messages and the audit trail. */
+  text: string;
+  tool: string;
+  pattern: string | undefined;
+  /** Compiled pattern; undefined means the rule covers every call of the tool. */
+  test: ((subject: string) => boolean) | undefined;
+  /** The literal first word of a bash pattern (`npm` in `npm test*`), used to index rules. */
+  head: string | undefined;
+}
+
+export type SubjectKind = 'command' | 'path' | 'none';
+
+/** What a rule's pattern is matched against, per tool. Tools not listed take no pattern. */
+export function subjectKind(tool: string): SubjectKind {
+  if (tool === 'bash') return 'command';
+  if (PATH_TOOLS.has(tool)) return 'path';
+  return 'none';
+}
+
+const PATH_TOOLS = new Set(['read_file', 'write_file', 'edit_file', 'list_files', 'glob', 'grep', 'git_diff']);
+
+/** The path a path tool's call touches, normalised so that no spelling can dodge a rule. */
+export function pathSubject(input: unknown): string {
+  const p = typeof input === 'object' && input !== null ? (input as { path?: unknown }).path : undefined;
+  return workspaceKey(typeof p === 'string' && p !== '' ? p : '.');
+}
+
+const RULE_SYNTAX = /^([a-z][a-z0-9_]*)(?:\((.*)\))?$/s;
+
+export class RuleSyntaxError extends Error {}
+
+export function parseRule(text: string): Rule {
+  const m = RULE_SYNTAX.exec(text.trim());
+  if (!m) throw new RuleSyntaxError(`"${text}" is not a rule: write TOOL or TOOL(PATTERN), e.g. bash(npm test*) or edit_file(src/**)`);
+  const tool = m[1] as string;
+  const pattern = m[2];
+  if (pattern === undefined) return { text, tool, pattern: undefined, test: undefined, head: undefined };
+  if (pattern.trim() === '') throw new RuleSyntaxError(`"${text}": the pattern is empty; write ${tool} alone to cover every call`);
+  const kind = subjectKind(tool);
+  if (kind === 'none') throw new RuleSyntaxError(`"${text}": ${tool} takes no pattern (patterns apply to bash commands and to path tools)`);
+  if (kind === 'command') {
+    const normalised = pattern.trim().replace(/\s+/g, ' ');
+    const re = commandPattern(normalised);
+    const first = /^[^\s*?]+(?=\s|$)/.exec(normalised)?.[0];
+    return { text, tool, pattern: normalised, test: (s) => re.test(s), head: first };
+  }
+  const normalised = normalisePathPattern(pattern.trim());
+  const re = pathPattern(normalised);
+  return { text, tool, pattern: normalised, test: (s) => re.test(s), head: undefined };
+}
+
+/** Command patterns: `*` is any run of characters (spaces included), `?` one character; the rest is literal. */
+function commandPattern(p: string): RegExp {
+  let src = '';
+  for (const ch of p) src += ch === '*' ? '.*' : ch === '?' ? '.' : escape(ch);
+  return new RegExp(`^${src}$`, 's');
+}
+
+/**
+ * Path globs over workspace keys: `**` any number of path segments, `*` within one segment, `?`
+ * one character. A pattern ending in `/` or naming a directory also covers what is inside it only
+ * when written with `/**`.
+ */
+function pathPattern(p: string): RegExp {
+  let src = '';
+  for (let i = 0; i < p.length; i++) {
+    const ch = p[i] as string;
+    if (ch === '*' && p[i + 1] === '*') {
+      const slash = p[i + 2] === '/';
+      src += slash ? '(?:.*/)?' : '.*';
+      i += slash ? 2 : 1;
+    } else if (ch === '*') src += '[^/]*';
+    else if (ch === '?') src += '[^/]';
+    else src += escape(ch);
+  }
+  return new RegExp(`^${src}$`, 's');
+}
+
+/** Rules are written the way people spell paths: `./src/**`, `/workspace/src/**` and `src/**` are one rule. */
+function normalisePathPattern(p: string): string {
+  if (p === '**' || p === '*') return p;
+  const key = workspaceKey(p.replace(/\*\*/g, '\u0000').replace(/\*/g, '\u0001'));
+  return key.replace(/\u0000/g, '**').replace(/\u0001/g, '*');
+}
+
+function escape(ch: string): string {
+  return /[\\^$.*+?()[\]{}|/]/.test(ch) ? `\\${ch}` : ch;
+}

@@ -1,0 +1,507 @@
+import { awkEffects, hasFlag, operands, readOptions, sedEffects } from './arguments';
+import type { CommandClass } from './types';
+import type { Word } from './words';
+
+/**
+ * Which class each known command belongs to. This is a judgement, kept in one file so it can be
+ * reviewed in one place: a command that is not here is `unknown`, and unknown is asked about.
+ * Wrappers (`sudo`, `env`, `xargs`, `bash -c`…) are unwrapped before this table is consulted; see
+ * wrappers.ts.
+ */
+
+export interface Verdict {
+  class: CommandClass;
+  /** A few words shown to approvers. */
+  reason: string;
+  /** The argv rules should see, when it differs from what was typed (`git -C . push` → `git push`). */
+  argv?: string[];
+  /** Set when the command cannot be followed (`source f`, `git $SUB`): the line is then asked. */
+  problem?: string;
+}
+
+const PHRASE: Record<CommandClass, string> = {
+  'read-only': 'only reads or prints',
+  'test-build': 'builds, lints or runs tests',
+  write: 'changes files',
+  destructive: 'deletes or destroys data',
+  network: 'reaches the network',
+  privilege: 'needs or changes privileges',
+  unknown: 'not a command this classifier knows',
+};
+
+const v = (cls: CommandClass, reason: string, extra: Partial<Verdict> = {}): Verdict => ({ class: cls, reason, ...extra });
+const plain = (name: string, cls: CommandClass): Verdict => v(cls, `${name}: ${PHRASE[cls]}`);
+
+/** Commands whose class does not depend on their arguments. */
+const TABLE: Record<string, CommandClass> = {};
+function classes(cls: CommandClass, names: string): void {
+  for (const n of names.trim().split(/\s+/)) TABLE[n] = cls;
+}
+
+classes('read-only', `
+  ls ll la dir vdir cat tac head tail less more grep egrep fgrep zgrep rg ag ack wc echo printf pwd
+  true false test [ [[ : stat file which whereis type uniq diff diff3 sdiff cmp comm cut tr jq column
+  paste join nl fold fmt expand unexpand rev seq yes sleep basename dirname realpath readlink md5sum
+  sha1sum sha224sum sha256sum sha384sum sha512sum shasum b2sum cksum sum base32 base64 basenc xxd
+  hexdump od strings du df free uptime uname whoami id groups logname users who date cal printenv locale
+  nproc lscpu getconf tty tput clear ps pgrep pstree lsof top htop vmstat tree fd fdfind exa eza bat
+  batcat zcat bzcat xzcat cd pushd popd dirs read readarray mapfile history help man info apropos
+  whatis jobs wait exit return break continue shift getopts let times umask ulimit unalias hash set
+  shopt declare typeset export readonly local unset env printenv nice nohup timeout time xargs
+  command builtin exec stdbuf setsid coproc trap lsattr getcap numfmt factor expr shuf envsubst
+  diffstat colordiff tsort dmesg find`);
+classes('test-build', `
+  make gmake cmake ctest ninja meson bazel bazelisk mvn mvnw gradle gradlew ant sbt lein tsc jest
+  vitest mocha ava tap karma jasmine cypress pytest py.test tox nox mypy pyright pylint flake8
+  pycodestyle pydocstyle bandit coverage rspec rake phpunit gcc g++ cc c++ clang clang++ rustc javac
+  kotlinc scalac swift swiftc zig esbuild webpack vite rollup parcel turbo nx lerna tsup swc babel
+  stylelint tslint standard xo golangci-lint shellcheck hadolint markdownlint configure`);
+classes('write', `
+  touch mkdir mkfifo cp mv install ln link patch rename mktemp split csplit sponge dos2unix unix2dos
+  zip ssh-keygen fallocate`);
+classes('destructive', `
+  rm rmdir unlink shred srm wipe dd truncate wipefs mkfs fdisk sfdisk parted kill pkill killall rimraf`);
+classes('network', `
+  curl wget ssh scp sftp rsync nc ncat netcat socat telnet ftp lftp ping ping6 traceroute tracepath
+  mtr dig nslookup host whois nmap http https xh aria2c axel mosh sshpass gh hub glab docker
+  docker-compose podman kubectl helm terraform aws gcloud gsutil az heroku vercel netlify flyctl fly
+  firebase ngrok yum dnf apk brew pacman zypper snap flatpak port conda mamba gem composer svn hg
+  sendmail mail mutt`);
+classes('privilege', `
+  sudo su doas chown chgrp chroot mount umount setcap nsenter unshare chattr insmod rmmod modprobe
+  sysctl iptables ip6tables nft ufw firewall-cmd useradd userdel usermod groupadd groupdel groupmod
+  passwd chpasswd chsh newgrp visudo service reboot shutdown halt poweroff setenforce capsh pkexec
+  runuser setpriv launchctl at hostnamectl timedatectl losetup swapon swapoff ldconfig dpkg rpm
+  mknod setfacl`);
+
+/**
+ * Variables that make an ordinary command load or run other code (`LD_PRELOAD=x.so ls`,
+ * `GIT_EXTERNAL_DIFF=x git diff`): a command run with one of them set is unknown.
+ */
+export function riskyVariable(name: string, value: string): boolean {
+  if (/^(PAGER|GIT_PAGER|MANPAGER)$/.test(name)) return !/^(cat|less|less -R|more|)$/.test(value);
+  return /^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|PS4|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|SSH_ASKPASS|GIT_(SSH|SSH_COMMAND|EXTERNAL_DIFF|EDITOR|SEQUENCE_EDITOR|ASKPASS|EXEC_PATH|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\d+|CONFIG_VALUE_\d+|CONFIG|CONFIG_GLOBAL|CONFIG_SYSTEM|TEMPLATE_DIR|PROXY_COMMAND))$/.test(name);
+}
+
+/* ---------------------------------------------------------------- git */
+
+/** `git -c key=value` keys that only change formatting or identity; any other key may name a program. */
+const SAFE_GIT_CONFIG = /^(color|advice|log|format|user|author|committer|init|column|status|pretty|i18n|blame|grep|safe|gc|maintenance|help|fetch|pull|push|rebase|merge|commit|tag|diff|core)\.(?!.*(pager|editor|command|program|external|driver|textconv|hookspath|fsmonitor|sshcommand|askpass|tool|proxy|cmd))/i;
+
+const GIT_SUB: Record<string, CommandClass> = {};
+const gitSubs = (cls: CommandClass, names: string) => {
+  for (const n of names.trim().split(/\s+/)) GIT_SUB[n] = cls;
+};
+gitSubs('read-only', `
+  status log show diff blame annotate grep rev-parse ls-files ls-tree cat-file describe shortlog rev-list
+  show-ref for-each-ref name-rev merge-base whatchanged count-objects fsck check-ignore check-attr
+  check-ref-format verify-commit verify-tag verify-pack var help version cherry range-diff diff-tree
+  diff-files diff-index show-branch get-tar-commit-id check-mailmap --version --help -h -v --html-path
+  --man-path --info-path --list-cmds`);
+gitSubs('write', `
+  add commit checkout switch restore apply merge rebase cherry-pick revert mv am format-patch init notes
+  bisect sparse-checkout update-index commit-tree mktag mktree read-tree write-tree merge-file
+  symbolic-ref replace pack-refs repack gc maintenance commit-graph multi-pack-index rerere
+  checkout-index hash-object stage bundle archive`);
+gitSubs('destructive', 'prune filter-branch filter-repo prune-packed');
+gitSubs('network', `
+  push pull fetch clone ls-remote send-email request-pull svn p4 daemon http-backend http-fetch http-push
+  upload-pack receive-pack fetch-pack send-pack lfs instaweb`);
+
+/** Global options that come before the subcommand; those taking a value list it as `true`. */
+const GIT_GLOBAL: Record<string, boolean> = {
+  '-C': true, '-c': true, '--git-dir': true, '--work-tree': true, '--namespace': true, '--config-env': true,
+  '--super-prefix': true, '--attr-source': true, '--exec-path': false, '-p': false, '-P': false,
+  '--paginate': false, '--no-pager': false, '--bare': false, '--no-replace-objects': false,
+  '--literal-pathspecs': false, '--glob-pathspecs': false, '--noglob-pathspecs': false,
+  '--icase-pathspecs': false, '--no-optional-locks': false, '--no-lazy-fetch': false, '--no-advice': false,
+};
+
+function gitSubcommand(sub: string, a: string[]): [CommandClass, string] {
+  const first = operands(a)[0];
+  switch (sub) {
+    case 'branch': {
+      if (hasFlag(a, 'DMCf', '--force')) return ['destructive', 'git branch -D/-M/-f can drop commits'];
+      if (hasFlag(a, 'dmcu', '--delete', '--move', '--copy', '--set-upstream-to', '--unset-upstream', '--edit-description', '--track')) return ['write', 'git branch changes branches'];
+      return first === undefined || hasFlag(a, 'lar', '--list', '--all', '--remotes', '--contains', '--merged', '--no-merged', '--points-at', '--show-current')
+        ? ['read-only', 'git branch lists branches'] : ['write', 'git branch creates a branch'];
+    }
+    case 'tag':
+      if (hasFlag(a, 'd', '--delete')) return ['destructive', 'git tag -d deletes tags'];
+      return first === undefined || hasFlag(a, 'lv', '--list', '--verify', '--contains', '--points-at') ? ['read-only', 'git tag lists tags'] : ['write', 'git tag creates a tag'];
+    case 'stash':
+      if (first === 'list' || first === 'show') return ['read-only', `git stash ${first} only reads`];
+      if (first === 'drop' || first === 'clear') return ['destructive', `git stash ${first} deletes stashed changes`];
+      return ['write', 'git stash changes the working tree'];
+    case 'remote':
+      if (first === undefined || first === 'get-url') return ['read-only', 'git remote lists remotes'];
+      if (first === 'show') return hasFlag(a, 'n') ? ['read-only', 'git remote show -n only reads'] : ['network', 'git remote show asks the remote'];
+      if (first === 'update' || first === 'prune') return ['network', `git remote ${first} fetches from remotes`];
+      return ['write', `git remote ${first} changes the remote configuration`];
+    case 'config': {
+      if (hasFlag(a, 'l', '--list', '--get', '--get-all', '--get-regexp', '--get-urlmatch', '--get-color', '--get-colorbool') || first === 'get' || first === 'list') return ['read-only', 'git config reads settings'];
+      const ops = operands(a).filter((o) => o !== 'set');
+      if (ops.length <= 1 && !hasFlag(a, '', '--unset', '--unset-all', '--add', '--replace-all', '--edit', '--rename-section', '--remove-section') && !hasFlag(a, 'e')) return ['read-only', 'git config reads a setting'];
+      const key = ops[0] ?? '';
+      return SAFE_GIT_CONFIG.test(key)
+        ? ['write', 'git config changes a setting']
+        : ['unknown', `git config ${key}: the setting may make git run another program`];
+    }
+    case 'worktree':
+      if (first === 'list') return ['read-only', 'git worktree list only reads'];
+      if (first === 'remove' || first === 'prune') return ['destructive', `git worktree ${first} deletes a working tree`];
+      return ['write', 'git worktree changes working trees'];
+    case 'reflog':
+      return first === 'expire' || first === 'delete' ? ['destructive', `git reflog ${first} drops history`] : ['read-only', 'git reflog only reads'];
+    case 'submodule':
+      if (first === undefined || first === 'status' || first === 'summary') return ['read-only', 'git submodule status only reads'];
+      if (first === 'foreach') return ['unknown', 'git submodule foreach runs a shell command'];
+      if (first === 'deinit') return ['destructive', 'git submodule deinit removes a submodule'];
+      if (first === 'init' || first === 'sync' || first === 'absorbgitdirs' || first === 'set-url' || first === 'set-branch') return ['write', `git submodule ${first} changes configuration`];
+      return ['network', `git submodule ${first} fetches from remotes`];
+    case 'reset':
+      return hasFlag(a, '', '--hard') ? ['destructive', 'git reset --hard discards uncommitted changes'] : ['write', 'git reset moves HEAD'];
+    case 'clean':
+      return hasFlag(a, 'n', '--dry-run') && !hasFlag(a, 'f', '--force') ? ['read-only', 'git clean -n only lists'] : ['destructive', 'git clean deletes untracked files'];
+    case 'rm':
+      return hasFlag(a, 'f', '--force') ? ['destructive', 'git rm -f deletes files with changes'] : ['write', 'git rm removes tracked files'];
+    case 'checkout':
+    case 'switch':
+      return hasFlag(a, 'f', '--force', '--discard-changes') ? ['destructive', `git ${sub} --force discards changes`] : ['write', `git ${sub} changes the working tree`];
+    case 'diff':
+    case 'log':
+    case 'show':
+      if (hasFlag(a, '', '--output')) return ['write', `git ${sub} --output writes a file`];
+      if (hasFlag(a, '', '--ext-diff', '--textconv')) return ['unknown', `git ${sub} --ext-diff runs a configured program`];
+      return ['read-only', `git ${sub} only reads`];
+    case 'grep':
+      return hasFlag(a, 'O', '--open-files-in-pager') ? ['unknown', 'git grep -O runs a pager program'] : ['read-only', 'git grep only reads'];
+    case 'difftool':
+    case 'mergetool':
+      return ['unknown', `git ${sub} runs a configured program`];
+    case 'archive':
+      return hasFlag(a, '', '--remote') ? ['network', 'git archive --remote asks a remote'] : hasFlag(a, 'o', '--output') ? ['write', 'git archive writes a file'] : ['read-only', 'git archive prints an archive'];
+  }
+  const cls = GIT_SUB[sub];
+  if (cls === 'network') return [cls, `git ${sub} talks to a remote`];
+  return cls ? [cls, `git ${sub}: ${PHRASE[cls]}`] : ['unknown', `git ${sub}: not a known git subcommand (it could be an alias)`];
+}
+
+function git(args: readonly Word[]): Verdict {
+  let i = 0;
+  let risky: string | undefined;
+  for (; i < args.length && args[i]!.literal; i++) {
+    const [opt, inline] = args[i]!.value.split(/=(.*)/s, 2) as [string, string | undefined];
+    if (!(opt in GIT_GLOBAL)) break;
+    const value = GIT_GLOBAL[opt] && inline === undefined ? args[++i]?.value : inline;
+    if (opt === '-c' || opt === '--config-env') {
+      if (!SAFE_GIT_CONFIG.test(value ?? '')) risky = `git ${opt} ${(value ?? '').split('=')[0]} may make git run another program`;
+    }
+    if (opt === '--exec-path' && inline !== undefined) risky = 'git --exec-path makes git run programs from another directory';
+  }
+  const rest = args.slice(i);
+  const argv = ['git', ...rest.map((w) => w.value)];
+  const sub = rest[0];
+  if (!sub) return v('read-only', 'git without a subcommand prints help', { argv });
+  if (!sub.literal) return v('unknown', 'the git subcommand is only known at run time', { argv, problem: `git ${sub.value}: the subcommand is only known at run time` });
+  const [cls, reason] = gitSubcommand(sub.value, argv.slice(2));
+  // `git -c core.pager=… log` may run anything: its `git log` text must not be trusted to rules.
+  return risky ? v('unknown', risky, { argv, problem: risky }) : v(cls, reason, { argv });
+}
+
+/* ---------------------------------------------------------------- JavaScript package managers */
+
+/** npm's options that can come before the subcommand; `true` when they take a value. */
+const NPM_GLOBAL: Record<string, boolean> = {
+  '--prefix': true, '--workspace': true, '-w': true, '--loglevel': true, '--userconfig': true, '--registry': true,
+  '--cache': true, '--color': false, '--no-color': false, '--workspaces': false, '-ws': false, '--include-workspace-root': false,
+  '--if-present': false, '-s': false, '--silent': false, '-q': false, '--quiet': false, '-d': false, '-dd': false,
+  '--verbose': false, '-g': false, '--global': false, '-y': false, '--yes': false, '--no-audit': false, '--no-fund': false,
+  '--prefer-offline': false, '--offline': false, '--no-update-notifier': false,
+};
+
+const NPM_SUB: Record<string, CommandClass> = {};
+const npmSubs = (cls: CommandClass, names: string) => {
+  for (const n of names.trim().split(/\s+/)) NPM_SUB[n] = cls;
+};
+npmSubs('test-build', 'test t tst run run-script rum urn start restart stop rebuild rb');
+npmSubs('network', `
+  install i in ins inst insta instal isnt isnta isntal isntall add ci clean-install install-clean ic
+  update up upgrade udpate install-test it install-ci-test cit publish unpublish deprecate dist-tag
+  access owner team org login adduser add-user logout whoami ping search s se find view v info show
+  outdated audit doctor dedupe ddp find-dupes create star unstar stars hook token profile repo docs
+  bugs home`);
+npmSubs('write', 'uninstall remove rm r un unlink link ln pack prune shrinkwrap set-script init');
+npmSubs('read-only', 'ls list ll la explain why query root bin prefix help help-search completion fund sbom -v --version -h');
+
+function npm(args: readonly Word[]): Verdict {
+  let i = 0;
+  for (; i < args.length && args[i]!.literal; i++) {
+    const [opt, inline] = args[i]!.value.split(/=(.*)/s, 2) as [string, string | undefined];
+    if (!(opt in NPM_GLOBAL)) break;
+    if (NPM_GLOBAL[opt] && inline === undefined) i++;
+  }
+  const rest = args.slice(i);
+  const argv = ['npm', ...rest.map((w) => w.value)];
+  const sub = rest[0];
+  if (!sub) return v('read-only', 'npm without a subcommand prints help', { argv });
+  if (!sub.literal) return v('unknown', 'the npm subcommand is only known at run time', { argv, problem: `npm ${sub.value}: the subcommand is only known at run time` });
+  const a = argv.slice(2);
+  switch (sub.value) {
+    case 'exec':
+    case 'x':
+      return runsTool('npm exec', rest.slice(1), argv);
+    case 'version':
+      return v(operands(a).length ? 'write' : 'read-only', operands(a).length ? 'npm version bumps the version' : 'npm version prints versions', { argv });
+    case 'init':
+    case 'create':
+      return v(operands(a).length ? 'network' : 'write', operands(a).length ? `npm ${sub.value} runs a downloaded initialiser` : 'npm init writes package.json', { argv });
+    case 'config':
+    case 'c':
+    case 'pkg':
+      return v(['get', 'list', 'ls'].includes(a[0] ?? 'list') ? 'read-only' : 'write', `npm ${sub.value} ${a[0] ?? ''}`.trim(), { argv });
+    case 'cache':
+      return v(a[0] === 'clean' ? 'destructive' : a[0] === 'add' ? 'network' : 'read-only', `npm cache ${a[0] ?? ''}`.trim(), { argv });
+  }
+  const cls = NPM_SUB[sub.value];
+  const reason = cls === 'test-build' ? `npm ${sub.value} runs a package.json script` : cls ? `npm ${sub.value}: ${PHRASE[cls]}` : `npm ${sub.value}: not a known npm command`;
+  return v(cls ?? 'unknown', reason, { argv });
+}
+
+/** `npx tool args`: as risky as the tool, and unknown when the tool is not one this table knows. */
+function runsTool(via: string, args: readonly Word[], argv: string[]): Verdict {
+  const o = readOptions(args, 0, { short: 'pc', long: ['package', 'call'] });
+  if (o.values.has('-c') || o.values.has('--call')) return v('unknown', `${via} -c runs a shell string`, { argv });
+  const tool = args[o.next];
+  if (!tool) return v('read-only', `${via} without a tool`, { argv });
+  if (!tool.literal) return v('unknown', `${via}: the tool is only known at run time`, { argv, problem: `${via} ${tool.value}: the tool is only known at run time` });
+  // `@scope/pkg@1.2` runs the bin named after the package.
+  const name = tool.value.replace(/^@[^/]+\//, '').replace(/@[^@]*$/, '');
+  const inner = classifyCommand(name, args.slice(o.next + 1));
+  if (inner.class === 'unknown') return v('unknown', `${via} ${name}: an unknown package, possibly downloaded and run`, { argv });
+  return v(inner.class, `${via} ${name}: ${inner.reason.replace(/^[^:]*: /, '')}`, { argv });
+}
+
+const PM_NETWORK = new Set(['install', 'i', 'add', 'a', 'update', 'up', 'upgrade', 'upgrade-interactive', 'dlx', 'create', 'c', 'publish', 'login', 'logout', 'outdated', 'audit', 'info', 'view', 'search', 'fetch', 'dedupe', 'import', 'npm', 'unplug', 'global', 'self-update', 'setup', 'env', 'x', 'pm', 'install-test', 'it']);
+const PM_WRITE = new Set(['remove', 'rm', 'uninstall', 'un', 'unlink', 'link', 'ln', 'prune', 'patch', 'patch-commit', 'init', 'pack']);
+const PM_READ = new Set(['list', 'ls', 'll', 'why', 'root', 'bin', 'help', '--version', '-v', '-h', '--help', 'licenses', 'config']);
+
+/** yarn, pnpm and bun: install-like subcommands reach the registry; any other name runs a package.json script. */
+function packageManager(name: string, all: readonly Word[]): Verdict {
+  // Options before the subcommand (`pnpm -C dir test`, `yarn --cwd dir test`) do not change what runs.
+  const args = all.slice(readOptions(all, 0, { short: 'CF', long: ['dir', 'filter', 'cwd'] }).next);
+  const argv = [name, ...args.map((w) => w.value)];
+  const sub = args[0];
+  if (!sub) return name === 'bun' ? v('read-only', 'bun prints help', { argv }) : v('network', `${name} installs dependencies`, { argv });
+  if (!sub.literal) return v('unknown', `the ${name} subcommand is only known at run time`, { argv, problem: `${name} ${sub.value}: the subcommand is only known at run time` });
+  const s = sub.value;
+  if (s === 'exec') return runsTool(`${name} exec`, args.slice(1), argv);
+  if (PM_NETWORK.has(s)) return v('network', `${name} ${s} reaches the package registry`, { argv });
+  if (PM_WRITE.has(s)) return v('write', `${name} ${s}: ${PHRASE.write}`, { argv });
+  if (PM_READ.has(s)) return v('read-only', `${name} ${s}: ${PHRASE['read-only']}`, { argv });
+  return v('test-build', `${name} ${s} runs a package.json script or project file`, { argv });
+}
+
+/* ---------------------------------------------------------------- interpreters */
+
+interface Interpreter {
+  /** Options that run code given on the command line. */
+  inline: string[];
+  /** Options that take a value (so the value is not mistaken for the script). */
+  valued: string[];
+}
+
+const INTERPRETERS: Record<string, Interpreter> = {
+  node: { inline: ['-e', '--eval', '-p', '--print'], valued: ['-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions', '--env-file'] },
+  python: { inline: ['-c'], valued: ['-W', '-X', '-Q'] },
+  ruby: { inline: ['-e'], valued: ['-r', '-I', '-C'] },
+  perl: { inline: ['-e', '-E'], valued: ['-I', '-M', '-m'] },
+  php: { inline: ['-r', '-R', '-B', '-E'], valued: ['-c', '-d', '-z'] },
+  tsx: { inline: ['-e', '--eval', '-p', '--print'], valued: ['--tsconfig'] },
+  'ts-node': { inline: ['-e', '--eval', '-p', '--print'], valued: ['-P', '--project', '-r', '--require', '-C', '--compiler'] },
+};
+
+/** Python modules run with `-m`, by class; others are unknown. */
+const PYTHON_MODULES: Record<string, CommandClass> = {
+  pytest: 'test-build', unittest: 'test-build', mypy: 'test-build', pylint: 'test-build', flake8: 'test-build', coverage: 'test-build',
+  tox: 'test-build', doctest: 'test-build', compileall: 'test-build', py_compile: 'test-build', build: 'test-build', ruff: 'test-build',
+  black: 'write', isort: 'write', venv: 'write', virtualenv: 'write', 'json.tool': 'read-only', site: 'read-only', platform: 'read-only',
+  'http.server': 'network', ensurepip: 'network',
+};
+
+function interpreter(name: string, spec: Interpreter, args: readonly Word[]): Verdict {
+  const inline = (o: string) => spec.inline.includes(o);
+  const valued = (o: string) => spec.valued.includes(o);
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const a = w.value;
+    if (!w.literal) return v('unknown', `${name}: the script is only known at run time`);
+    if (['-v', '-V', '--version', '-h', '--help'].includes(a)) return v('read-only', `${name} ${a} prints information`);
+    if (a === '-') return v('unknown', `${name} reads its program from standard input`);
+    if (name === 'node' && a === '--test') return v('test-build', 'node --test runs tests');
+    if (name === 'python' && a.startsWith('-m')) {
+      const mod = a.length > 2 ? a.slice(2) : args[i + 1]?.value ?? '';
+      if (mod === 'pip') return pip(args.slice(a.length > 2 ? i + 1 : i + 2));
+      const cls = PYTHON_MODULES[mod];
+      return cls ? v(cls, `python -m ${mod}: ${PHRASE[cls]}`) : v('unknown', `python -m ${mod}: not a module this classifier knows`);
+    }
+    if (a.startsWith('--')) {
+      const opt = a.split('=')[0]!;
+      if (inline(opt)) return v('unknown', `${name} ${opt} runs inline code`);
+      if (valued(opt) && !a.includes('=')) i++;
+      continue;
+    }
+    if (a.startsWith('-')) {
+      // A cluster such as perl's `-pie` or node's `-pe`: a letter that takes a value ends it.
+      for (let k = 1; k < a.length; k++) {
+        const o = `-${a[k]!}`;
+        if (inline(o)) return v('unknown', `${name} ${o} runs inline code`);
+        if (valued(o)) {
+          if (k === a.length - 1) i++;
+          break;
+        }
+      }
+      continue;
+    }
+    return v('test-build', `${name} runs the project file ${a}`);
+  }
+  return v('unknown', `${name} without a script reads code from standard input`);
+}
+
+function pip(args: readonly Word[]): Verdict {
+  const a = args.map((w) => w.value);
+  const sub = operands(a)[0];
+  switch (sub) {
+    case 'install': case 'download': case 'wheel': case 'index': case 'search':
+      return v('network', `pip ${sub} reaches the package index`);
+    case 'uninstall':
+      return v('write', 'pip uninstall removes packages');
+    case 'list': case 'show': case 'freeze': case 'check': case 'inspect': case 'help': case 'debug': case 'hash': case undefined:
+      return v('read-only', `pip ${sub ?? ''}: ${PHRASE['read-only']}`.replace(' :', ':'));
+    case 'config': case 'cache':
+      return a.includes('list') || a.includes('get') || a.includes('dir') || a.includes('info') ? v('read-only', `pip ${sub} reads settings`) : v('write', `pip ${sub} changes settings`);
+  }
+  return v('unknown', `pip ${sub}: not a known pip command`);
+}
+
+/* ---------------------------------------------------------------- tools whose arguments matter */
+
+const SUBCOMMANDS: Record<string, Record<string, CommandClass>> = {
+  cargo: {
+    build: 'test-build', b: 'test-build', check: 'test-build', c: 'test-build', test: 'test-build', t: 'test-build', bench: 'test-build',
+    run: 'test-build', r: 'test-build', doc: 'test-build', clippy: 'test-build', nextest: 'test-build', miri: 'test-build',
+    fmt: 'write', fix: 'write', new: 'write', init: 'write', remove: 'write', rm: 'write', clean: 'destructive',
+    install: 'network', add: 'network', fetch: 'network', update: 'network', publish: 'network', search: 'network', login: 'network', yank: 'network', owner: 'network',
+    tree: 'read-only', metadata: 'read-only', version: 'read-only', '--version': 'read-only', help: 'read-only', 'locate-project': 'read-only', pkgid: 'read-only',
+  },
+  go: {
+    build: 'test-build', test: 'test-build', vet: 'test-build', run: 'test-build', generate: 'test-build', tool: 'test-build',
+    fmt: 'write', fix: 'write', work: 'write', clean: 'destructive', get: 'network', install: 'network', mod: 'network',
+    version: 'read-only', env: 'read-only', list: 'read-only', doc: 'read-only', help: 'read-only',
+  },
+  dotnet: {
+    build: 'test-build', test: 'test-build', run: 'test-build', format: 'write', new: 'write', clean: 'destructive',
+    restore: 'network', add: 'network', tool: 'network', publish: 'test-build', pack: 'test-build', '--info': 'read-only', '--version': 'read-only',
+  },
+  bundle: { exec: 'test-build', install: 'network', update: 'network', add: 'network', list: 'read-only', show: 'read-only', check: 'read-only' },
+  uv: { run: 'test-build', sync: 'network', add: 'network', lock: 'network', pip: 'network', tool: 'network', venv: 'write', remove: 'write', tree: 'read-only', version: 'read-only' },
+  apt: { list: 'read-only', search: 'read-only', show: 'read-only', policy: 'read-only', depends: 'read-only', rdepends: 'read-only', remove: 'destructive', purge: 'destructive', autoremove: 'destructive' },
+  systemctl: { status: 'read-only', show: 'read-only', cat: 'read-only', 'list-units': 'read-only', 'list-unit-files': 'read-only', 'is-active': 'read-only', 'is-enabled': 'read-only', 'is-failed': 'read-only' },
+  playwright: { test: 'test-build', install: 'network', 'install-deps': 'privilege', 'show-report': 'read-only', codegen: 'network' },
+};
+/** What a tool in SUBCOMMANDS does with a subcommand it does not list. */
+const SUBCOMMAND_DEFAULT: Record<string, CommandClass> = {
+  cargo: 'unknown', go: 'unknown', dotnet: 'unknown', bundle: 'unknown', uv: 'unknown', apt: 'network', systemctl: 'privilege', playwright: 'unknown',
+};
+const ALIASES: Record<string, string> = { 'apt-get': 'apt', aptitude: 'apt', gsed: 'sed', gawk: 'awk', mawk: 'awk', nawk: 'awk', nodejs: 'node', bunzip2: 'gzip', gunzip: 'gzip', bzip2: 'gzip', xz: 'gzip', unxz: 'gzip', zstd: 'gzip', unzstd: 'gzip', pip3: 'pip', pipx: 'pip', python3: 'python', python2: 'python', pypy: 'python', pypy3: 'python', 'py.test': 'pytest' };
+
+/** Tools with a write or fix switch: class without it, class with it, and the switches. */
+const FIXERS: Record<string, [CommandClass, CommandClass, string, string[]]> = {
+  prettier: ['read-only', 'write', 'w', ['--write']],
+  eslint: ['test-build', 'write', '', ['--fix']],
+  biome: ['test-build', 'write', '', ['--write', '--apply', '--fix']],
+  rubocop: ['test-build', 'write', 'aA', ['--autocorrect', '--autocorrect-all']],
+  gofmt: ['read-only', 'write', 'w', []],
+  yq: ['read-only', 'write', 'i', ['--inplace']],
+  sort: ['read-only', 'write', 'o', ['--output']],
+};
+/** Tools that write unless told only to check: the short and long check switches. */
+const CHECKERS: Record<string, [string, string[]]> = { black: ['', ['--check', '--diff']], isort: ['c', ['--check', '--check-only', '--diff']], rustfmt: ['', ['--check']] };
+
+const SPECIAL: Record<string, (args: readonly Word[], a: string[]) => Verdict> = {
+  git: (args) => git(args),
+  npm: (args) => npm(args),
+  npx: (args) => runsTool('npx', args, ['npx', ...args.map((w) => w.value)]),
+  bunx: (args) => runsTool('bunx', args, ['bunx', ...args.map((w) => w.value)]),
+  yarn: (args) => packageManager('yarn', args),
+  pnpm: (args) => packageManager('pnpm', args),
+  bun: (args) => (args[0]?.literal && /[./]/.test(args[0].value) ? v('test-build', `bun runs the project file ${args[0].value}`) : packageManager('bun', args)),
+  pip: (args) => pip(args),
+  deno: (_, a) => (a[0] === 'eval' ? v('unknown', 'deno eval runs inline code') : ['install', 'add', 'upgrade'].includes(a[0] ?? '') ? v('network', `deno ${a[0]} reaches the registry`) : v('test-build', `deno ${a[0] ?? ''} runs project code`.trim())),
+  sed: (args) => {
+    const o = readOptions(args, 0, { short: 'efl', optional: 'i', long: ['expression', 'file', 'line-length'] });
+    if (o.values.has('-f') || o.values.has('--file')) return v('unknown', 'sed -f runs a sed script from a file');
+    const scripts = [...o.values.entries()].filter(([k]) => k === '-e' || k === '--expression').map(([, w]) => w.value);
+    if (scripts.length === 0 && args[o.next]) scripts.push(args[o.next]!.value);
+    const fx = scripts.map(sedEffects).reduce((x, y) => ({ runs: x.runs || y.runs, writes: x.writes || y.writes }), { runs: false, writes: false });
+    if (fx.runs && !o.flags.has('--sandbox')) return v('unknown', 'the sed script runs commands (e)');
+    if (o.flags.has('-i') || o.flags.has('--in-place')) return v('write', 'sed -i edits files in place');
+    return fx.writes ? v('write', 'the sed script writes a file (w)') : v('read-only', 'sed without -i only prints');
+  },
+  awk: (args) => {
+    const o = readOptions(args, 0, { short: 'fvFieE', long: ['file', 'assign', 'field-separator', 'include', 'source', 'exec'] });
+    if (o.values.get('-i')?.value === 'inplace' || o.values.get('--include')?.value === 'inplace') return v('write', 'awk -i inplace edits files in place');
+    if (o.values.has('-f') || o.values.has('--file') || o.values.has('-E') || o.values.has('--exec')) return v('unknown', 'awk -f runs an awk program from a file');
+    const program = o.values.get('-e') ?? o.values.get('--source') ?? args[o.next];
+    const fx = awkEffects(program?.value ?? '');
+    return fx.runs ? v('unknown', 'the awk program runs commands') : fx.writes ? v('write', 'the awk program writes a file') : v('read-only', 'awk only prints');
+  },
+  tee: (_, a) => (operands(a).some((f) => !DEV_SINKS.has(f)) ? v('write', 'tee writes files') : v('read-only', 'tee only prints')),
+  chmod: (_, a) => {
+    const mode = operands(a)[0] ?? '';
+    return /s/.test(mode) || /^[2-7][0-7]{3}$/.test(mode) ? v('privilege', 'chmod sets a setuid/setgid bit') : v('write', 'chmod changes permissions');
+  },
+  tar: (_, a) => {
+    const first = a[0] ?? '';
+    const letters = first.startsWith('--') ? '' : first.replace(/^-/, '');
+    if (hasFlag(a, '', '--delete')) return v('destructive', 'tar --delete removes members');
+    if (/[xcruA]/.test(letters) || hasFlag(a, 'xcruA', '--extract', '--get', '--create', '--append', '--update', '--concatenate')) return v('write', 'tar creates or extracts files');
+    return v('read-only', 'tar lists an archive');
+  },
+  gzip: (_, a) => (hasFlag(a, 'clt', '--stdout', '--to-stdout', '--list', '--test') ? v('read-only', 'decompresses to standard output') : v('write', 'replaces files with (de)compressed ones')),
+  unzip: (_, a) => (hasFlag(a, 'lvtZp') ? v('read-only', 'unzip -l lists an archive') : v('write', 'unzip extracts files')),
+  crontab: (_, a) => (hasFlag(a, 'l') ? v('read-only', 'crontab -l lists jobs') : v('privilege', 'crontab schedules commands')),
+  hostname: (_, a) => (operands(a).length ? v('privilege', 'hostname NAME changes the host name') : v('read-only', 'hostname prints the host name')),
+  source: () => v('unknown', 'source runs a script file in this shell', { problem: 'source runs a script file whose commands cannot be seen' }),
+  '.': () => v('unknown', '. runs a script file in this shell', { problem: '. runs a script file whose commands cannot be seen' }),
+  ruff: (_, a) => (a[0] === 'format' && !hasFlag(a, '', '--check', '--diff')) || hasFlag(a, '', '--fix') ? v('write', 'ruff rewrites files') : v('test-build', 'ruff lints'),
+};
+
+/** Writes to these are not writes to files. */
+export const DEV_SINKS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty', '/dev/fd/1', '/dev/fd/2']);
+
+/**
+ * The class of one command, given its name (already a basename, quotes removed) and its
+ * arguments. Wrappers have been unwrapped by the caller.
+ */
+export function classifyCommand(typed: string, args: readonly Word[]): Verdict {
+  const base = typed.replace(/^(python|pip)[\d.]+$/, '$1').replace(/^mkfs\..*$/, 'mkfs');
+  const name = ALIASES[base] ?? base;
+  const a = args.map((w) => w.value);
+  const special = SPECIAL[name];
+  if (special) return special(args, a);
+  const interp = INTERPRETERS[name];
+  if (interp) return interpreter(name, interp, args);
+  const table = SUBCOMMANDS[name];
+  if (table) {
+    const sub = a.find((x) => !/^[-+]/.test(x)) ?? a[0] ?? '';
+    const cls = table[sub] ?? SUBCOMMAND_DEFAULT[name]!;
+    return v(cls, `${typed} ${sub}: ${cls === 'unknown' ? 'not a subcommand this classifier knows' : PHRASE[cls]}`.replace(/ :/, ':'));
+  }
+  const fixer = FIXERS[name];
+  if (fixer) return hasFlag(a, fixer[2], ...fixer[3]) ? v(fixer[1], `${typed} ${fixer[3][0] ?? '-' + fixer[2][0]} rewrites files`) : plain(typed, fixer[0]);
+  const checks = CHECKERS[name];
+  if (checks) return hasFlag(a, checks[0], ...checks[1]) ? v('test-build', `${typed} only checks`) : v('write', `${typed} rewrites files`);
+  const cls = TABLE[name];
+  return cls ? plain(typed, cls) : plain(typed, 'unknown');
+}

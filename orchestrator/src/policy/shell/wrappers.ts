@@ -1,0 +1,197 @@
+import { isAssignment, readOptions, type OptionSpec } from './arguments';
+import type { Verdict } from './commands';
+import type { Word } from './words';
+
+/**
+ * Commands that run other commands. A rule about `git push` must see the `git push` inside
+ * `timeout 5 git push`, `sudo git push` or `bash -c "git push"`, so these are unwrapped and the
+ * inner command is classified in their place (the wrapper is recorded in `via`).
+ */
+
+/** One thing a wrapper runs. */
+export type Inner =
+  /** An argv (`nice git push` runs `git push`). */
+  | { label: string; argv: Word[] }
+  /** A shell script given as a string (`bash -c STR`); `opaque` says why even a literal one cannot be followed. */
+  | { label: string; script: Word; opaque?: string }
+  /** A shell that reads its script from standard input (`bash`, `bash -s`, `bash <<EOF`). */
+  | { label: string; stdin: true }
+  /** A shell running a script file (`bash deploy.sh`): its commands cannot be seen. */
+  | { label: string; file: Word };
+
+export interface Unwrapped {
+  /** The wrapper is itself a command to judge (`sudo` is privilege, `find -delete` destructive). */
+  self?: Verdict;
+  runs: Inner[];
+  /** `NAME=value` words the wrapper puts in the environment (`env A=1 cmd`, `sudo A=1 cmd`). */
+  assignments?: Word[];
+  /** Files the wrapper itself writes (`find -fprint f`, `time -o f`). */
+  writes?: Word[];
+}
+
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish', 'rbash']);
+
+/** Wrappers of the form `NAME [options] command…`, with the options that take a value. */
+const PREFIX: Record<string, OptionSpec> = {
+  nice: { short: 'n', long: ['adjustment'] },
+  nohup: {},
+  stdbuf: { short: 'ioe', long: ['input', 'output', 'error'] },
+  builtin: {},
+  coproc: {},
+  setsid: {},
+  ionice: { short: 'cnpPtu', long: ['class', 'classdata', 'pid', 'pgid', 'uid'] },
+  exec: { short: 'a' },
+  busybox: {},
+};
+
+function joinWords(words: Word[]): Word {
+  return { value: words.map((w) => w.value).join(' '), literal: words.every((w) => w.literal), pattern: words.map((w) => w.pattern).join(' ') };
+}
+
+/** `[NAME=value…] cmd…` after the options, as `env` and `sudo` accept. */
+function withAssignments(label: string, words: Word[], from: number, self?: Verdict): Unwrapped | null {
+  let i = from;
+  while (i < words.length && isAssignment(words[i]!)) i++;
+  if (i >= words.length) return self ? { self, runs: [], assignments: words.slice(from, i) } : null;
+  return { self, runs: [{ label, argv: words.slice(i) }], assignments: words.slice(from, i) };
+}
+
+function shell(name: string, words: Word[]): Unwrapped {
+  let i = 1;
+  let command = false;
+  let stdin = false;
+  for (; i < words.length; i++) {
+    const w = words[i]!;
+    const a = w.value;
+    if (!w.literal || a === '-' || a === '--' || !/^[-+]./.test(a)) {
+      if (a === '-' || a === '--') i++;
+      break;
+    }
+    if (a.startsWith('--')) {
+      if (a === '--version' || a === '--help') return { self: { class: 'read-only', reason: `${name} ${a} prints information` }, runs: [] };
+      if (a === '--rcfile' || a === '--init-file') i++;
+      continue;
+    }
+    for (const c of a.slice(1)) {
+      if (c === 'c') command = true;
+      if (c === 's') stdin = true;
+    }
+    if (/[oO]$/.test(a)) i++; // `-o pipefail`, `-O extglob`
+  }
+  if (command) {
+    const script = words[i];
+    return script ? { runs: [{ label: `${name} -c`, script }] } : { runs: [] };
+  }
+  if (stdin || i >= words.length) return { runs: [{ label: name, stdin: true }] };
+  return { runs: [{ label: name, file: words[i]! }] };
+}
+
+function find(words: Word[]): Unwrapped {
+  const runs: Inner[] = [];
+  const writes: Word[] = [];
+  let deletes = false;
+  for (let i = 1; i < words.length; i++) {
+    const a = words[i]!.value;
+    if (a === '-delete') deletes = true;
+    else if (['-fprint', '-fprint0', '-fprintf', '-fls'].includes(a) && words[i + 1]) writes.push(words[++i]!);
+    else if (['-exec', '-execdir', '-ok', '-okdir'].includes(a)) {
+      let end = i + 1;
+      while (end < words.length && words[end]!.value !== ';' && words[end]!.value !== '+') end++;
+      if (end > i + 1) runs.push({ label: `find ${a}`, argv: words.slice(i + 1, end) });
+      i = end;
+    }
+  }
+  const self: Verdict = deletes
+    ? { class: 'destructive', reason: 'find -delete deletes files' }
+    : writes.length ? { class: 'write', reason: 'find -fprint writes a file' } : { class: 'read-only', reason: 'find lists files' };
+  return { self, runs, writes };
+}
+
+/**
+ * If `words` (a command whose name is the literal `name`, already a basename) runs another
+ * command, what it runs; null when it is an ordinary command (or a wrapper with nothing to run,
+ * like a bare `env`, which is then classified as itself).
+ */
+export function unwrap(name: string, words: Word[]): Unwrapped | null {
+  const spec = PREFIX[name];
+  if (spec) {
+    const o = readOptions(words, 1, spec);
+    return o.next < words.length ? { runs: [{ label: name, argv: words.slice(o.next) }] } : null;
+  }
+  if (SHELLS.has(name)) return shell(name, words);
+  switch (name) {
+    case 'env': {
+      let o = readOptions(words, 1, { short: 'uCS', long: ['unset', 'chdir', 'split-string'] });
+      while (words[o.next]?.value === '-') o = readOptions(words, o.next + 1, { short: 'uCS', long: ['unset', 'chdir', 'split-string'] });
+      const split = o.values.get('-S') ?? o.values.get('--split-string');
+      // `env -S 'cmd args'` splits a string into words: close enough to a shell string to parse as one.
+      if (split) return { runs: [{ label: 'env -S', script: joinWords([split, ...words.slice(o.next)]) }] };
+      return withAssignments('env', words, o.next);
+    }
+    case 'timeout': {
+      const o = readOptions(words, 1, { short: 'sk', long: ['signal', 'kill-after'] });
+      return o.next + 1 < words.length ? { runs: [{ label: 'timeout', argv: words.slice(o.next + 1) }] } : null;
+    }
+    case 'time': {
+      const o = readOptions(words, 1, { short: 'fo', long: ['format', 'output'] });
+      const out = o.values.get('-o') ?? o.values.get('--output');
+      return o.next < words.length ? { runs: [{ label: 'time', argv: words.slice(o.next) }], writes: out ? [out] : [] } : null;
+    }
+    case 'command': {
+      const o = readOptions(words, 1);
+      if (o.flags.has('-v') || o.flags.has('-V')) return null; // only looks the name up
+      return o.next < words.length ? { runs: [{ label: 'command', argv: words.slice(o.next) }] } : null;
+    }
+    case 'xargs': {
+      const o = readOptions(words, 1, { short: 'adEILnPs', optional: 'eil', long: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'] });
+      return o.next < words.length ? { runs: [{ label: 'xargs', argv: words.slice(o.next) }] } : null;
+    }
+    case 'find':
+      return find(words);
+    case 'sudo':
+    case 'doas': {
+      const self: Verdict = { class: 'privilege', reason: `${name} runs a command as another user` };
+      const o = readOptions(words, 1, name === 'sudo'
+        ? { short: 'CDgpRrtTUu', long: ['close-from', 'chdir', 'group', 'host', 'prompt', 'chroot', 'role', 'type', 'command-timeout', 'other-user', 'user'] }
+        : { short: 'uC' });
+      const inner = withAssignments(name, words, o.next, self);
+      if (inner?.runs.length) return inner;
+      // `sudo -i`, `sudo -s`: an interactive root shell, whose commands come from standard input.
+      const shellFlag = ['-i', '-s', '--login', '--shell'].find((f) => o.flags.has(f));
+      return shellFlag ? { self, runs: [{ label: `${name} ${shellFlag}`, stdin: true }] } : { self, runs: [] };
+    }
+    case 'su': {
+      const self: Verdict = { class: 'privilege', reason: 'su runs a shell as another user' };
+      const at = words.findIndex((w, k) => k > 0 && (w.value === '-c' || w.value === '--command'));
+      const inline = words.find((w) => w.value.startsWith('--command='));
+      if (at > 0 && words[at + 1]) return { self, runs: [{ label: 'su -c', script: words[at + 1]! }] };
+      if (inline) return { self, runs: [{ label: 'su -c', script: { ...inline, value: inline.value.slice(10), pattern: inline.pattern } }] };
+      return { self, runs: [{ label: 'su', stdin: true }] };
+    }
+    case 'eval':
+      return {
+        self: { class: 'unknown', reason: 'eval runs a string as a command' },
+        runs: words.length > 1 ? [{ label: 'eval', script: joinWords(words.slice(1)), opaque: 'eval runs a string as a command' }] : [],
+      };
+    case 'alias': {
+      const defs = words.slice(1).filter((w) => w.value.includes('='));
+      if (defs.length === 0) return null; // listing aliases
+      return {
+        self: { class: 'unknown', reason: 'alias changes what later commands run' },
+        runs: defs.map((w) => ({ label: 'alias', script: { ...w, value: w.value.slice(w.value.indexOf('=') + 1) }, opaque: 'alias changes what later commands run' })),
+      };
+    }
+    case 'trap': {
+      const args = words.slice(1).filter((w) => w.value !== '--');
+      if (args.length < 2 || /^-[lp]$/.test(args[0]!.value) || args[0]!.value === '-' || args[0]!.value === '') return null;
+      return { runs: [{ label: 'trap', script: args[0]! }] };
+    }
+    case 'watch': {
+      const o = readOptions(words, 1, { short: 'nq', long: ['interval', 'equexit'] });
+      if (o.next >= words.length) return null;
+      const rest = words.slice(o.next);
+      return o.flags.has('-x') || o.flags.has('--exec') ? { runs: [{ label: 'watch', argv: rest }] } : { runs: [{ label: 'watch', script: joinWords(rest) }] };
+    }
+  }
+  return null;
+}
