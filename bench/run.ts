@@ -6,6 +6,9 @@ import { newId } from '@gatehouse/shared';
 import { runtimeApproval, SandboxDriver, type Sandbox } from '@gatehouse/orchestrator';
 import { benchEvents } from './events';
 import { benchPipeline } from './pipeline';
+import { benchPolicy } from './policy';
+import { benchPause } from './pause';
+import { benchClassifier } from './classify';
 import { ratio, summarize, time } from './stats';
 
 /**
@@ -80,7 +83,12 @@ async function main(): Promise<void> {
     const pipeline = await benchPipeline(s);
     log('event store');
     const events = await benchEvents();
+    log('policy and classifier');
+    const policy = await benchPolicy();
+    const classifier = await benchClassifier();
     await s.destroy();
+    log('headless pause x5');
+    const pause = await benchPause();
     await fs.rm(localFile, { force: true });
 
     const report = {
@@ -101,6 +109,9 @@ async function main(): Promise<void> {
       },
       pipeline,
       events,
+      policy,
+      classifier: { ...classifier, target: '>= 10,000 commands/s' },
+      pause,
     };
     const out = JSON.stringify(report, null, 2);
     const dir = path.resolve('bench', 'results');

@@ -31,7 +31,7 @@ describe('the log alone tells the whole story of every action', () => {
     const edit = story[1]!;
     expect(edit.proposed.input).toEqual({ path: 'src/a.ts', oldText: 'a = 1', newText: 'a = 2' });
     expect(edit.validation).toMatchObject({ ok: true });
-    expect(edit.approval).toMatchObject({ decision: 'allow', policyId: 'interim/mode-sandboxed-auto' });
+    expect(edit.approval).toMatchObject({ decision: 'allow', policyId: 'mode:sandboxed-auto' });
     expect(edit.executed).toMatchObject({ primitive: 'edit_file', input: { path: 'src/a.ts', expectedSha256: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown } });
     expect(edit.result).toMatchObject({ status: 'ok', filesChanged: ['src/a.ts'] });
     expect(edit.shown.content).toContain('edited src/a.ts');

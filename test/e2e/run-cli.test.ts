@@ -161,7 +161,9 @@ describe('gatehouse run (the real CLI, a real sandbox, the scripted model)', () 
     expect(list.stdout).toContain(runId);
     const show = spawnSync(process.execPath, [cli, 'show', runId, '--state-dir', r.stateDir], { encoding: 'utf8' });
     expect(show.status).toBe(0);
-    expect(show.stdout).toMatch(/tool\.approval\s+allow by interim\/mode-sandboxed-auto/);
+    // Who or what allowed each action, by which rule: the example repository's own policy.
+    expect(show.stdout).toMatch(/tool\.approval\s+allow by allow\[0\] bash\(node --test\*\)/);
+    expect(show.stdout).toMatch(/tool\.execution\.started\s+edit_file .* — allowed by allow\[1\] edit_file\(src\/\*\*\)/);
     expect(show.stdout).toMatch(/run\.completed\s+final \(final_answer\)/);
   });
 });

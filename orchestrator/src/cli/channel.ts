@@ -14,7 +14,7 @@ export interface ChannelChoice {
   nc: NatsConnection;
   /** How long a request waits for a NATS answer before the terminal or --on-ask decides. */
   natsWaitMs: number;
-  onRejected?: (reason: string) => void;
+  onRejected?: (reason: string, requestId: string | undefined) => void;
 }
 
 /**
@@ -26,5 +26,15 @@ export function chooseChannel(c: ChannelChoice): ApprovalChannel {
   const interactive = !c.json && process.stdin.isTTY === true && process.env.CI !== 'true';
   const local = interactive ? terminalChannel({ input: process.stdin, output: process.stderr }) : headlessChannel(c.onAsk);
   if (c.approvers.length === 0) return local;
-  return natsChannel({ nc: c.nc, runId: c.runId, approvers: c.approvers, waitMs: c.natsWaitMs, fallback: local, ...(c.onRejected ? { onRejected: (reason) => c.onRejected?.(reason) } : {}) });
+  return natsChannel({ nc: c.nc, runId: c.runId, approvers: c.approvers, waitMs: c.natsWaitMs, fallback: local, ...(c.onRejected ? { onRejected: (reason, raw) => c.onRejected?.(reason, requestIdOf(raw)) } : {}) });
+}
+
+/** The request a refused answer named, if it is readable at all. */
+function requestIdOf(raw: string): string | undefined {
+  try {
+    const id = (JSON.parse(raw) as { requestId?: unknown }).requestId;
+    return typeof id === 'string' ? id.slice(0, 128) : undefined;
+  } catch {
+    return undefined;
+  }
 }

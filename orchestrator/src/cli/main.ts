@@ -9,7 +9,9 @@ import { verify } from './verify';
 import { runsCommand, showCommand } from './history';
 import { resumeCommand, runCommand, RUN_EXIT } from './run';
 import { answerCommand, approvalsCommand, ApprovalCommandError } from './approvals';
-import { policyCheck, PolicyCheckUsageError } from './policy';
+import { answerOverNatsCommand, approverCredsCommand, approverKeygen } from './approver';
+import { policyCheck } from './policy';
+import { UsageError } from './usage';
 import { Mode } from '../policy/mode';
 import { PolicyFileError } from '../policy/file';
 import { ResumeError } from '../loop/resume';
@@ -154,8 +156,13 @@ program
   .option('--reason <text>', 'why (recorded)')
   .option('--state-dir <dir>', 'where runs are kept')
   .option('--json', 'print the recorded event as JSON')
-  .action((run: string, request: string, o: { scope: 'once' | 'run'; reason?: string; stateDir?: string; json?: boolean }) => {
-    process.exitCode = answerCommand(run, request, { ...o, decision: 'grant' });
+  .option('--nats', "answer a live run over NATS (signed with --key; the run's policy must list the key)")
+  .option('--key <file>', 'approver key file from `gatehouse approver keygen` (with --nats)')
+  .action(async (run: string, request: string, o: { scope: 'once' | 'run'; reason?: string; stateDir?: string; json?: boolean; nats?: boolean; key?: string }) => {
+    if (o.nats) {
+      if (!o.key) throw new UsageError('--nats needs --key FILE');
+      process.exitCode = await answerOverNatsCommand(run, request, { key: o.key, decision: 'grant', scope: o.scope, ...(o.reason ? { reason: o.reason } : {}) });
+    } else process.exitCode = answerCommand(run, request, { ...o, decision: 'grant' });
   });
 
 program
@@ -166,8 +173,31 @@ program
   .requiredOption('--reason <text>', 'why (the model sees it)')
   .option('--state-dir <dir>', 'where runs are kept')
   .option('--json', 'print the recorded event as JSON')
-  .action((run: string, request: string, o: { reason: string; stateDir?: string; json?: boolean }) => {
-    process.exitCode = answerCommand(run, request, { ...o, decision: 'deny' });
+  .option('--nats', 'answer a live run over NATS (signed with --key)')
+  .option('--key <file>', 'approver key file (with --nats)')
+  .action(async (run: string, request: string, o: { reason: string; stateDir?: string; json?: boolean; nats?: boolean; key?: string }) => {
+    if (o.nats) {
+      if (!o.key) throw new UsageError('--nats needs --key FILE');
+      process.exitCode = await answerOverNatsCommand(run, request, { key: o.key, decision: 'deny', reason: o.reason });
+    } else process.exitCode = answerCommand(run, request, { ...o, decision: 'deny' });
+  });
+
+const approver = program.command('approver').description('approvers who answer over NATS (a web page, a chat bot, another terminal)');
+approver
+  .command('keygen')
+  .description("create a signing key; prints the public part for the policy's \"approvers\" list")
+  .argument('<name>', 'approver name, e.g. alice')
+  .requiredOption('--out <file>', 'where to write the key (secret; created, never overwritten)')
+  .action((name: string, o: { out: string }) => {
+    process.exitCode = approverKeygen(name, o.out);
+  });
+approver
+  .command('creds')
+  .description('NATS credentials that may only watch and answer approvals (of one run with --run)')
+  .option('--run <run>', 'limit to one run')
+  .option('--out <file>', 'write to a file instead of stdout')
+  .action(async (o: { run?: string; out?: string }) => {
+    process.exitCode = await approverCredsCommand(o);
   });
 
 program
@@ -231,7 +261,7 @@ try {
   } else {
     process.stderr.write(`gatehouse: ${e instanceof Error ? e.message : String(e)}\n`);
     // A bad model spec, a missing API key or a bad policy file is a usage error: nothing ran.
-    const usage = e instanceof ProviderSetupError || e instanceof PolicyFileError || e instanceof PolicyCheckUsageError;
+    const usage = e instanceof ProviderSetupError || e instanceof PolicyFileError || e instanceof UsageError;
     // Refusals (no such request, run already over, run live elsewhere) are failures with their message.
     void [ApprovalCommandError, ResumeError, RunLockedError];
     process.exitCode = usage ? RUN_EXIT.usage : EXIT.failed;

@@ -1,8 +1,9 @@
 import { resolveRunPolicy } from '../policy/index';
+import { UsageError } from './usage';
 import type { Mode } from '../policy/mode';
 import { codingTools } from '../tools/builtin/index';
 
-export class PolicyCheckUsageError extends Error {}
+export class PolicyCheckUsageError extends UsageError {}
 
 /**
  * `gatehouse policy check --tool T --input JSON`: the decision the gate would make for that call,

@@ -13,6 +13,7 @@ import { createProvider } from '../providers/index';
 import { SandboxDriver } from '../sandbox/index';
 import { reapOrphans } from '../sandbox/reaper';
 import { chooseChannel } from './channel';
+import type { LogPort } from '../tools/ports';
 import { humanProgress } from './progress';
 
 export interface RunFlags {
@@ -83,8 +84,13 @@ async function session(
     approvers: policy.loaded.file.approvers,
     nc: driver.nc,
     natsWaitMs: flags.approvalWait * 1000,
-    onRejected: (reason) => process.stderr.write(`gatehouse: refused an approval answer: ${reason}\n`),
+    onRejected: (reason, requestId) => {
+      process.stderr.write(`gatehouse: refused an approval answer: ${reason}\n`);
+      // Refused answers are part of the audit trail too: who tried to approve what, and why not.
+      runLog?.append('approval.rejected', 'runtime', { requestId: requestId ?? 'unknown', channel: 'nats', reason: reason.slice(0, 1000) });
+    },
   });
+  let runLog: LogPort | undefined;
   let result: AgentRunResult;
   try {
     result = await start({
@@ -96,6 +102,7 @@ async function session(
       apply: Boolean(flags.apply),
       signal: controller.signal,
       onEvent,
+      attachLog: (log) => (runLog = log),
     });
   } finally {
     process.off('SIGINT', cancel);
@@ -134,7 +141,7 @@ function summary(r: AgentRunResult, flags: ResumeFlags, out: (l: string) => void
   else {
     out(`files changed: ${r.filesChanged.join(', ')}`);
     if (r.diffFile) out(readFileSync(r.diffFile, 'utf8').trimEnd());
-    out(r.applied ? `applied` : `not applied: the repository is untouched; the diff is in ${path.relative(process.cwd(), r.diffFile ?? r.runDir) || '.'}${flags.apply ? '' : ' (use --apply to write it back)'}`);
+    out(r.applied ? `applied to ${r.repoDir}` : `not applied: the repository is untouched; the diff is in ${path.relative(process.cwd(), r.diffFile ?? r.runDir) || '.'}${flags.apply ? '' : ' (use --apply to write it back)'}`);
   }
   out(`log: ${path.relative(process.cwd(), r.runDir) || r.runDir}  (gatehouse show ${r.runId}, gatehouse verify ${r.runId})`);
 }

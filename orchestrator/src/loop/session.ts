@@ -36,6 +36,8 @@ export interface RunEnvironment {
   /** Every event as it is written (live progress, --json). */
   onEvent?: (event: EventEnvelope) => void;
   onText?: (delta: string) => void;
+  /** Called once the run's log is open, for parts that record on their own (refused approval answers). */
+  attachLog?: (log: LogPort) => void;
 }
 
 export interface AgentRunOptions extends RunEnvironment {
@@ -51,6 +53,7 @@ export interface AgentRunOptions extends RunEnvironment {
 export interface AgentRunResult extends LoopOutcome {
   runId: string;
   runDir: string;
+  repoDir: string;
   filesChanged: string[];
   diffFile?: string;
   applied: boolean;
@@ -104,7 +107,7 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
   const { raw, log, tracker } = h;
   const runId = raw.runId;
   const end = (outcome: LoopOutcome, extra: Partial<AgentRunResult> = {}): AgentRunResult => {
-    const result: AgentRunResult = { ...outcome, runId, runDir: raw.runDir, filesChanged: [], applied: false, pendingRequests: [], ...extra };
+    const result: AgentRunResult = { ...outcome, runId, runDir: raw.runDir, repoDir: h.repoDir, filesChanged: [], applied: false, pendingRequests: [], ...extra };
     if (outcome.status !== 'paused') {
       log.append('run.completed', 'runtime', {
         status: outcome.status,
@@ -120,6 +123,7 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
     return result;
   };
 
+  o.attachLog?.(log);
   let sandbox: Sandbox;
   try {
     sandbox = await o.driver.createSandbox({ runId, repoDir: h.repoDir, ...stateDirIgnore(h.repoDir, o.stateDir) });

@@ -1,6 +1,6 @@
 import { createAccount, createOperator, createUser, encodeAccount, encodeOperator, encodeUser, fmtCreds, fromSeed } from '@nats-io/jwt';
 import { z } from 'zod';
-import { NATS_MAX_PAYLOAD, sandboxPermissions } from '@gatehouse/shared';
+import { APPROVALS_TOKEN, approvalSubjects, NATS_MAX_PAYLOAD, sandboxPermissions, SUBJECT_ROOT } from '@gatehouse/shared';
 
 /**
  * NATS decentralized auth. The server trusts one operator; the operator signs a system account and
@@ -73,5 +73,27 @@ export function sandboxCreds(id: NatsIdentity, runId: string, sandboxId: string)
     `sandbox-${sandboxId}`,
     { pub: { allow: p.publish }, sub: { allow: p.subscribe }, resp: { max: 1, ttl: 0 }, subs: 16, payload: NATS_MAX_PAYLOAD, data: -1 },
     24 * 3600,
+  );
+}
+
+/**
+ * An approver client's user (a web page, a chat bot, `gatehouse approve --nats`): it may watch
+ * requests, list pending ones and send answers — of one run, or of every run — and nothing else.
+ * Its answers still count only when signed by a key the run's policy lists.
+ */
+export function approverCreds(id: NatsIdentity, runId?: string, expiresInSeconds = 24 * 3600): Promise<string> {
+  // approvalSubjects validates the run id; the wildcard form covers every run.
+  const base = runId ? approvalSubjects(runId).pending.replace(/\.pending$/, '') : `${SUBJECT_ROOT}.*.${APPROVALS_TOKEN}`;
+  return userCreds(
+    id,
+    `approver${runId ? `-${runId}` : ''}`,
+    {
+      pub: { allow: [`${base}.answer.*`, `${base}.pending`] },
+      sub: { allow: [`${base}.requests`, '_INBOX.>'] },
+      subs: 16,
+      payload: NATS_MAX_PAYLOAD,
+      data: -1,
+    },
+    expiresInSeconds,
   );
 }

@@ -110,7 +110,6 @@ describe('wrappers are unwrapped and recorded in via', () => {
     ['env git push', ['env']],
     ['env -i -u HOME A=1 B=2 git push', ['env']],
     ['env -- git push', ['env']],
-    ['xargs git push', ['xargs']],
     ['xargs -0 -n 1 -P4 -I {} git push', ['xargs']],
     ['nice git push', ['nice']],
     ['nice -n 10 git push', ['nice']],
@@ -139,6 +138,21 @@ describe('wrappers are unwrapped and recorded in via', () => {
     expect(shell.classify("find . -ok rm {} ';'").commands[1]!.via).toEqual(['find -ok']);
     expect(shell.classify('find . -name x').class).toBe('read-only');
     expect(shell.classify('find . -name x -delete').class).toBe('destructive');
+  });
+
+  it('xargs appends its input (or substitutes it), which is only known at run time', () => {
+    expect(texts(shell.classify('xargs -n1 git push'))).toEqual(['git push ...']);
+    expect(shell.classify('xargs -r git push').commands[0]!.via).toEqual(['xargs']);
+    for (const command of ['echo push | xargs git', 'xargs -I % git %', 'xargs -i git {}', "xargs -I{} sh -c 'echo {}'"]) {
+      expect(shell.classify(command).followable, command).toBe(false);
+    }
+    expect(shell.classify('xargs -0 rm').class).toBe('destructive');
+  });
+
+  it('find -exec substitutes file names for {}: a command or script built from them is not followable', () => {
+    expect(shell.classify(String.raw`find . -exec rm {} \;`).followable).toBe(true);
+    expect(shell.classify(String.raw`find . -exec git {} \;`).followable).toBe(false);
+    expect(shell.classify(String.raw`find . -exec sh -c 'cat {}' \;`).followable).toBe(false);
   });
 
   it('sudo and doas are privilege themselves and their command is classified too', () => {
@@ -190,6 +204,9 @@ describe('normalisation', () => {
     ['npm --prefix x test', 'npm test'],
     ['npm --silent --workspace=orchestrator run build', 'npm run build'],
     ['git >/dev/null push', 'git push'],
+    ['git pu\\\nsh', 'git push'],
+    ['gi\\\nt push', 'git push'],
+    ['>/dev/null git push', 'git push'],
     ['echo a{b,c}', 'echo ab ac'],
     ['echo x{1..3}', 'echo x1 x2 x3'],
   ])('%s → %s', (command, text) => {
@@ -241,6 +258,13 @@ describe('redirections', () => {
     expect(a.class).toBe(writes.length ? 'write' : 'read-only');
   });
 
+  it('a redirection to /dev/tcp or /dev/udp is a network connection, not a file', () => {
+    for (const command of ['echo x > /dev/tcp/example.com/80', 'cat < /dev/udp/10.0.0.1/53', 'exec 3>/dev/tcp/h/1']) {
+      const a = shell.classify(command);
+      expect([a.class, a.writes], command).toEqual(['network', []]);
+    }
+  });
+
   it('a redirect write does not lower a riskier class', () => {
     expect(shell.classify('rm x > log').class).toBe('destructive');
   });
@@ -283,6 +307,7 @@ describe('bounds', () => {
     ['a long && chain', `${'true && '.repeat(5000)}ls`],
     ['unbalanced quotes', '"'.repeat(100_000)],
     ['a huge brace expansion', `echo ${'{a,b}'.repeat(40)}`],
+    ['many brace expansions', `echo ${'{a,b}{c,d}{e,f}{g,h} '.repeat(2000)}`],
   ])('terminates with a bounded result on %s', (_, command) => {
     const t = performance.now();
     const a = shell.classify(command);
@@ -301,6 +326,8 @@ describe('helpers', () => {
     expect(expandBraces(lit('a{b,c{d,e}}f'))!.map((w) => w.value)).toEqual(['abf', 'acdf', 'acef']);
     expect(expandBraces(lit('{x,}'))!.map((w) => w.value)).toEqual(['x']);
     expect(expandBraces(lit('{5..1..2}'))!.map((w) => w.value)).toEqual(['5', '3', '1']);
+    expect(expandBraces(lit('{08..10}'))!.map((w) => w.value)).toEqual(['08', '09', '10']);
+    expect(expandBraces(lit('{c..a}'))!.map((w) => w.value)).toEqual(['c', 'b', 'a']);
     expect(expandBraces(lit('{a}'))!.map((w) => w.value)).toEqual(['{a}']);
     expect(expandBraces(lit('{a,b}', String.raw`\{a\,b\}`))!.map((w) => w.value)).toEqual(['{a,b}']);
     expect(expandBraces(lit('{1..100000}'))).toBeNull();

@@ -2,7 +2,7 @@ import { classifyCommand, DEV_SINKS, riskyVariable, type Verdict } from './comma
 import { childByField, childrenByField, type Syntax, type SyntaxNode } from './syntax';
 import { COMMAND_CLASSES, type ShellAnalysis, type ShellClassifier, type SimpleCommand } from './types';
 import { unwrap, type Inner } from './wrappers';
-import { basename, expandBraces, isGlob, wordOf, wordsOf, type Word } from './words';
+import { basename, expandBraces, isGlob, short, wordOf, wordsOf, type Word } from './words';
 
 /**
  * Walks a bash syntax tree and lists every simple command the line would run, wherever it hides:
@@ -18,6 +18,8 @@ export type ParseFn = (source: string) => Syntax;
 /** Longer lines are not analysed (parsing and copying cost grows with size): they are asked. */
 export const MAX_SOURCE_LENGTH = 256 * 1024;
 export const MAX_COMMANDS = 10_000;
+/** Words in one command after brace expansion (`{a,b}{c,d}…` grows fast). */
+const MAX_WORDS = 4096;
 /** `bash -c` inside `bash -c` inside…: each level is parsed again, so the depth is capped. */
 export const MAX_NESTED_SCRIPTS = 8;
 /** Bounds the walk's recursion (and so the JavaScript stack) across nested scripts too. */
@@ -33,7 +35,7 @@ type Stdin =
 interface Scope {
   via: string[];
   stdin: Stdin;
-  depth: number;
+  /** How many scripts deep (`bash -c` inside `bash -c`…). */
   nesting: number;
 }
 
@@ -47,11 +49,6 @@ const NO_STDIN: Stdin = { kind: 'none' };
 const SYSTEM_DIRS = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/usr/sbin', '/usr/local/sbin', '/opt/homebrew/bin']);
 /** Project-local programs that are meant to be run by path. */
 const LOCAL_TOOLS = new Set(['gradlew', 'mvnw', 'configure']);
-
-/** Problems quote words; a pathological word must not make a pathological message. */
-function short(s: string): string {
-  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
-}
 
 function redirectOperator(r: SyntaxNode): string {
   const fd = r.children.find((c) => c.type === 'file_descriptor');
@@ -95,6 +92,8 @@ class Walker {
   private readonly functions = new Set<string>();
   /** Words and input that a redirected_statement hands to its last command. */
   private readonly pending = new Map<SyntaxNode, { extra: Word[]; stdin?: Stdin }>();
+  /** Current recursion depth of the walk, across nested scripts (a counter: no allocation per node). */
+  private depth = 0;
 
   constructor(private readonly parse: ParseFn) {}
 
@@ -108,7 +107,7 @@ class Walker {
     const where = via.length ? `${via.at(-1)}: ` : '';
     for (const p of syntax.problems) this.problems.add(where + p);
     this.collectFunctions(syntax.root);
-    this.walk(syntax.root, { via, stdin: NO_STDIN, depth: outer ? outer.depth + 1 : 0, nesting });
+    this.walk(syntax.root, { via, stdin: NO_STDIN, nesting });
   }
 
   result(): ShellAnalysis {
@@ -133,23 +132,32 @@ class Walker {
   }
 
   private walk(node: SyntaxNode, scope: Scope): void {
-    if (scope.depth > MAX_WALK_DEPTH) {
+    if (this.depth >= MAX_WALK_DEPTH) {
       this.problems.add(`the command is nested more than ${MAX_WALK_DEPTH} levels deep`);
       return;
     }
-    const inner: Scope = { ...scope, depth: scope.depth + 1 };
+    this.depth++;
+    try {
+      this.visit(node, scope);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private visit(node: SyntaxNode, scope: Scope): void {
     switch (node.type) {
       case 'comment':
         return;
       case 'command':
-        return this.command(node, inner);
+        return this.command(node, scope);
       case 'redirected_statement':
-        return this.redirected(node, inner);
+        return this.redirected(node, scope);
       case 'pipeline': {
-        let first = true;
+        // tree-sitter-bash puts `| cat` after a here-document inside the redirect, starting with the `|`.
+        let first = node.children[0]?.named ?? true;
         for (const c of node.children) {
           if (!c.named || c.type === 'comment') continue;
-          this.walk(c, first ? inner : { ...inner, stdin: { kind: 'pipe' } });
+          this.walk(c, first ? scope : { ...scope, stdin: { kind: 'pipe' } });
           first = false;
         }
         return;
@@ -160,16 +168,16 @@ class Walker {
           this.problems.add(`${a.name} is set, so what later commands run cannot be seen`);
           this.emit([`${a.name}=${a.value}`], { class: 'unknown', reason: `sets ${a.name}, which changes what later commands run` }, scope.via);
         }
-        return this.walkChildren(node, inner);
+        return this.walkChildren(node, scope);
       }
       case 'declaration_command':
       case 'unset_command':
-        return this.declaration(node, inner);
+        return this.declaration(node, scope);
       case 'file_redirect':
-        this.fileRedirect(node);
+        this.fileRedirect(node, scope);
         break;
     }
-    this.walkChildren(node, inner);
+    this.walkChildren(node, scope);
   }
 
   /** Children in a word position: their substitutions run, but get no special input. */
@@ -192,8 +200,9 @@ class Walker {
       if (r.type === 'file_redirect' && redirectOperator(r) === '<') stdin = { kind: 'file', word: wordOf(childByField(r, 'destination') ?? r) };
     }
     const words: Word[] = [];
-    for (const w of [...wordsOf(name ? [name, ...args] : args), ...(pending?.extra ?? [])]) {
-      const expanded = expandBraces(w);
+    for (const w of [...wordsOf(name ? [name, ...args] : args, node), ...(pending?.extra ?? [])]) {
+      let expanded = expandBraces(w);
+      if (expanded && words.length + expanded.length > MAX_WORDS) expanded = null;
       if (!expanded) this.problems.add(`${short(w.value)}: brace expansion gives too many words`);
       words.push(...(expanded ?? [w]));
     }
@@ -247,15 +256,22 @@ class Walker {
     this.walkChildren(node, scope);
   }
 
-  private fileRedirect(r: SyntaxNode): void {
+  private fileRedirect(r: SyntaxNode, scope: Scope): void {
     const dest = childByField(r, 'destination');
     if (!dest || dest.type === 'process_substitution') return; // `> >(cmd)` feeds a command, not a file
     const op = redirectOperator(r);
     const target = wordOf(dest);
+    if (/^\/dev\/(tcp|udp)\//.test(target.value)) {
+      // bash itself opens a connection for these paths: `echo secret > /dev/tcp/host/80` needs no curl.
+      return this.emit([`${op}${target.value}`], { class: 'network', reason: `the redirection to ${short(target.value)} opens a network connection` }, scope.via);
+    }
     // `>&2` and `2>&1` duplicate a descriptor; `>&file` (no number) writes file, like `&>file`.
     const dup = (op === '>&' || op === '<&') && (op === '<&' || (target.literal && /^(\d+-?|-)$/.test(target.value)));
-    if (dup || !['>', '>>', '&>', '&>>', '>|', '<>', '>&'].includes(op)) return;
-    if (!DEV_SINKS.has(target.value) && !this.writes.includes(target.value)) this.writes.push(target.value);
+    if (!dup && ['>', '>>', '&>', '&>>', '>|', '<>', '>&'].includes(op)) this.write(target.value);
+  }
+
+  private write(target: string): void {
+    if (!DEV_SINKS.has(target) && !this.writes.includes(target)) this.writes.push(target);
   }
 
   /** One simple command, as words; wrappers are unwrapped here. */
@@ -281,7 +297,7 @@ class Walker {
     const wrapped = unwrap(cmd, words);
     if (wrapped && (wrapped.self || wrapped.runs.length)) {
       if (wrapped.self) this.emit(argv, wrapped.self, scope.via);
-      for (const w of wrapped.writes ?? []) if (!DEV_SINKS.has(w.value)) this.writes.push(w.value);
+      for (const w of wrapped.writes ?? []) this.write(w.value);
       const inherited = [...assignments, ...(wrapped.assignments ?? []).map((w) => ({ name: w.value.split('=')[0]!, value: w.value.slice(w.value.indexOf('=') + 1) }))];
       for (const inner of wrapped.runs) this.inner(inner, argv, scope, inherited);
       return;
@@ -301,7 +317,7 @@ class Walker {
     const via = [...scope.via, inner.label];
     if ('argv' in inner) return this.run(inner.argv, { ...scope, via }, assignments);
     if ('file' in inner) {
-      return this.emit(argv, { class: 'unknown', reason: `${inner.label} runs the script file ${inner.file.value}, whose commands cannot be seen` }, scope.via);
+      return this.emit(argv, { class: 'unknown', reason: `${inner.label} runs the script file ${short(inner.file.value)}, whose commands cannot be seen` }, scope.via);
     }
     if ('script' in inner) return this.shellString(inner.script, via, argv, scope, inner.opaque);
     const stdin = scope.stdin;
@@ -311,7 +327,7 @@ class Walker {
       case 'herestring':
         return this.shellString(stdin.word, [...scope.via, `${inner.label} <<<`], argv, scope);
       case 'file':
-        return this.emit(argv, { class: 'unknown', reason: `${inner.label} runs the script file ${stdin.word.value}, whose commands cannot be seen` }, scope.via);
+        return this.emit(argv, { class: 'unknown', reason: `${inner.label} runs the script file ${short(stdin.word.value)}, whose commands cannot be seen` }, scope.via);
       default:
         this.problems.add(`${inner.label} reads its script from ${stdin.kind === 'pipe' ? 'a pipe' : 'standard input'}, which cannot be seen`);
         return this.emit(argv, { class: 'unknown', reason: `${inner.label} runs a script it reads from ${stdin.kind === 'pipe' ? 'a pipe' : 'standard input'}` }, scope.via);

@@ -1,6 +1,6 @@
 import { awkEffects, hasFlag, operands, readOptions, sedEffects } from './arguments';
 import type { CommandClass } from './types';
-import type { Word } from './words';
+import { short, type Word } from './words';
 
 /**
  * Which class each known command belongs to. This is a judgement, kept in one file so it can be
@@ -195,7 +195,7 @@ function git(args: readonly Word[]): Verdict {
     if (!(opt in GIT_GLOBAL)) break;
     const value = GIT_GLOBAL[opt] && inline === undefined ? args[++i]?.value : inline;
     if (opt === '-c' || opt === '--config-env') {
-      if (!SAFE_GIT_CONFIG.test(value ?? '')) risky = `git ${opt} ${(value ?? '').split('=')[0]} may make git run another program`;
+      if (!SAFE_GIT_CONFIG.test(value ?? '')) risky = `git ${opt} ${short((value ?? '').split('=')[0]!)} may make git run another program`;
     }
     if (opt === '--exec-path' && inline !== undefined) risky = 'git --exec-path makes git run programs from another directory';
   }
@@ -203,7 +203,7 @@ function git(args: readonly Word[]): Verdict {
   const argv = ['git', ...rest.map((w) => w.value)];
   const sub = rest[0];
   if (!sub) return v('read-only', 'git without a subcommand prints help', { argv });
-  if (!sub.literal) return v('unknown', 'the git subcommand is only known at run time', { argv, problem: `git ${sub.value}: the subcommand is only known at run time` });
+  if (!sub.literal) return v('unknown', 'the git subcommand is only known at run time', { argv, problem: `git ${short(sub.value)}: the subcommand is only known at run time` });
   const [cls, reason] = gitSubcommand(sub.value, argv.slice(2));
   // `git -c core.pager=… log` may run anything: its `git log` text must not be trusted to rules.
   return risky ? v('unknown', risky, { argv, problem: risky }) : v(cls, reason, { argv });
@@ -245,7 +245,7 @@ function npm(args: readonly Word[]): Verdict {
   const argv = ['npm', ...rest.map((w) => w.value)];
   const sub = rest[0];
   if (!sub) return v('read-only', 'npm without a subcommand prints help', { argv });
-  if (!sub.literal) return v('unknown', 'the npm subcommand is only known at run time', { argv, problem: `npm ${sub.value}: the subcommand is only known at run time` });
+  if (!sub.literal) return v('unknown', 'the npm subcommand is only known at run time', { argv, problem: `npm ${short(sub.value)}: the subcommand is only known at run time` });
   const a = argv.slice(2);
   switch (sub.value) {
     case 'exec':
@@ -274,7 +274,7 @@ function runsTool(via: string, args: readonly Word[], argv: string[]): Verdict {
   if (o.values.has('-c') || o.values.has('--call')) return v('unknown', `${via} -c runs a shell string`, { argv });
   const tool = args[o.next];
   if (!tool) return v('read-only', `${via} without a tool`, { argv });
-  if (!tool.literal) return v('unknown', `${via}: the tool is only known at run time`, { argv, problem: `${via} ${tool.value}: the tool is only known at run time` });
+  if (!tool.literal) return v('unknown', `${via}: the tool is only known at run time`, { argv, problem: `${via} ${short(tool.value)}: the tool is only known at run time` });
   // `@scope/pkg@1.2` runs the bin named after the package.
   const name = tool.value.replace(/^@[^/]+\//, '').replace(/@[^@]*$/, '');
   const inner = classifyCommand(name, args.slice(o.next + 1));
@@ -289,11 +289,13 @@ const PM_READ = new Set(['list', 'ls', 'll', 'why', 'root', 'bin', 'help', '--ve
 /** yarn, pnpm and bun: install-like subcommands reach the registry; any other name runs a package.json script. */
 function packageManager(name: string, all: readonly Word[]): Verdict {
   // Options before the subcommand (`pnpm -C dir test`, `yarn --cwd dir test`) do not change what runs.
-  const args = all.slice(readOptions(all, 0, { short: 'CF', long: ['dir', 'filter', 'cwd'] }).next);
+  const o = readOptions(all, 0, { short: 'CF', long: ['dir', 'filter', 'cwd'] });
+  if (['--version', '-v', '--help', '-h'].some((f) => o.flags.has(f))) return v('read-only', `${name} prints information`);
+  const args = all.slice(o.next);
   const argv = [name, ...args.map((w) => w.value)];
   const sub = args[0];
   if (!sub) return name === 'bun' ? v('read-only', 'bun prints help', { argv }) : v('network', `${name} installs dependencies`, { argv });
-  if (!sub.literal) return v('unknown', `the ${name} subcommand is only known at run time`, { argv, problem: `${name} ${sub.value}: the subcommand is only known at run time` });
+  if (!sub.literal) return v('unknown', `the ${name} subcommand is only known at run time`, { argv, problem: `${name} ${short(sub.value)}: the subcommand is only known at run time` });
   const s = sub.value;
   if (s === 'exec') return runsTool(`${name} exec`, args.slice(1), argv);
   if (PM_NETWORK.has(s)) return v('network', `${name} ${s} reaches the package registry`, { argv });
@@ -428,7 +430,8 @@ const FIXERS: Record<string, [CommandClass, CommandClass, string, string[]]> = {
 /** Tools that write unless told only to check: the short and long check switches. */
 const CHECKERS: Record<string, [string, string[]]> = { black: ['', ['--check', '--diff']], isort: ['c', ['--check', '--check-only', '--diff']], rustfmt: ['', ['--check']] };
 
-const SPECIAL: Record<string, (args: readonly Word[], a: string[]) => Verdict> = {
+/** Commands whose class depends on their arguments: (argument words, their values, the name as typed). */
+const SPECIAL: Record<string, (args: readonly Word[], a: string[], typed: string) => Verdict> = {
   git: (args) => git(args),
   npm: (args) => npm(args),
   npx: (args) => runsTool('npx', args, ['npx', ...args.map((w) => w.value)]),
@@ -468,13 +471,23 @@ const SPECIAL: Record<string, (args: readonly Word[], a: string[]) => Verdict> =
     if (/[xcruA]/.test(letters) || hasFlag(a, 'xcruA', '--extract', '--get', '--create', '--append', '--update', '--concatenate')) return v('write', 'tar creates or extracts files');
     return v('read-only', 'tar lists an archive');
   },
-  gzip: (_, a) => (hasFlag(a, 'clt', '--stdout', '--to-stdout', '--list', '--test') ? v('read-only', 'decompresses to standard output') : v('write', 'replaces files with (de)compressed ones')),
+  gzip: (_, a, typed) => (hasFlag(a, 'clt', '--stdout', '--to-stdout', '--list', '--test') ? v('read-only', `${typed} -c only prints`) : v('write', `${typed} replaces files with (de)compressed ones`)),
   unzip: (_, a) => (hasFlag(a, 'lvtZp') ? v('read-only', 'unzip -l lists an archive') : v('write', 'unzip extracts files')),
   crontab: (_, a) => (hasFlag(a, 'l') ? v('read-only', 'crontab -l lists jobs') : v('privilege', 'crontab schedules commands')),
   hostname: (_, a) => (operands(a).length ? v('privilege', 'hostname NAME changes the host name') : v('read-only', 'hostname prints the host name')),
   source: () => v('unknown', 'source runs a script file in this shell', { problem: 'source runs a script file whose commands cannot be seen' }),
   '.': () => v('unknown', '. runs a script file in this shell', { problem: '. runs a script file whose commands cannot be seen' }),
   ruff: (_, a) => (a[0] === 'format' && !hasFlag(a, '', '--check', '--diff')) || hasFlag(a, '', '--fix') ? v('write', 'ruff rewrites files') : v('test-build', 'ruff lints'),
+};
+
+/** Options that make an ordinary tool run another program (`tar --to-command=sh`, `sort --compress-program=x`). */
+const RUNS_PROGRAM: Record<string, string[]> = {
+  tar: ['--to-command', '--checkpoint-action', '--use-compress-program', '-I', '--info-script', '-F', '--new-volume-script', '--rsh-command', '--rmt-command'],
+  sort: ['--compress-program'],
+  zip: ['-TT', '--unzip-command'],
+  man: ['-P', '--pager', '-H', '--html'],
+  split: ['--filter'],
+  install: ['--strip-program'],
 };
 
 /** Writes to these are not writes to files. */
@@ -488,8 +501,10 @@ export function classifyCommand(typed: string, args: readonly Word[]): Verdict {
   const base = typed.replace(/^(python|pip)[\d.]+$/, '$1').replace(/^mkfs\..*$/, 'mkfs');
   const name = ALIASES[base] ?? base;
   const a = args.map((w) => w.value);
+  const runs = RUNS_PROGRAM[name]?.find((o) => a.some((x) => x === o || x.startsWith(o.length === 2 ? o : `${o}=`)));
+  if (runs) return v('unknown', `${typed} ${runs} runs another program`);
   const special = SPECIAL[name];
-  if (special) return special(args, a);
+  if (special) return special(args, a, typed);
   const interp = INTERPRETERS[name];
   if (interp) return interpreter(name, interp, args);
   const table = SUBCOMMANDS[name];

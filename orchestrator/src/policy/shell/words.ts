@@ -127,15 +127,18 @@ export function wordOf(node: SyntaxNode): Word {
 
 /**
  * The words of a list of argument nodes. tree-sitter-bash sometimes splits one shell word into
- * sibling nodes (`$"x"` becomes `$` and `"x"`); siblings with no space between them are one word.
+ * sibling nodes (`$"x"` becomes `$` and `"x"`, and a backslash-newline inside a word ends its node);
+ * siblings with nothing, or only line continuations, between them are one word, as bash sees them.
+ * `parent` is the node that contains them, for the text between.
  */
-export function wordsOf(nodes: SyntaxNode[]): Word[] {
+export function wordsOf(nodes: SyntaxNode[], parent?: SyntaxNode): Word[] {
   const words: Word[] = [];
   let prev: SyntaxNode | undefined;
   for (const node of nodes) {
     const stray$ = prev?.type === '$' && (node.type === 'string' || node.type === 'raw_string');
     const w = wordOf(node);
-    if (prev && prev.end === node.start && words.length > 0) {
+    const gap = prev && parent ? parent.text.slice(prev.end - parent.start, node.start - parent.start) : undefined;
+    if (prev && words.length > 0 && (prev.end === node.start || (gap !== undefined && /^(\\\n)+$/.test(gap)))) {
       let last = words.pop()!;
       if (stray$) last = { ...last, value: last.value.slice(0, -1), pattern: last.pattern.slice(0, -1) };
       words.push(concat([last, w]));
@@ -145,6 +148,11 @@ export function wordsOf(nodes: SyntaxNode[]): Word[] {
     prev = node;
   }
   return words;
+}
+
+/** Problems quote words; a pathological word must not make a pathological message. */
+export function short(s: string): string {
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
 /** `/usr/bin/git` → `git`; bash runs the same program whichever spelling is used. */
@@ -182,8 +190,11 @@ function sequence(body: string): string[] | 'too-big' | null {
   const to = num ? Number(m[2]) : m[2]!.charCodeAt(0);
   const step = Math.abs(Number(m[3] ?? 1)) || 1;
   if (Math.abs(to - from) / step >= MAX_BRACE_WORDS) return 'too-big';
+  // `{01..10}` pads every number to the widest end, as bash does.
+  const width = num && (/^-?0\d/.test(m[1]!) || /^-?0\d/.test(m[2]!)) ? Math.max(m[1]!.length, m[2]!.length) : 0;
+  const pad = (n: number) => (n < 0 ? `-${String(-n).padStart(width - 1, '0')}` : String(n).padStart(width, '0'));
   const out: string[] = [];
-  for (let v = from; from <= to ? v <= to : v >= to; v += from <= to ? step : -step) out.push(num ? String(v) : String.fromCharCode(v));
+  for (let v = from; from <= to ? v <= to : v >= to; v += from <= to ? step : -step) out.push(num ? pad(v) : String.fromCharCode(v));
   return out;
 }
 

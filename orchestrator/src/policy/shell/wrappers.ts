@@ -44,6 +44,14 @@ const PREFIX: Record<string, OptionSpec> = {
   busybox: {},
 };
 
+/** What xargs appends: arguments read from its input, only known at run time. */
+const XARGS_INPUT: Word = { value: '...', literal: false, pattern: '' };
+
+/** Words into which a wrapper substitutes run-time text (`find -exec … {}`, `xargs -I {}`) are not literal. */
+function substituted(words: Word[], placeholder: string): Word[] {
+  return words.map((w) => (w.value.includes(placeholder) ? { ...w, literal: false, pattern: '' } : w));
+}
+
 function joinWords(words: Word[]): Word {
   return { value: words.map((w) => w.value).join(' '), literal: words.every((w) => w.literal), pattern: words.map((w) => w.pattern).join(' ') };
 }
@@ -97,7 +105,7 @@ function find(words: Word[]): Unwrapped {
     else if (['-exec', '-execdir', '-ok', '-okdir'].includes(a)) {
       let end = i + 1;
       while (end < words.length && words[end]!.value !== ';' && words[end]!.value !== '+') end++;
-      if (end > i + 1) runs.push({ label: `find ${a}`, argv: words.slice(i + 1, end) });
+      if (end > i + 1) runs.push({ label: `find ${a}`, argv: substituted(words.slice(i + 1, end), '{}') });
       i = end;
     }
   }
@@ -144,7 +152,12 @@ export function unwrap(name: string, words: Word[]): Unwrapped | null {
     }
     case 'xargs': {
       const o = readOptions(words, 1, { short: 'adEILnPs', optional: 'eil', long: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'] });
-      return o.next < words.length ? { runs: [{ label: 'xargs', argv: words.slice(o.next) }] } : null;
+      if (o.next >= words.length) return null;
+      // Input items replace the placeholder (`-I {}`), or are appended: either way only known at run time.
+      const replace = o.values.get('-I')?.value ?? o.values.get('-i')?.value ?? o.values.get('--replace')?.value
+        ?? (o.flags.has('-i') || o.flags.has('--replace') ? '{}' : undefined);
+      const argv = replace ? substituted(words.slice(o.next), replace) : [...words.slice(o.next), XARGS_INPUT];
+      return { runs: [{ label: 'xargs', argv }] };
     }
     case 'find':
       return find(words);

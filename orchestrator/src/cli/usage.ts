@@ -1,0 +1,2 @@
+/** A mistake in how a command was called: exit code 2, the message says what to change. */
+export class UsageError extends Error {}

@@ -1,0 +1,77 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Approvals over NATS end to end: a live headless run whose policy lists approver keys publishes
+ * its request; a second process (as a web page or bot would) signs and sends answers. A forged
+ * answer is refused and recorded; the listed key's grant lets the command run, once.
+ */
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const cli = path.join(root, 'orchestrator/bin/gatehouse.mjs');
+type Event = { type: string; data: Record<string, unknown>; runId: string; actor: string; id: string };
+
+function gatehouse(args: string[]) {
+  return spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, CI: 'true' }, input: '' });
+}
+
+describe('approvals over NATS (real CLI, real NATS server, real sandbox)', () => {
+  it('a signed answer from a listed approver is accepted; a forged one is refused and recorded; the command runs once', async () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'gh-nats-appr-'));
+    const keygen = (name: string) => {
+      const r = gatehouse(['approver', 'keygen', name, '--out', path.join(tmp, `${name}.key`)]);
+      expect(r.status, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as { name: string; publicKey: string };
+    };
+    const alice = keygen('alice');
+    keygen('mallory'); // a valid key, but not in the policy
+    const repo = path.join(tmp, 'repo');
+    mkdirSync(path.join(repo, '.gatehouse'), { recursive: true });
+    writeFileSync(path.join(repo, 'README.md'), '# x\n');
+    writeFileSync(path.join(repo, '.gatehouse/policy.json'), JSON.stringify({ mode: 'sandboxed-auto', ask: ['bash(echo ran*)'], approvers: [alice] }));
+    const script = path.join(tmp, 'script.json');
+    writeFileSync(script, JSON.stringify({ turns: [{ toolCalls: [{ name: 'bash', input: { command: 'echo ran >> ran.log' } }] }, { final: 'done (obs-1)' }] }));
+    const stateDir = path.join(tmp, 'state');
+
+    const child = spawn(process.execPath, [cli, 'run', 'x', '--repo', repo, '--model', `scripted:${script}`, '--json', '--state-dir', stateDir, '--approval-wait', '60'], { env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 100_000);
+    try {
+      const requested = await new Promise<Event>((resolve, reject) => {
+        const lines = createInterface({ input: child.stdout });
+        lines.on('line', (l) => {
+          const e = JSON.parse(l) as Event;
+          if (e.type === 'approval.requested') resolve(e);
+        });
+        child.on('close', () => reject(new Error('the run ended before asking')));
+      });
+      const runId = requested.runId;
+      const requestId = String(requested.data.requestId);
+
+      const forged = gatehouse(['approve', runId, requestId, '--nats', '--key', path.join(tmp, 'mallory.key')]);
+      expect(forged.status).toBe(1);
+      expect(JSON.parse(forged.stdout)).toMatchObject({ ok: false });
+      expect(forged.stdout).toMatch(/is not an approver of this run/);
+
+      const ok = gatehouse(['approve', runId, requestId, '--nats', '--key', path.join(tmp, 'alice.key'), '--reason', 'looks right']);
+      expect(ok.status, ok.stderr + ok.stdout).toBe(0);
+      expect(await exited).toBe(0);
+
+      const log = readFileSync(path.join(stateDir, 'runs', runId, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Event);
+      expect(log.find((e) => e.type === 'approval.rejected')!.data).toMatchObject({ requestId, channel: 'nats' });
+      const grant = log.find((e) => e.type === 'approval.granted')!;
+      expect(grant).toMatchObject({ actor: 'user', data: { channel: 'nats', approver: `nats:alice:${alice.publicKey}`, reason: 'looks right' } });
+      const runs = log.filter((e) => e.type === 'tool.execution.started');
+      expect(runs).toHaveLength(1);
+      expect(runs[0]!.data.approvalId).toBe(grant.id);
+      expect(log.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final' } });
+    } finally {
+      clearTimeout(killer);
+      child.kill('SIGKILL');
+    }
+  });
+});
