@@ -13,8 +13,8 @@ function brief(input: unknown): string {
  * Live progress for a person: one line per step, as the events are written. On a terminal, a
  * command running longer than a second gets a spinner with its elapsed time.
  */
-export function humanProgress(write: (line: string) => void, tty = Boolean(process.stdout.isTTY)): (e: EventEnvelope) => void {
-  const tools = new Map<string, { tool: string; args: string }>();
+export function humanProgress(out: (line: string) => void, tty = Boolean(process.stdout.isTTY)): (e: EventEnvelope) => void {
+  const calls = new Map<string, { tool: string; args: string }>();
   let spinner: NodeJS.Timeout | undefined;
   const stopSpinner = (): void => {
     if (!spinner) return;
@@ -24,11 +24,28 @@ export function humanProgress(write: (line: string) => void, tty = Boolean(proce
   };
   return (e) => {
     if (e.type !== 'tool.execution.started') stopSpinner();
+    // A sub-agent's events are indented under its run id; call ids repeat across runs.
+    const child = e.parentRunId !== null;
+    const write = (line: string): void => out(child ? `    │ ${e.runId.slice(-8)}  ${line.trimStart()}` : line);
+    const tools = {
+      get: (callId: string) => calls.get(`${e.runId}:${callId}`),
+      set: (callId: string, v: { tool: string; args: string }) => calls.set(`${e.runId}:${callId}`, v),
+    };
     switch (e.type) {
+      case 'agent.spawned': {
+        const d = e.data as EventDataOf<'agent.spawned'>;
+        if (e.runId === d.parentRunId) write(`  ⇢ sub-agent ${d.childRunId}: ${d.reason.replace(/\s+/g, ' ').slice(0, 80)} [tools ${d.tools.join(', ')}; paths ${d.paths.join(', ')}]`);
+        break;
+      }
+      case 'agent.completed': {
+        const d = e.data as EventDataOf<'agent.completed'>;
+        if (e.runId === d.parentRunId) write(`  ⇠ sub-agent ${d.childRunId} ${d.status} (${d.stopReason})${d.filesChanged.length ? `, changed ${d.filesChanged.join(', ')}` : ''}`);
+        break;
+      }
       case 'tool.execution.started': {
         const d = e.data as EventDataOf<'tool.execution.started'>;
         const t = tools.get(d.callId);
-        if (!tty) break;
+        if (!tty || child) break;
         const started = Date.now();
         const frames = '⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏';
         let i = 0;

@@ -41,7 +41,7 @@ export async function runCommand(task: string, flags: RunFlags): Promise<number>
   const policy = await resolveRunPolicy({ repoDir: flags.repo, ...(flags.policy ? { policyFile: flags.policy } : {}), ...(flags.mode ? { mode: flags.mode } : {}) });
   const runId = newId('run');
   return session(flags, runId, policy, (env) =>
-    runAgent({ ...env, runId, task, repoDir: flags.repo, modelSpec: recordedSpec(flags.model), provider, policyRecord: policy.record }),
+    runAgent({ ...env, runId, task, repoDir: flags.repo, modelSpec: recordedSpec(flags.model), provider }),
   );
 }
 
@@ -97,6 +97,7 @@ async function session(
       driver,
       stateDir,
       policy: policy.policy,
+      policyRecord: policy.record,
       channel,
       budgets: { maxTurns: flags.maxTurns, maxToolCalls: flags.maxToolCalls, maxTokens: 2_000_000, wallClockMs: 30 * 60_000 },
       apply: Boolean(flags.apply),

@@ -107,15 +107,24 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
       continue;
     }
 
-    for (const call of calls) {
+    for (let i = 0; i < calls.length; ) {
       if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
       if (progress.toolCalls >= d.budgets.maxToolCalls) return { status: 'partial', stopReason: 'max_tool_calls' };
-      progress.toolCalls++;
-      const obs = await d.pipeline.run({ callId: call.id, turn, tool: call.name, input: call.input, ...(call.parseError ? { parseError: call.parseError } : {}) }, d.signal);
+      // Consecutive delegate calls run together: sub-agents work in parallel (the delegator caps
+      // how many at once). Every other call runs alone, in order.
+      let j = i + 1;
+      if (calls[i]?.name === 'delegate') while (j < calls.length && calls[j]?.name === 'delegate') j++;
+      const batch = calls.slice(i, Math.min(j, i + d.budgets.maxToolCalls - progress.toolCalls));
+      i += batch.length;
+      progress.toolCalls += batch.length;
+      const observed = await Promise.all(batch.map((call) => d.pipeline.run({ callId: call.id, turn, tool: call.name, input: call.input, ...(call.parseError ? { parseError: call.parseError } : {}) }, d.signal)));
       if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
-      // The rest of the turn waits too: a later call may depend on this one.
-      if (obs.outcome === 'pending') return paused(obs.requestId);
-      if (repeated.record(call.name, call.input, obs.outcome !== 'ok')) return { status: 'partial', stopReason: 'repeated_failure' };
+      for (const [k, obs] of observed.entries()) {
+        const call = batch[k]!;
+        // The rest of the turn waits too: a later call may depend on this one.
+        if (obs.outcome === 'pending') return paused(obs.requestId);
+        if (repeated.record(call.name, call.input, obs.outcome !== 'ok')) return { status: 'partial', stopReason: 'repeated_failure' };
+      }
     }
   }
 }

@@ -17,6 +17,8 @@ import { resolveSurface, type ToolRegistry } from '../tools/registry';
 import type { ToolLimits } from '../tools/tool';
 import { exportChanges } from './changes';
 import { runLoop, type LoopOutcome } from './loop';
+import { createDelegator } from './delegation';
+import type { AgentScope } from '../agents/handoff';
 import { snapshotWorkspace } from './workspace';
 
 /** What every run needs, new or resumed. */
@@ -38,6 +40,10 @@ export interface RunEnvironment {
   onText?: (delta: string) => void;
   /** Called once the run's log is open, for parts that record on their own (refused approval answers). */
   attachLog?: (log: LogPort) => void;
+  /** Where this agent sits in a tree of agents; a top-level run is depth 0 with every path. */
+  agent?: { depth: number; maxDepth: number; paths: readonly string[]; maxParallel: number };
+  /** The loaded policy's identity, for lineage events. */
+  policyRecord?: { source: string; sha256: string; file: unknown };
 }
 
 export interface AgentRunOptions extends RunEnvironment {
@@ -46,8 +52,6 @@ export interface AgentRunOptions extends RunEnvironment {
   runId?: string;
   /** The --model spec as given (recorded so resume can recreate the provider). */
   modelSpec?: string;
-  /** The policy as loaded, recorded in run.started (resume holds the run to this, not to the file as it is later). */
-  policyRecord?: { source: string; sha256: string; file: unknown };
 }
 
 export interface AgentRunResult extends LoopOutcome {
@@ -97,6 +101,8 @@ export interface RunHandle {
   resume: boolean;
   /** Resume: puts the saved workspace into the fresh sandbox before the loop continues. */
   prepare?: (sandbox: Sandbox) => Promise<void>;
+  /** Sub-agents: collects the sandbox's result before it is removed (the run's own end events follow). */
+  finish?: (sandbox: Sandbox, outcome: LoopOutcome) => Promise<void>;
 }
 
 /**
@@ -141,7 +147,30 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
     });
     const limits = { ...DEFAULT_LIMITS, ...o.limits };
     const lineage = (log.events()[0]?.data as EventDataOf<'run.started'> | undefined)?.lineage ?? [runId];
-    const pipeline = new ToolPipeline({ log, tracker, registry: h.registry, surface: h.surface, policy: o.policy, sandbox, limits, lineage, ...(o.channel ? { channel: o.channel } : {}) });
+    const startedAt = Date.now();
+    const agent = o.agent ?? { depth: 0, maxDepth: 2, paths: ['**'], maxParallel: 4 };
+    const scope = (): AgentScope => {
+      const st = tracker.state;
+      return {
+        runId,
+        lineage,
+        depth: agent.depth,
+        maxDepth: agent.maxDepth,
+        surface: h.surface,
+        paths: agent.paths,
+        observations: new Set(st.observations.map((x) => x.id)),
+        remaining: {
+          turns: o.budgets.maxTurns - st.turns,
+          toolCalls: o.budgets.maxToolCalls - st.toolCalls,
+          tokens: o.budgets.maxTokens - st.tokens,
+          seconds: (o.budgets.wallClockMs - (Date.now() - startedAt)) / 1000,
+        },
+      };
+    };
+    // eslint-disable-next-line prefer-const -- the delegator needs the pipeline it is part of
+    let pipeline: ToolPipeline;
+    const delegate = createDelegator({ env: o, runId, lineage, depth: agent.depth, maxDepth: agent.maxDepth, maxParallel: agent.maxParallel, repoDir: h.repoDir, log, sandbox, run: (call) => pipeline.run(call, signal), drive });
+    pipeline = new ToolPipeline({ log, tracker, registry: h.registry, surface: h.surface, policy: o.policy, sandbox, limits, lineage, agent: scope, delegate, ...(o.channel ? { channel: o.channel } : {}) });
     o.provider.resumeAfter?.(tracker.state.turns);
     const outcome = await runLoop({
       provider: o.provider,
@@ -158,6 +187,7 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
       ...(o.onText ? { onText: o.onText } : {}),
     });
     if (sandbox.lost) return end({ status: 'failed', stopReason: `sandbox_lost: ${sandbox.lost.reason}` });
+    if (h.finish) await h.finish(sandbox, outcome);
     if (outcome.status === 'paused') {
       const workspace = await snapshotWorkspace(sandbox, raw.runDir, `seq-${tracker.state.lastSeq + 1}`);
       const pending = pendingRequests(tracker.state.approvals);

@@ -32,7 +32,10 @@ function decideCall(index: RuleIndex, mode: Mode, req: PolicyRequest, facts: Run
     const rule = index.find(req.tool, list, subject);
     if (rule) return { decision: list, policyId: rule.id, reason: rule.reason ?? `${req.tool}${subject !== undefined ? ` ${subject}` : ''} matches ${list} rule ${rule.text}`, risk, shape };
   }
-  const d = modeDefault(mode, req.readOnly ? 'read-only' : req.sideEffect === 'write' ? 'write' : req.sideEffect === 'execute' ? 'test-build' : 'network', shape, facts);
+  // A sub-agent is sandboxed and held to a narrowed copy of this policy, so delegating is treated
+  // like a write: allowed in sandboxed-auto, asked once per shape in confirm-novel.
+  const cls: CommandClass = req.readOnly ? 'read-only' : req.sideEffect === 'write' || req.sideEffect === 'delegate' ? 'write' : req.sideEffect === 'execute' ? 'test-build' : 'network';
+  const d = modeDefault(mode, cls, shape, facts);
   return { ...d, risk, shape, reason: d.decision === 'allow' ? `${req.sideEffect} action: ${d.reason}` : `${req.sideEffect} action: ${d.reason}` };
 }
 

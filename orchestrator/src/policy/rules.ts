@@ -69,7 +69,7 @@ function commandPattern(p: string): RegExp {
  * one character. A pattern ending in `/` or naming a directory also covers what is inside it only
  * when written with `/**`.
  */
-function pathPattern(p: string): RegExp {
+export function pathPattern(p: string): RegExp {
   let src = '';
   for (let i = 0; i < p.length; i++) {
     const ch = p[i] as string;

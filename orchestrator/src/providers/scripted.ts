@@ -95,6 +95,15 @@ export class ScriptedProvider implements ModelProvider {
     return this.#next;
   }
 
+  #nextChild = 0;
+
+  /** A child's script; a script without one for this call gives a script that is exhausted at once. */
+  forChild(): ModelProvider {
+    const index = this.#nextChild++;
+    const child = this.script.children?.[index];
+    return new ScriptedProvider(child ?? { turns: [] }, `${this.id}#children[${index}]`);
+  }
+
   resumeAfter(turnsDone: number): void {
     this.#next = Math.max(0, Math.min(turnsDone, this.script.turns.length));
   }

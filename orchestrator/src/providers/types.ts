@@ -62,6 +62,11 @@ export interface ModelProvider {
    * need nothing (the context carries the history); a script continues at the next turn.
    */
   resumeAfter?(turnsDone: number): void;
+  /**
+   * The provider a sub-agent uses. Stateless APIs hand out themselves; a script hands out its next
+   * `children` entry (in the order delegate calls are made).
+   */
+  forChild?(): ModelProvider;
 }
 
 export interface RetryPolicy {

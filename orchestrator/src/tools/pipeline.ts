@@ -1,5 +1,5 @@
 import { actionHash, canonicalJson, errorResult, MAX_OUTPUT_CAP, newId, STREAM_CAP, type EventDataOf, type EventEnvelope, type InvocationResult, type ValidationError } from '@gatehouse/shared';
-import type { StateTracker } from '../events/state';
+import type { RunState, StateTracker } from '../events/state';
 import { nextObservationId } from '../events/state';
 import { pendingRequests, usableGrant, type RequestState } from '../events/approval-state';
 import type { ApprovalChannel, ApprovalPrompt } from '../policy/channels/types';
@@ -11,7 +11,8 @@ import { sanitize } from './observe/sanitize';
 import { headTail } from './observe/truncate';
 import type { LogPort, SandboxPort } from './ports';
 import type { ToolRegistry } from './registry';
-import type { ExecutionPlan, Observed, PeekResult, RawResult, Tool, ToolContext, ToolLimits } from './tool';
+import type { ExecutionPlan, LocalResult, Observed, PeekResult, RawResult, Tool, ToolContext, ToolLimits } from './tool';
+import type { AgentScope, Handoff } from '../agents/handoff';
 import { rejectionText, schemaErrors } from './rejection';
 
 export interface ToolCall {
@@ -50,6 +51,9 @@ export interface PipelineDeps {
   channel?: ApprovalChannel;
   /** Run ids from the root agent to this one, shown to approvers. */
   lineage?: readonly string[];
+  /** Sub-agents: the scope this agent may hand down, and the runner (absent: delegation is off). */
+  agent?: () => AgentScope;
+  delegate?: (handoff: Handoff, callId: string, signal?: AbortSignal) => Promise<LocalResult>;
 }
 
 /** What authorises an execution: the approval decision (policy) or a person's grant. */
@@ -309,7 +313,14 @@ export class ToolPipeline {
 
   private async invoke(plan: ExecutionPlan, invocationId: string, grant: Grant, signal?: AbortSignal): Promise<RawResult> {
     if (plan.executor === 'orchestrator') {
-      return { executor: 'orchestrator', result: await plan.run({ readArtifact: (ref, offset, limit) => this.deps.log.artifacts.read(ref, offset, limit) }) };
+      const delegate = this.deps.delegate;
+      return {
+        executor: 'orchestrator',
+        result: await plan.run({
+          readArtifact: (ref, offset, limit) => this.deps.log.artifacts.read(ref, offset, limit),
+          ...(delegate ? { delegate: (h: Handoff) => delegate(h, callIdOf(invocationId, this.deps.tracker.state), signal) } : {}),
+        }),
+      };
     }
     const chunks: string[] = [];
     let kept = 0;
@@ -374,7 +385,7 @@ export class ToolPipeline {
   }
 
   private context(): ToolContext {
-    return { state: this.deps.tracker.state, limits: this.deps.limits, peek: (p) => this.peek(p) };
+    return { state: this.deps.tracker.state, limits: this.deps.limits, peek: (p) => this.peek(p), ...(this.deps.agent ? { agent: this.deps.agent } : {}) };
   }
 
   /** A runtime read for semantic checks: full content and hash, never recorded as a tool call. */
@@ -435,4 +446,10 @@ function canonicalOrDescribe(value: unknown): string {
   } catch {
     return Object.prototype.toString.call(value);
   }
+}
+
+/** The call an invocation belongs to (from folded state: execution.started names both). */
+function callIdOf(invocationId: string, state: RunState): string {
+  for (const c of Object.values(state.approvals.calls)) if (c.started?.invocationId === invocationId) return c.callId;
+  return invocationId;
 }

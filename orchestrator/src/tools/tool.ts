@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { InvocationResult, PrimitiveInput, PrimitiveName, ValidationError } from '@gatehouse/shared';
 import type { RunState } from '../events/state';
+import type { AgentScope, Handoff } from '../agents/handoff';
 
 import type { SideEffect } from '../policy/mode';
 export type { SideEffect };
@@ -11,6 +12,8 @@ export interface ToolContext {
   /** Reads a workspace file for semantic checks; never changes anything. */
   peek(path: string): Promise<PeekResult>;
   limits: ToolLimits;
+  /** What this agent may hand to a sub-agent (its tools, paths, budget left, depth); absent where delegation is off. */
+  agent?: () => AgentScope;
 }
 
 export type PeekResult = { exists: false } | { exists: true; isDirectory: boolean; sha256?: string; content?: string };
@@ -31,6 +34,8 @@ export type ExecutionPlan =
   | { executor: 'orchestrator'; primitive: string; input: unknown; timeoutMs: number; run: (io: OrchestratorIO) => Promise<LocalResult> };
 
 export interface OrchestratorIO {
+  /** Runs a sub-agent on a checked handoff and brings its result back (see loop/delegation.ts). */
+  delegate?(handoff: Handoff): Promise<LocalResult>;
   readArtifact(ref: string, offset: number, limit: number): { text: string; offset: number; bytes: number; totalBytes: number; eof: boolean };
 }
 

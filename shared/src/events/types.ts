@@ -134,6 +134,37 @@ export const EventData = {
     channel: z.enum(['terminal', 'headless', 'nats', 'cli']),
     reason: z.string(),
   }),
+  /**
+   * A sub-agent was started (written in both the parent's and the child's log): who, why, with
+   * what handed over (by hash), which tools it sees and the policy it is held to.
+   */
+  'agent.spawned': z.strictObject({
+    parentRunId: Id,
+    childRunId: Id,
+    /** The parent's delegate call. */
+    callId: CallId,
+    reason: z.string(),
+    handoffSha256: Hash,
+    tools: z.array(z.string()),
+    paths: z.array(z.string()),
+    evidence: z.array(z.strictObject({ id: z.string(), sha256: Hash })),
+    budget: z.strictObject({ turns: z.number().int(), toolCalls: z.number().int(), tokens: z.number().int(), seconds: z.number() }),
+    policy: z.strictObject({ mode: z.string(), source: z.string(), sha256: Hash, rules: z.number().int(), paths: z.array(z.string()) }),
+    depth: z.number().int().positive(),
+  }),
+  /** A sub-agent ended (both logs): status, a hash of its answer, the evidence it cites, its changes. */
+  'agent.completed': z.strictObject({
+    parentRunId: Id,
+    childRunId: Id,
+    callId: CallId,
+    status: z.string(),
+    stopReason: z.string(),
+    resultSha256: Hash.nullable(),
+    evidence: z.array(z.string()),
+    filesChanged: z.array(z.string()),
+    /** Of those, the ones outside the child's paths: never applied to the parent's workspace. */
+    withheld: z.array(z.string()),
+  }),
   /** An approval answer that was refused (bad signature, unknown approver…): on record, never a grant. */
   'approval.rejected': z.strictObject({ requestId: z.string(), channel: z.string(), reason: z.string() }),
   /** The run stopped to wait for approvals; the workspace as it stood is saved so resume can restore it. */

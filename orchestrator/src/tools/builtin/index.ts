@@ -1,5 +1,6 @@
 import { ToolRegistry } from '../registry';
 import { bash } from './bash';
+import { delegate } from './delegate';
 import { editFile } from './edit-file';
 import { gitDiff } from './git-diff';
 import { gitStatus } from './git-status';
@@ -10,7 +11,7 @@ import { readArtifact } from './read-artifact';
 import { readFile } from './read-file';
 import { writeFile } from './write-file';
 
-export const CODING_TOOLS = [readFile, writeFile, editFile, listFiles, glob, grep, bash, gitStatus, gitDiff, readArtifact] as const;
+export const CODING_TOOLS = [readFile, writeFile, editFile, listFiles, glob, grep, bash, gitStatus, gitDiff, readArtifact, delegate] as const;
 
 export function codingTools(): ToolRegistry {
   return new ToolRegistry([...CODING_TOOLS] as never[]);

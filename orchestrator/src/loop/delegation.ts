@@ -1,0 +1,244 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { newId, sha256Hex, type EventDataOf, type EventEnvelope } from '@gatehouse/shared';
+import type { Handoff } from '../agents/handoff';
+import { normaliseGlob } from '../agents/handoff';
+import { narrowPolicy } from '../agents/narrow';
+import { childTask, handoffHash, type Evidence } from '../agents/packet';
+import { RunLog } from '../events/store';
+import { StateTracker } from '../events/state';
+import { pathPattern } from '../policy/rules';
+import type { Sandbox } from '../sandbox/index';
+import { codingTools } from '../tools/builtin/index';
+import type { Observation, ToolCall } from '../tools/pipeline';
+import type { LogPort } from '../tools/ports';
+import type { LocalResult } from '../tools/tool';
+import type { LoopOutcome } from './loop';
+import type { AgentRunResult, RunEnvironment, RunHandle } from './session';
+import { tee } from './session';
+import { restoreWorkspace, snapshotWorkspace, type WorkspaceSnapshot } from './workspace';
+
+export interface ParentRun {
+  env: RunEnvironment;
+  runId: string;
+  lineage: readonly string[];
+  depth: number;
+  maxDepth: number;
+  maxParallel: number;
+  repoDir: string;
+  log: LogPort & { events(): readonly EventEnvelope[] };
+  sandbox: Sandbox;
+  /** The parent's own pipeline: the only way a child's changes reach the parent's workspace. */
+  run: (call: ToolCall) => Promise<Observation>;
+  drive: (env: RunEnvironment, h: RunHandle) => Promise<AgentRunResult>;
+}
+
+/**
+ * The runner behind the `delegate` tool. Each child gets its own run id and log (parentRunId on
+ * every event), its own sandbox holding a copy of the parent's workspace as it is now, a context
+ * built from the handoff alone, and the parent's policy narrowed to the handed-over paths. The
+ * child's answer comes back as the observation; its changed files inside its paths are written
+ * into the parent's workspace by the parent's own pipeline (read, then write_file: every write is
+ * decided by the parent's policy). At most `maxParallel` children run at once.
+ */
+export function createDelegator(p: ParentRun): (h: Handoff, callId: string, signal?: AbortSignal) => Promise<LocalResult> {
+  const slots = new Semaphore(p.maxParallel);
+  return async (h, callId, signal) => {
+    // Claimed in call order, before any waiting, so scripted children match their calls.
+    const provider = p.env.provider.forChild?.() ?? p.env.provider;
+    const release = await slots.acquire();
+    try {
+      return await runChild(p, h, callId, provider, signal ?? p.env.signal);
+    } finally {
+      release();
+    }
+  };
+}
+
+async function runChild(p: ParentRun, h: Handoff, callId: string, provider: RunEnvironment['provider'], signal: AbortSignal): Promise<LocalResult> {
+  const evidence = evidenceOf(p.log.events(), h.evidence);
+  const childRunId = newId('run');
+  const record = p.env.policyRecord;
+  const spawned: EventDataOf<'agent.spawned'> = {
+    parentRunId: p.runId,
+    childRunId,
+    callId,
+    reason: h.task.slice(0, 500),
+    handoffSha256: handoffHash(h, evidence),
+    tools: [...h.tools],
+    paths: [...h.paths],
+    evidence: evidence.map((e) => ({ id: e.id, sha256: e.sha256 })),
+    budget: { ...h.budget },
+    policy: { mode: p.env.policy.mode, source: record?.source ?? 'built-in', sha256: record?.sha256 ?? sha256Hex('{}'), rules: ruleCount(record?.file), paths: [...h.paths] },
+    depth: p.depth + 1,
+  };
+  p.log.append('agent.spawned', 'runtime', spawned);
+  const raw = RunLog.create(p.env.stateDir, childRunId, { parentRunId: p.runId });
+  const tracker = new StateTracker();
+  const log = tee(raw, tracker, p.env.onEvent);
+  const task = childTask(h, evidence, p.runId);
+  log.append('run.started', 'runtime', { task, mode: p.env.policy.mode, surface: [...h.tools], repo: p.repoDir, model: provider.id, ...(record ? { policy: record } : {}), lineage: [...p.lineage, childRunId] });
+  log.append('agent.spawned', 'runtime', spawned);
+
+  let handedOver: WorkspaceSnapshot;
+  try {
+    handedOver = await snapshotWorkspace(p.sandbox, raw.runDir, 'handoff');
+  } catch (e) {
+    handedOver = { dir: null, files: [], deleted: [] };
+    log.append('run.feedback', 'runtime', { turn: 1, reason: `the parent's workspace could not be copied: ${(e as Error).message}` });
+  }
+  let result: WorkspaceSnapshot = { dir: null, files: [], deleted: [] };
+  const outcome = await p.drive(
+    {
+      ...p.env,
+      provider,
+      policy: narrowPolicy(p.env.policy, h.paths),
+      budgets: { maxTurns: h.budget.turns, maxToolCalls: h.budget.toolCalls, maxTokens: h.budget.tokens, wallClockMs: h.budget.seconds * 1000 },
+      apply: false,
+      signal,
+      agent: { depth: p.depth + 1, maxDepth: p.maxDepth, paths: h.paths, maxParallel: p.maxParallel },
+    },
+    {
+      raw,
+      log,
+      tracker,
+      registry: codingTools(),
+      surface: [...h.tools],
+      task,
+      repoDir: p.repoDir,
+      resume: false,
+      prepare: (sandbox) => restoreWorkspace(sandbox, raw.runDir, handedOver),
+      finish: async (sandbox, o: LoopOutcome) => {
+        result = await snapshotWorkspace(sandbox, raw.runDir, 'result').catch(() => result);
+        const changes = changedByChild(raw.runDir, handedOver, result);
+        log.append('agent.completed', 'runtime', completed(p.runId, childRunId, callId, o, changes.all, outside(changes.all, h.paths)));
+      },
+    },
+  );
+  const changes = changedByChild(raw.runDir, handedOver, result);
+  const withheld = outside(changes.all, h.paths);
+  p.log.append('agent.completed', 'runtime', completed(p.runId, childRunId, callId, outcome, changes.all, withheld));
+  const applied = await applyToParent(p, callId, changes, withheld, raw.runDir, result);
+  return report(childRunId, p.depth + 1, outcome, applied, withheld);
+}
+
+/** What the child changed relative to what it was handed (not the parent's own earlier changes). */
+function changedByChild(runDir: string, before: WorkspaceSnapshot, after: WorkspaceSnapshot): { written: string[]; deleted: string[]; all: string[] } {
+  const read = (snap: WorkspaceSnapshot, f: string): Buffer | undefined => {
+    if (!snap.dir || !snap.files.includes(f)) return undefined;
+    try {
+      return readFileSync(path.join(runDir, snap.dir, f));
+    } catch {
+      return undefined;
+    }
+  };
+  const written = after.files.filter((f) => {
+    const was = read(before, f);
+    const now = read(after, f);
+    return was === undefined || now === undefined || !was.equals(now);
+  });
+  const deleted = after.deleted.filter((f) => !before.deleted.includes(f));
+  return { written, deleted, all: [...written, ...deleted] };
+}
+
+function outside(files: string[], paths: readonly string[]): string[] {
+  const matchers = paths.map((g) => pathPattern(normaliseGlob(g)));
+  return files.filter((f) => !matchers.some((m) => m.test(f)));
+}
+
+interface Applied {
+  file: string;
+  outcome: string;
+  observation: string;
+}
+
+/** Each changed file goes through the parent's pipeline: read (for the freshness check), then write. */
+async function applyToParent(p: ParentRun, callId: string, changes: { written: string[]; deleted: string[] }, withheld: string[], runDir: string, result: WorkspaceSnapshot): Promise<Applied[]> {
+  const applied: Applied[] = [];
+  let n = 0;
+  const turn = 0;
+  for (const file of changes.written) {
+    if (withheld.includes(file) || !result.dir) continue;
+    const bytes = readFileSync(path.join(runDir, result.dir, file));
+    const content = bytes.toString('utf8');
+    if (!Buffer.from(content, 'utf8').equals(bytes) || bytes.includes(0)) {
+      applied.push({ file, outcome: 'withheld (binary: not applied through write_file)', observation: '' });
+      continue;
+    }
+    await p.run({ callId: `${callId}.read${++n}`, turn, tool: 'read_file', input: { path: file } });
+    const obs = await p.run({ callId: `${callId}.write${n}`, turn, tool: 'write_file', input: { path: file, content } });
+    applied.push({ file, outcome: obs.outcome, observation: obs.id });
+  }
+  for (const file of changes.deleted) {
+    if (withheld.includes(file)) continue;
+    const obs = await p.run({ callId: `${callId}.rm${++n}`, turn, tool: 'bash', input: { command: `rm -f -- '${file.replace(/'/g, `'\\''`)}'` } });
+    applied.push({ file: `${file} (deleted)`, outcome: obs.outcome, observation: obs.id });
+  }
+  return applied;
+}
+
+function report(childRunId: string, depth: number, o: AgentRunResult, applied: Applied[], withheld: string[]): LocalResult {
+  const lines = [`sub-agent ${childRunId} (depth ${depth}) ended ${o.status} (${o.stopReason})`];
+  if (o.answer !== undefined) lines.push(`answer: ${o.answer}`);
+  const cited = citedEvidence(o.answer);
+  if (cited.length > 0) lines.push(`evidence it cites (observations of ${childRunId}): ${cited.join(', ')}`);
+  if (applied.length > 0) lines.push(`its changes, through your write path: ${applied.map((a) => `${a.file} ${a.outcome}${a.observation ? ` (${a.observation})` : ''}`).join('; ')}`);
+  else lines.push('its changes: none');
+  if (withheld.length > 0) lines.push(`withheld (outside its paths, not applied): ${withheld.join(', ')}`);
+  lines.push(`its log: gatehouse show ${childRunId}`);
+  const output = lines.join('\n');
+  if (o.status === 'final') return { ok: true, output };
+  return { ok: false, output, error: { code: `sub_agent_${o.status}`, message: `the sub-agent ended ${o.status}: ${o.stopReason}` } };
+}
+
+function completed(parentRunId: string, childRunId: string, callId: string, o: LoopOutcome, filesChanged: string[], withheld: string[]): EventDataOf<'agent.completed'> {
+  return {
+    parentRunId,
+    childRunId,
+    callId,
+    status: o.status,
+    stopReason: o.stopReason,
+    resultSha256: o.answer !== undefined ? sha256Hex(o.answer) : null,
+    evidence: citedEvidence(o.answer),
+    filesChanged,
+    withheld,
+  };
+}
+
+function citedEvidence(answer: string | undefined): string[] {
+  return [...new Set(answer?.match(/\bobs-\d+\b/g) ?? [])];
+}
+
+/** Evidence by reference: the observation as the parent's log holds it, with its hash. */
+function evidenceOf(events: readonly EventEnvelope[], ids: readonly string[]): Evidence[] {
+  const out: Evidence[] = [];
+  for (const id of ids) {
+    const e = events.find((x) => x.type === 'tool.observation' && (x.data as EventDataOf<'tool.observation'>).observationId === id);
+    if (!e) continue;
+    const content = (e.data as EventDataOf<'tool.observation'>).content;
+    out.push({ id, sha256: sha256Hex(content), content });
+  }
+  return out;
+}
+
+function ruleCount(file: unknown): number {
+  const f = (file ?? {}) as { allow?: unknown[]; ask?: unknown[]; deny?: unknown[] };
+  return (f.allow?.length ?? 0) + (f.ask?.length ?? 0) + (f.deny?.length ?? 0);
+}
+
+class Semaphore {
+  private free: number;
+  private readonly waiting: Array<() => void> = [];
+  constructor(n: number) {
+    this.free = Math.max(1, n);
+  }
+  async acquire(): Promise<() => void> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    return () => {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    };
+  }
+}
