@@ -165,6 +165,35 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
     expect(parent.at(-1)!.data).toMatchObject({ status: 'final', filesChanged: ['src/a.js'] });
   });
 
+  it("a child's ask in a headless run pauses the tree; approving it and resuming finishes the tree, each action once", () => {
+    const dir = repo({ 'README.md': '# x\n', '.gatehouse/policy.json': JSON.stringify({ mode: 'sandboxed-auto', ask: ['bash(echo ran*)'] }) });
+    const script = {
+      turns: [{ toolCalls: [handoff('record a run', ['bash'], ['**'])] }, { final: 'The sub-agent recorded the run (obs-3).' }],
+      children: [{ turns: [{ toolCalls: [{ name: 'bash', input: { command: 'echo ran >> ran.log' } }] }, { final: 'appended (obs-1)' }] }],
+    };
+    const first = run(dir, script);
+    expect(first.r.status, first.r.stderr).toBe(3);
+    const cli2 = (args: string[]) => spawnSync(process.execPath, [cli, ...args, '--state-dir', first.stateDir], { encoding: 'utf8', timeout: 180_000, env: { ...process.env, CI: 'true' }, input: '' });
+    const childId = String(first.parent.find((e) => e.type === 'agent.spawned')!.data.childRunId);
+    expect(first.parent.at(-1)).toMatchObject({ type: 'run.paused' });
+    expect(first.logOf(childId).at(-1)).toMatchObject({ type: 'run.paused' });
+    // The child's request is the tree's: listed under the parent, labelled with the lineage.
+    const pending = cli2(['approvals', first.rootId, '--json']).stdout.trim().split('\n').map((l) => JSON.parse(l) as { runId: string; requestId: string; lineage: string[] });
+    expect(pending).toHaveLength(1);
+    expect(pending[0]).toMatchObject({ runId: childId, lineage: [first.rootId, childId] });
+    expect(cli2(['approve', first.rootId, pending[0]!.requestId]).status).toBe(0);
+    const resumed = cli2(['resume', first.rootId, '--json']);
+    expect(resumed.status, resumed.stderr).toBe(0);
+    const parent = first.logOf(first.rootId);
+    const child = first.logOf(childId);
+    expect(child.filter((e) => e.type === 'tool.execution.started')).toHaveLength(1);
+    expect(child.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final' } });
+    expect(parent.filter((e) => e.type === 'agent.completed')).toHaveLength(1);
+    expect(parent.find((e) => e.type === 'agent.completed')!.data).toMatchObject({ status: 'final', filesChanged: ['ran.log'] });
+    expect(parent.filter((e) => e.type === 'tool.intent' && e.data.tool === 'write_file')).toHaveLength(1);
+    expect(parent.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final', filesChanged: ['ran.log'] } });
+  });
+
   it("cancelling the parent stops every child and leaves no container behind", async () => {
     const dir = repo({ 'src/a.js': 'x\n' });
     const slow = { turns: [{ toolCalls: [{ name: 'bash', input: { command: 'sleep 60' } }] }, { final: 'slept' }] };

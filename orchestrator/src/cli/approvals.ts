@@ -3,16 +3,46 @@ import { pendingRequests, type RequestState } from '../events/approval-state';
 import { resolveStateDir } from '../events/paths';
 import { fold } from '../events/state';
 import { RunLog } from '../events/store';
+import type { EventDataOf } from '@gatehouse/shared';
 
 export class ApprovalCommandError extends Error {}
 
-/** `gatehouse approvals RUN`: the run's pending requests (with --json, one JSON object per line). */
+/** The run and its sub-agents, parents first (from agent.spawned events; bounded). */
+export function runTree(stateDir: string, runId: string): string[] {
+  const out: string[] = [];
+  const queue = [runId];
+  while (queue.length > 0 && out.length < 1000) {
+    const id = queue.shift() as string;
+    if (out.includes(id)) continue;
+    out.push(id);
+    let events;
+    try {
+      events = RunLog.readEvents(stateDir, id);
+    } catch {
+      continue; // a missing child log is reported by `show --tree`, not here
+    }
+    for (const e of events) if (e.type === 'agent.spawned' && e.runId === id) queue.push((e.data as EventDataOf<'agent.spawned'>).childRunId);
+  }
+  return out;
+}
+
+/** Pending requests of a run and of every sub-agent under it: a child's ask is the tree's ask. */
+export function treePending(stateDir: string, runId: string): Array<{ runId: string; request: RequestState }> {
+  return runTree(stateDir, runId).flatMap((id) => {
+    try {
+      return pendingRequests(fold(RunLog.readEvents(stateDir, id)).approvals).map((request) => ({ runId: id, request }));
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** `gatehouse approvals RUN`: pending requests of the run and its sub-agents (with --json, one JSON object per line). */
 export function approvalsCommand(runId: string, o: { stateDir?: string; json?: boolean }): number {
-  const state = fold(RunLog.readEvents(resolveStateDir(o.stateDir), runId));
-  const pending = pendingRequests(state.approvals);
-  for (const r of pending) {
-    if (o.json) process.stdout.write(`${JSON.stringify(view(runId, r))}\n`);
-    else process.stdout.write(`${r.requestId}  ${r.tool} ${JSON.stringify(r.input).slice(0, 120)}\n    rule: ${r.rule}\n    reason: ${r.reason}\n${r.risk.map((x) => `    risk: ${x}\n`).join('')}`);
+  const pending = treePending(resolveStateDir(o.stateDir), runId);
+  for (const { runId: owner, request: r } of pending) {
+    if (o.json) process.stdout.write(`${JSON.stringify(view(owner, r))}\n`);
+    else process.stdout.write(`${r.requestId}  ${r.tool} ${JSON.stringify(r.input).slice(0, 120)}${owner !== runId ? `  (sub-agent ${owner})` : ''}\n    rule: ${r.rule}\n    reason: ${r.reason}\n${r.risk.map((x) => `    risk: ${x}\n`).join('')}`);
   }
   if (!o.json && pending.length === 0) process.stdout.write(`no pending approvals in run ${runId}\n`);
   return 0;
@@ -27,8 +57,12 @@ function view(runId: string, r: RequestState): Record<string, unknown> {
  * to the run's log (taking its writer lock, so not while the run itself is live) by the person at
  * this account; `gatehouse resume RUN` then acts on it.
  */
-export function answerCommand(runId: string, requestId: string, o: { stateDir?: string; decision: 'grant' | 'deny'; scope?: 'once' | 'run'; reason?: string; json?: boolean }): number {
-  const { log } = RunLog.open(resolveStateDir(o.stateDir), runId);
+export function answerCommand(treeRoot: string, requestId: string, o: { stateDir?: string; decision: 'grant' | 'deny'; scope?: 'once' | 'run'; reason?: string; json?: boolean }): number {
+  const stateDir = resolveStateDir(o.stateDir);
+  // The request may belong to a sub-agent of the named run: it is answered in that agent's log.
+  const owner = treePending(stateDir, treeRoot).find((p) => p.request.requestId === requestId)?.runId ?? treeRoot;
+  const runId = owner;
+  const { log } = RunLog.open(stateDir, runId);
   try {
     const state = fold(log.events());
     const r = state.approvals.requests[requestId];
@@ -42,7 +76,7 @@ export function answerCommand(runId: string, requestId: string, o: { stateDir?: 
         : log.append('approval.denied', 'user', { requestId, callId: r.callId, actionHash: r.actionHash, approver, channel: 'cli', reason: o.reason ?? 'denied' }, cause);
     log.sync();
     if (o.json) process.stdout.write(`${JSON.stringify(event)}\n`);
-    else process.stdout.write(`${o.decision === 'grant' ? `approved (scope ${o.scope ?? 'once'})` : 'denied'}: ${requestId} ${r.tool} — continue with: gatehouse resume ${runId}\n`);
+    else process.stdout.write(`${o.decision === 'grant' ? `approved (scope ${o.scope ?? 'once'})` : 'denied'}: ${requestId} ${r.tool}${runId !== treeRoot ? ` (sub-agent ${runId})` : ''} — continue with: gatehouse resume ${treeRoot}\n`);
     return 0;
   } finally {
     log.close();

@@ -13,6 +13,7 @@ import { createProvider } from '../providers/index';
 import { SandboxDriver } from '../sandbox/index';
 import { reapOrphans } from '../sandbox/reaper';
 import { chooseChannel } from './channel';
+import { treePending } from './approvals';
 import type { LogPort } from '../tools/ports';
 import { humanProgress } from './progress';
 
@@ -126,9 +127,10 @@ function recordedSpec(spec: string): string {
 function summary(r: AgentRunResult, flags: ResumeFlags, out: (l: string) => void): void {
   out('');
   if (r.status === 'paused') {
-    out(`paused: waiting for approval (${r.pendingRequests.length} request${r.pendingRequests.length === 1 ? '' : 's'})`);
-    for (const p of r.pendingRequests) {
-      out(`  ${p.requestId}  ${p.tool} ${JSON.stringify(p.input).slice(0, 100)}`);
+    const pending = treePending(path.dirname(path.dirname(r.runDir)), r.runId);
+    out(`paused: waiting for approval (${pending.length} request${pending.length === 1 ? '' : 's'})`);
+    for (const { runId, request: p } of pending) {
+      out(`  ${p.requestId}  ${p.tool} ${JSON.stringify(p.input).slice(0, 100)}${runId !== r.runId ? `  (sub-agent ${runId})` : ''}`);
       out(`      rule: ${p.rule}; ${p.reason}`);
     }
     out(`approve:  gatehouse approve ${r.runId} REQUEST [--scope run]   (or: gatehouse deny ${r.runId} REQUEST --reason …)`);

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { newId, sha256Hex, type EventDataOf, type EventEnvelope } from '@gatehouse/shared';
 import type { Handoff } from '../agents/handoff';
@@ -31,6 +31,10 @@ export interface ParentRun {
   /** The parent's own pipeline: the only way a child's changes reach the parent's workspace. */
   run: (call: ToolCall) => Promise<Observation>;
   drive: (env: RunEnvironment, h: RunHandle) => Promise<AgentRunResult>;
+  /** The parent's run folder (its children's folders are its siblings). */
+  runDir: string;
+  /** Resumes a run by id with a finish hook built once its log is open (loop/resume.ts). */
+  resume?: (runId: string, env: RunEnvironment, finish: (log: LogPort) => RunHandle['finish']) => Promise<AgentRunResult>;
 }
 
 /**
@@ -41,18 +45,39 @@ export interface ParentRun {
  * into the parent's workspace by the parent's own pipeline (read, then write_file: every write is
  * decided by the parent's policy). At most `maxParallel` children run at once.
  */
-export function createDelegator(p: ParentRun): (h: Handoff, callId: string, signal?: AbortSignal) => Promise<LocalResult> {
+export interface Delegator {
+  run(h: Handoff, callId: string, signal?: AbortSignal): Promise<LocalResult>;
+  /** Resume: continues the child of an unfinished delegate call; undefined if it has none. */
+  resume(callId: string, signal?: AbortSignal): Promise<LocalResult | undefined>;
+}
+
+export function createDelegator(p: ParentRun): Delegator {
   const slots = new Semaphore(p.maxParallel);
-  return async (h, callId, signal) => {
-    // Claimed in call order, before any waiting, so scripted children match their calls.
-    const provider = p.env.provider.forChild?.() ?? p.env.provider;
-    const release = await slots.acquire();
-    try {
-      return await runChild(p, h, callId, provider, signal ?? p.env.signal);
-    } finally {
-      release();
-    }
+  return {
+    async run(h, callId, signal) {
+      // Claimed in call order, before any waiting, so scripted children match their calls.
+      const provider = p.env.provider.forChild?.(spawnedSoFar(p)) ?? p.env.provider;
+      const release = await slots.acquire();
+      try {
+        return await runChild(p, h, callId, provider, signal ?? p.env.signal);
+      } finally {
+        release();
+      }
+    },
+    async resume(callId, signal) {
+      const release = await slots.acquire();
+      try {
+        return await resumeChild(p, callId, signal ?? p.env.signal);
+      } finally {
+        release();
+      }
+    },
   };
+}
+
+/** How many children this run has started (a scripted child is picked by this index). */
+function spawnedSoFar(p: ParentRun): number {
+  return p.log.events().filter((e) => e.type === 'agent.spawned' && e.runId === p.runId).length;
 }
 
 async function runChild(p: ParentRun, h: Handoff, callId: string, provider: RunEnvironment['provider'], signal: AbortSignal): Promise<LocalResult> {
@@ -87,39 +112,88 @@ async function runChild(p: ParentRun, h: Handoff, callId: string, provider: RunE
     handedOver = { dir: null, files: [], deleted: [] };
     log.append('run.feedback', 'runtime', { turn: 1, reason: `the parent's workspace could not be copied: ${(e as Error).message}` });
   }
+  // Kept beside the child's log: a resumed child compares its result against the same hand-over.
+  writeFileSync(path.join(raw.runDir, HANDOFF_FILE), JSON.stringify(handedOver));
+  const collected = collector(p, h.paths, childRunId, callId, raw.runDir, handedOver, log);
+  const outcome = await p.drive(childEnv(p, h, provider, signal), {
+    raw,
+    log,
+    tracker,
+    registry: codingTools(),
+    surface: [...h.tools],
+    task,
+    repoDir: p.repoDir,
+    resume: false,
+    prepare: (sandbox) => restoreWorkspace(sandbox, raw.runDir, handedOver),
+    finish: collected.finish,
+  });
+  return conclude(p, h.paths, childRunId, callId, outcome, raw.runDir, handedOver, collected.result());
+}
+
+const HANDOFF_FILE = 'handoff-workspace.json';
+
+/** The child's environment: the handoff's budget, the parent's policy narrowed, one level deeper. */
+function childEnv(p: ParentRun, h: Pick<Handoff, 'paths' | 'budget'>, provider: RunEnvironment['provider'], signal: AbortSignal): RunEnvironment {
+  return {
+    ...p.env,
+    provider,
+    policy: narrowPolicy(p.env.policy, h.paths),
+    budgets: { maxTurns: h.budget.turns, maxToolCalls: h.budget.toolCalls, maxTokens: h.budget.tokens, wallClockMs: h.budget.seconds * 1000 },
+    apply: false,
+    signal,
+    agent: { depth: p.depth + 1, maxDepth: p.maxDepth, paths: h.paths, maxParallel: p.maxParallel },
+  };
+}
+
+/** Before the child's sandbox goes: its files (for the parent) and, unless it paused, agent.completed in its log. */
+function collector(p: ParentRun, paths: readonly string[], childRunId: string, callId: string, runDir: string, handedOver: WorkspaceSnapshot, log: LogPort) {
   let result: WorkspaceSnapshot = { dir: null, files: [], deleted: [] };
-  const outcome = await p.drive(
-    {
-      ...p.env,
-      provider,
-      policy: narrowPolicy(p.env.policy, h.paths),
-      budgets: { maxTurns: h.budget.turns, maxToolCalls: h.budget.toolCalls, maxTokens: h.budget.tokens, wallClockMs: h.budget.seconds * 1000 },
-      apply: false,
-      signal,
-      agent: { depth: p.depth + 1, maxDepth: p.maxDepth, paths: h.paths, maxParallel: p.maxParallel },
+  return {
+    result: () => result,
+    finish: async (sandbox: Sandbox, o: LoopOutcome): Promise<void> => {
+      if (o.status === 'paused') return;
+      result = await snapshotWorkspace(sandbox, runDir, 'result').catch(() => result);
+      const changes = changedByChild(runDir, handedOver, result);
+      log.append('agent.completed', 'runtime', completed(p.runId, childRunId, callId, o, changes.all, outside(changes.all, paths)));
     },
-    {
-      raw,
-      log,
-      tracker,
-      registry: codingTools(),
-      surface: [...h.tools],
-      task,
-      repoDir: p.repoDir,
-      resume: false,
-      prepare: (sandbox) => restoreWorkspace(sandbox, raw.runDir, handedOver),
-      finish: async (sandbox, o: LoopOutcome) => {
-        result = await snapshotWorkspace(sandbox, raw.runDir, 'result').catch(() => result);
-        const changes = changedByChild(raw.runDir, handedOver, result);
-        log.append('agent.completed', 'runtime', completed(p.runId, childRunId, callId, o, changes.all, outside(changes.all, h.paths)));
-      },
-    },
-  );
-  const changes = changedByChild(raw.runDir, handedOver, result);
-  const withheld = outside(changes.all, h.paths);
+  };
+}
+
+/** After the child's run: a pause propagates up; otherwise its changes go through the parent's pipeline and its answer becomes the observation. */
+async function conclude(p: ParentRun, paths: readonly string[], childRunId: string, callId: string, outcome: AgentRunResult, runDir: string, handedOver: WorkspaceSnapshot, result: WorkspaceSnapshot): Promise<LocalResult> {
+  if (outcome.status === 'paused') {
+    const first = outcome.pendingRequests[0];
+    return { ok: false, output: `sub-agent ${childRunId} is paused waiting for approval`, pending: { runId: childRunId, requestId: first?.requestId ?? 'unknown' } };
+  }
+  const changes = changedByChild(runDir, handedOver, result);
+  const withheld = outside(changes.all, paths);
   p.log.append('agent.completed', 'runtime', completed(p.runId, childRunId, callId, outcome, changes.all, withheld));
-  const applied = await applyToParent(p, callId, changes, withheld, raw.runDir, result);
+  const applied = await applyToParent(p, callId, changes, withheld, runDir, result);
   return report(childRunId, p.depth + 1, outcome, applied, withheld);
+}
+
+/** Resume: the child of an unfinished delegate call continues from its own log, in a fresh sandbox. */
+async function resumeChild(p: ParentRun, callId: string, signal: AbortSignal): Promise<LocalResult | undefined> {
+  const events = p.log.events();
+  const spawnedEvent = events.find((e) => e.type === 'agent.spawned' && e.runId === p.runId && (e.data as EventDataOf<'agent.spawned'>).callId === callId);
+  if (!spawnedEvent || !p.resume) return undefined;
+  const spawned = spawnedEvent.data as EventDataOf<'agent.spawned'>;
+  const index = events.filter((e) => e.type === 'agent.spawned' && e.runId === p.runId).indexOf(spawnedEvent);
+  const provider = p.env.provider.forChild?.(index) ?? p.env.provider;
+  const runDir = path.join(path.dirname(p.runDir), spawned.childRunId);
+  let handedOver: WorkspaceSnapshot = { dir: null, files: [], deleted: [] };
+  try {
+    handedOver = JSON.parse(readFileSync(path.join(runDir, HANDOFF_FILE), 'utf8')) as WorkspaceSnapshot;
+  } catch {
+    // No record of the hand-over: every file the child has is treated as its change.
+  }
+  const h = { paths: spawned.paths, budget: spawned.budget };
+  let collected: ReturnType<typeof collector> | undefined;
+  const outcome = await p.resume(spawned.childRunId, childEnv(p, h, provider, signal), (log) => {
+    collected = collector(p, spawned.paths, spawned.childRunId, callId, runDir, handedOver, log);
+    return collected.finish;
+  });
+  return conclude(p, spawned.paths, spawned.childRunId, callId, outcome, runDir, handedOver, collected?.result() ?? { dir: null, files: [], deleted: [] });
 }
 
 /** What the child changed relative to what it was handed (not the parent's own earlier changes). */

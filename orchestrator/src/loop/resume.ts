@@ -3,7 +3,8 @@ import { RunLog } from '../events/store';
 import { StateTracker } from '../events/state';
 import type { Sandbox } from '../sandbox/index';
 import { codingTools } from '../tools/builtin/index';
-import { drive, tee, type AgentRunResult, type RunEnvironment } from './session';
+import { drive, tee, type AgentRunResult, type RunEnvironment, type RunHandle } from './session';
+import type { LogPort } from '../tools/ports';
 import { restoreWorkspace, snapshotWorkspace, type WorkspaceSnapshot } from './workspace';
 
 export class ResumeError extends Error {}
@@ -14,7 +15,7 @@ export class ResumeError extends Error {}
  * last durable step. Pending actions run only with a grant from the log, and nothing whose
  * execution started is run again (see ToolPipeline.continueCall).
  */
-export async function resumeAgent(runId: string, o: RunEnvironment): Promise<AgentRunResult> {
+export async function resumeAgent(runId: string, o: RunEnvironment, finishFor?: (log: LogPort) => RunHandle['finish']): Promise<AgentRunResult> {
   const { log: raw } = RunLog.open(o.stateDir, runId);
   let handed = false;
   try {
@@ -60,6 +61,7 @@ export async function resumeAgent(runId: string, o: RunEnvironment): Promise<Age
       task: started.task,
       repoDir,
       resume: true,
+      ...(finishFor ? { finish: finishFor(log) } : {}),
       prepare: async (sandbox: Sandbox) => {
         await restoreWorkspace(sandbox, raw.runDir, snapshot);
         log.append('run.resumed', 'user', { fromSeq: state.lastSeq, workspaceFrom: from, files: [...snapshot.files, ...snapshot.deleted] });

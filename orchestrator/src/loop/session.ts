@@ -18,6 +18,7 @@ import type { ToolLimits } from '../tools/tool';
 import { exportChanges } from './changes';
 import { runLoop, type LoopOutcome } from './loop';
 import { createDelegator } from './delegation';
+import { resumeAgent } from './resume';
 import type { AgentScope } from '../agents/handoff';
 import { snapshotWorkspace } from './workspace';
 
@@ -169,8 +170,8 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
     };
     // eslint-disable-next-line prefer-const -- the delegator needs the pipeline it is part of
     let pipeline: ToolPipeline;
-    const delegate = createDelegator({ env: o, runId, lineage, depth: agent.depth, maxDepth: agent.maxDepth, maxParallel: agent.maxParallel, repoDir: h.repoDir, log, sandbox, run: (call) => pipeline.run(call, signal), drive });
-    pipeline = new ToolPipeline({ log, tracker, registry: h.registry, surface: h.surface, policy: o.policy, sandbox, limits, lineage, agent: scope, delegate, ...(o.channel ? { channel: o.channel } : {}) });
+    const delegator = createDelegator({ env: o, runId, lineage, depth: agent.depth, maxDepth: agent.maxDepth, maxParallel: agent.maxParallel, repoDir: h.repoDir, runDir: raw.runDir, log, sandbox, run: (call) => pipeline.run(call, signal), drive, resume: resumeAgent });
+    pipeline = new ToolPipeline({ log, tracker, registry: h.registry, surface: h.surface, policy: o.policy, sandbox, limits, lineage, agent: scope, delegate: (h, callId, sig) => delegator.run(h, callId, sig), resumeDelegate: (callId, sig) => delegator.resume(callId, sig), ...(o.channel ? { channel: o.channel } : {}) });
     o.provider.resumeAfter?.(tracker.state.turns);
     const outcome = await runLoop({
       provider: o.provider,
@@ -191,7 +192,8 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
     if (outcome.status === 'paused') {
       const workspace = await snapshotWorkspace(sandbox, raw.runDir, `seq-${tracker.state.lastSeq + 1}`);
       const pending = pendingRequests(tracker.state.approvals);
-      log.append('run.paused', 'runtime', { pending: pending.map((r) => r.requestId), workspace });
+      // A sub-agent's pending request is this run's too: the tree waits for it.
+      log.append('run.paused', 'runtime', { pending: [...new Set([...pending.map((r) => r.requestId), ...(outcome.pending ?? []).filter((id) => id !== 'unknown')])], workspace });
       return end(outcome, { pendingRequests: pending, filesChanged: [...workspace.files, ...workspace.deleted] });
     }
     const changes = await exportChanges(sandbox, raw.runDir, h.repoDir, o.apply && outcome.status === 'final');

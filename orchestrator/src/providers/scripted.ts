@@ -97,9 +97,13 @@ export class ScriptedProvider implements ModelProvider {
 
   #nextChild = 0;
 
-  /** A child's script; a script without one for this call gives a script that is exhausted at once. */
-  forChild(): ModelProvider {
-    const index = this.#nextChild++;
+  /**
+   * A child's script: the next one, or the one at `index` (resume: the n-th child this run
+   * started). A script without one gives a script that is exhausted at once.
+   */
+  forChild(at?: number): ModelProvider {
+    const index = at ?? this.#nextChild;
+    this.#nextChild = index + 1;
     const child = this.script.children?.[index];
     return new ScriptedProvider(child ?? { turns: [] }, `${this.id}#children[${index}]`);
   }

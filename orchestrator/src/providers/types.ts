@@ -66,7 +66,7 @@ export interface ModelProvider {
    * The provider a sub-agent uses. Stateless APIs hand out themselves; a script hands out its next
    * `children` entry (in the order delegate calls are made).
    */
-  forChild?(): ModelProvider;
+  forChild?(index?: number): ModelProvider;
 }
 
 export interface RetryPolicy {

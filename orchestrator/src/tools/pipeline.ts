@@ -54,6 +54,8 @@ export interface PipelineDeps {
   /** Sub-agents: the scope this agent may hand down, and the runner (absent: delegation is off). */
   agent?: () => AgentScope;
   delegate?: (handoff: Handoff, callId: string, signal?: AbortSignal) => Promise<LocalResult>;
+  /** Continues the sub-agent of an unfinished delegate call (resume); undefined when there is none to continue. */
+  resumeDelegate?: (callId: string, signal?: AbortSignal) => Promise<LocalResult | undefined>;
 }
 
 /** What authorises an execution: the approval decision (policy) or a person's grant. */
@@ -145,6 +147,15 @@ export class ToolPipeline {
     if (!call || call.observed) return undefined;
     const last = call.started?.eventId ?? call.decision?.eventId;
     const tool = this.deps.registry.get(call.tool);
+    if (call.started && !call.completed && tool?.name === 'delegate' && this.deps.resumeDelegate && call.validated !== undefined) {
+      // A sub-agent that paused (or was cut short) is continued, not started again.
+      const t0 = performance.now();
+      const result = await this.deps.resumeDelegate(callId, signal);
+      if (result) {
+        const plan = tool.plan(call.validated, this.context());
+        return this.complete(callId, tool, call.validated, plan, call.started.invocationId, call.started.eventId, { executor: 'orchestrator', result }, Math.round((performance.now() - t0) * 100) / 100);
+      }
+    }
     if (call.started && !call.completed) {
       const completed = this.record(
         'tool.execution.completed',
@@ -272,7 +283,15 @@ export class ToolPipeline {
     const raw = await this.invoke(plan, invocationId, grant, signal);
     crashPoint('after-execution');
     const durationMs = Math.round((performance.now() - t0) * 100) / 100;
+    return this.complete(callId, tool, input, plan, invocationId, started.id, raw, durationMs);
+  }
 
+  /** A result becomes a completion event and the one observation (or a pending call: a paused sub-agent). */
+  private complete(callId: string, tool: Tool<unknown>, input: unknown, plan: ExecutionPlan, invocationId: string, startedId: string, raw: RawResult, durationMs: number): Observation {
+    if (raw.executor === 'orchestrator' && raw.result.pending) {
+      // A sub-agent waits for approval: this call stays open (no completion) and the run pauses too.
+      return { id: '', callId, tool: tool.name, outcome: 'pending', content: '', truncated: false, requestId: raw.result.pending.requestId };
+    }
     const observed = safeObserve(tool, input, raw, this.context());
     // Redacted before it is cut: a cut through a secret would leave a fragment no pattern matches.
     const text = this.deps.log.redact(sanitize(observed.text) + (plan.executor === 'sandbox' && plan.note ? `\n[${plan.note}]` : ''));
@@ -295,7 +314,7 @@ export class ToolPipeline {
         ...(observed.fileHashes ? { fileHashes: observed.fileHashes } : {}),
         ...(r?.error ? { error: { code: r.error.code, message: r.error.message } } : raw.executor === 'orchestrator' && raw.result.error ? { error: raw.result.error } : {}),
       },
-      started.id,
+      startedId,
     );
     const shown = headTail(text, this.deps.limits.observationBudget, artifactRef);
     return this.observe({

@@ -43,6 +43,8 @@ export interface LocalResult {
   ok: boolean;
   output: string;
   error?: { code: string; message: string };
+  /** Not done yet: a sub-agent waits for this approval request (in its own run). */
+  pending?: { runId: string; requestId: string };
 }
 
 /** A raw result from either executor, as the observation step sees it. */
