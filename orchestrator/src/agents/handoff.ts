@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ValidationError } from '@gatehouse/shared';
-import { workspaceKey } from '@gatehouse/shared';
+import { normalisePathPattern } from '../policy/rules';
 
 /**
  * The handoff packet: everything a sub-agent gets, and all it gets. Strict: a field that is not
@@ -58,11 +58,8 @@ export function checkHandoff(h: Handoff, parent: AgentScope): ValidationError[] 
   return errors;
 }
 
-/** Normalised like every workspace path, so `./src/../src/**` is `src/**`. */
-export function normaliseGlob(p: string): string {
-  if (p === '**' || p === '*') return p;
-  return workspaceKey(p.replace(/\*\*/g, '\u0000').replace(/\*/g, '\u0001')).replace(/\u0000/g, '**').replace(/\u0001/g, '*');
-}
+/** Normalised like every workspace path (and every path rule), so `./src/../src/**` is `src/**`. */
+export const normaliseGlob = normalisePathPattern;
 
 /**
  * Is every path `child` can match also matched by `parent`? Decided on literal prefixes, which

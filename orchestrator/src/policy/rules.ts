@@ -85,7 +85,7 @@ export function pathPattern(p: string): RegExp {
 }
 
 /** Rules are written the way people spell paths: `./src/**`, `/workspace/src/**` and `src/**` are one rule. */
-function normalisePathPattern(p: string): string {
+export function normalisePathPattern(p: string): string {
   if (p === '**' || p === '*') return p;
   const key = workspaceKey(p.replace(/\*\*/g, '\u0000').replace(/\*/g, '\u0001'));
   return key.replace(/\u0000/g, '**').replace(/\u0001/g, '*');
