@@ -9,6 +9,7 @@ import { benchPipeline } from './pipeline';
 import { benchPolicy } from './policy';
 import { benchPause } from './pause';
 import { benchClassifier } from './classify';
+import { benchFanout } from './fanout';
 import { ratio, summarize, time } from './stats';
 
 /**
@@ -89,6 +90,8 @@ async function main(): Promise<void> {
     await s.destroy();
     log('headless pause x5');
     const pause = await benchPause();
+    log('fan-out');
+    const fanout = await benchFanout();
     await fs.rm(localFile, { force: true });
 
     const report = {
@@ -112,6 +115,7 @@ async function main(): Promise<void> {
       policy,
       classifier: { ...classifier, target: '>= 10,000 commands/s' },
       pause,
+      fanout,
     };
     const out = JSON.stringify(report, null, 2);
     const dir = path.resolve('bench', 'results');

@@ -49,7 +49,8 @@ async function onTerminal(args: string[], script: Array<[cue: string, keys: stri
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
-  const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+  // Well inside the test's own timeout, so a stuck prompt never outlives the test.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   clearTimeout(timer);
   return { code, screen };

@@ -82,6 +82,19 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
     expect(writes.map((e) => (e.data.input as { path: string }).path).sort()).toEqual(names.map((n) => `src/${n}.js`));
     expect(parent.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final', filesChanged: names.map((n) => `src/${n}.js`) } });
     expect(String(observations(parent).at(-1)!.content)).toContain('export const d = 2;');
+
+    // The whole tree, rebuilt from the logs alone, agrees with what happened.
+    const tree = spawnSync(process.execPath, [cli, 'show', rootId, '--tree', '--json', '--state-dir', stateDir], { encoding: 'utf8' });
+    expect(tree.status, tree.stderr).toBe(0);
+    type Node = { runId: string; status: string; depth: number; problems: string[]; children: Node[]; actions: Array<{ tool: string; authorisedBy: string }> };
+    const rootNode = JSON.parse(tree.stdout) as Node;
+    expect(rootNode).toMatchObject({ runId: rootId, status: 'final', depth: 0, problems: [] });
+    expect(rootNode.children.map((c) => c.runId).sort()).toEqual(spawned.map((e) => String(e.data.childRunId)).sort());
+    for (const c of rootNode.children) {
+      expect(c).toMatchObject({ status: 'final', depth: 1, problems: [], children: [] });
+      expect(c.actions.map((a) => a.tool)).toEqual(['read_file', 'edit_file']);
+      expect(c.actions[1]!.authorisedBy).toBe('mode:sandboxed-auto');
+    }
   });
 
   it('a handoff cannot widen anything: extra fields, tools, budget, paths and depth are refused', () => {

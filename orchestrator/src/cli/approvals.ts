@@ -21,7 +21,7 @@ export function runTree(stateDir: string, runId: string): string[] {
     } catch {
       continue; // a missing child log is reported by `show --tree`, not here
     }
-    for (const e of events) if (e.type === 'agent.spawned' && e.runId === id) queue.push((e.data as EventDataOf<'agent.spawned'>).childRunId);
+    for (const e of events) if (e.type === 'agent.spawned' && (e.data as EventDataOf<'agent.spawned'>).parentRunId === id) queue.push((e.data as EventDataOf<'agent.spawned'>).childRunId);
   }
   return out;
 }

@@ -7,6 +7,7 @@ import { natsInit } from './nats';
 import { reap, sandboxUp, smoke } from './sandbox';
 import { verify } from './verify';
 import { runsCommand, showCommand } from './history';
+import { treeCommand } from './tree';
 import { resumeCommand, runCommand, RUN_EXIT } from './run';
 import { answerCommand, approvalsCommand, ApprovalCommandError } from './approvals';
 import { answerOverNatsCommand, approverCredsCommand, approverKeygen } from './approver';
@@ -225,11 +226,14 @@ program
 
 program
   .command('show')
-  .description("a run's timeline")
+  .description("a run's timeline, or with --tree the run and its sub-agents (exit 1 if their logs disagree)")
   .argument('<run>', 'run id')
   .option('--state-dir <dir>', 'where runs are kept')
-  .action((runId: string, o: { stateDir?: string }) => {
-    process.exitCode = showCommand(runId, o.stateDir);
+  .option('--tree', "the tree of agents: each one's status, actions, who allowed them, approvals")
+  .option('--json', 'with --tree: print the tree as JSON')
+  .action((runId: string, o: { stateDir?: string; tree?: boolean; json?: boolean }) => {
+    if (o.json && !o.tree) throw new UsageError('--json needs --tree');
+    process.exitCode = o.tree ? treeCommand(runId, o.stateDir, Boolean(o.json)) : showCommand(runId, o.stateDir);
   });
 
 program

@@ -53,10 +53,14 @@ export interface Delegator {
 
 export function createDelegator(p: ParentRun): Delegator {
   const slots = new Semaphore(p.maxParallel);
+  // Children are numbered in call order, claimed before any waiting (parallel calls have not
+  // logged their spawn yet); a resumed parent continues after the children its log holds.
+  let nextChild: number | undefined;
   return {
     async run(h, callId, signal) {
-      // Claimed in call order, before any waiting, so scripted children match their calls.
-      const provider = p.env.provider.forChild?.(spawnedSoFar(p)) ?? p.env.provider;
+      const index = nextChild ?? spawnedSoFar(p);
+      nextChild = index + 1;
+      const provider = p.env.provider.forChild?.(index) ?? p.env.provider;
       const release = await slots.acquire();
       try {
         return await runChild(p, h, callId, provider, signal ?? p.env.signal);
@@ -77,7 +81,12 @@ export function createDelegator(p: ParentRun): Delegator {
 
 /** How many children this run has started (a scripted child is picked by this index). */
 function spawnedSoFar(p: ParentRun): number {
-  return p.log.events().filter((e) => e.type === 'agent.spawned' && e.runId === p.runId).length;
+  return p.log.events().filter((e) => spawnedBy(e, p.runId)).length;
+}
+
+/** This run's own children (a child's log also holds the record of its own spawn). */
+function spawnedBy(e: EventEnvelope, runId: string): boolean {
+  return e.type === 'agent.spawned' && (e.data as EventDataOf<'agent.spawned'>).parentRunId === runId;
 }
 
 async function runChild(p: ParentRun, h: Handoff, callId: string, provider: RunEnvironment['provider'], signal: AbortSignal): Promise<LocalResult> {
@@ -175,10 +184,10 @@ async function conclude(p: ParentRun, paths: readonly string[], childRunId: stri
 /** Resume: the child of an unfinished delegate call continues from its own log, in a fresh sandbox. */
 async function resumeChild(p: ParentRun, callId: string, signal: AbortSignal): Promise<LocalResult | undefined> {
   const events = p.log.events();
-  const spawnedEvent = events.find((e) => e.type === 'agent.spawned' && e.runId === p.runId && (e.data as EventDataOf<'agent.spawned'>).callId === callId);
+  const spawnedEvent = events.find((e) => spawnedBy(e, p.runId) && (e.data as EventDataOf<'agent.spawned'>).callId === callId);
   if (!spawnedEvent || !p.resume) return undefined;
   const spawned = spawnedEvent.data as EventDataOf<'agent.spawned'>;
-  const index = events.filter((e) => e.type === 'agent.spawned' && e.runId === p.runId).indexOf(spawnedEvent);
+  const index = events.filter((e) => spawnedBy(e, p.runId)).indexOf(spawnedEvent);
   const provider = p.env.provider.forChild?.(index) ?? p.env.provider;
   const runDir = path.join(path.dirname(p.runDir), spawned.childRunId);
   let handedOver: WorkspaceSnapshot = { dir: null, files: [], deleted: [] };
