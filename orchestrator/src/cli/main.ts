@@ -104,39 +104,39 @@ sandbox
     await reap(Boolean(o.all));
   });
 
-program
-  .command('run')
-  .description('run an agent on a task, in a sandbox holding a copy of the repository')
-  .argument('<task>', 'what the agent should do')
-  .requiredOption('--model <spec>', 'openai:MODEL, anthropic:MODEL, or scripted:PATH (a JSON script of turns)')
-  .option('--repo <dir>', 'repository to work on (copied into the sandbox)', parseRepo, '.')
-  .option('--mode <mode>', `${Mode.options.join(' | ')} (default: the policy file's, else confirm-novel)`, parseMode)
-  .option('--policy <file>', 'policy file (default: REPO/.gatehouse/policy.json if present)')
-  .option('--on-ask <what>', 'with no one to ask (no TTY, CI, --json): pause (exit 3, approve later) or deny', parseOnAsk, 'pause' as const)
-  .option('--approval-wait <seconds>', 'how long a request waits for an answer over NATS (policy approvers) before --on-ask or the terminal decides', parseSeconds, 120)
-  .option('--max-turns <n>', 'stop after this many model turns', parseCount, 30)
-  .option('--max-tool-calls <n>', 'stop after this many tool calls', parseCount, 100)
-  .option('--state-dir <dir>', 'where runs are kept (default: $GATEHOUSE_STATE_DIR or .gatehouse)')
-  .option('--json', 'print every event as one JSON line on stdout, nothing else')
-  .option('--apply', 'write the resulting changes back to the repository (only after an accepted final answer)')
-  .action(async (task: string, o: Parameters<typeof runCommand>[1]) => {
-    process.exitCode = await runCommand(task, o);
-  });
+/** Options `run` and `resume` share: how asks are answered, the budgets, where runs live, output. */
+function sessionOptions(cmd: Command): Command {
+  return cmd
+    .option('--on-ask <what>', 'with no one to ask (no TTY, CI, --json): pause (exit 3, approve later) or deny', parseOnAsk, 'pause' as const)
+    .option('--approval-wait <seconds>', 'how long a request waits for an answer over NATS (policy approvers) before --on-ask or the terminal decides', parseSeconds, 120)
+    .option('--max-turns <n>', 'stop after this many model turns (counted over the whole run)', parseCount, 30)
+    .option('--max-tool-calls <n>', 'stop after this many tool calls (counted over the whole run)', parseCount, 100)
+    .option('--state-dir <dir>', 'where runs are kept (default: $GATEHOUSE_STATE_DIR or .gatehouse)')
+    .option('--json', 'print every event as one JSON line on stdout, nothing else')
+    .option('--apply', 'write the resulting changes back to the repository (only after an accepted final answer)');
+}
 
-program
-  .command('resume')
-  .description('continue a paused (or interrupted) run from its log, in a fresh sandbox restored to its workspace')
-  .argument('<run>', 'run id')
-  .option('--on-ask <what>', 'pause or deny when a new ask has no one to answer it', parseOnAsk, 'pause' as const)
-  .option('--approval-wait <seconds>', 'how long a request waits for a NATS answer', parseSeconds, 120)
-  .option('--max-turns <n>', 'turn budget for the whole run', parseCount, 30)
-  .option('--max-tool-calls <n>', 'tool-call budget for the whole run', parseCount, 100)
-  .option('--state-dir <dir>', 'where runs are kept')
-  .option('--json', 'print every event as one JSON line on stdout')
-  .option('--apply', 'write the resulting changes back to the repository')
-  .action(async (run: string, o: Parameters<typeof resumeCommand>[1]) => {
-    process.exitCode = await resumeCommand(run, o);
-  });
+sessionOptions(
+  program
+    .command('run')
+    .description('run an agent on a task, in a sandbox holding a copy of the repository')
+    .argument('<task>', 'what the agent should do')
+    .requiredOption('--model <spec>', 'openai:MODEL, anthropic:MODEL, or scripted:PATH (a JSON script of turns)')
+    .option('--repo <dir>', 'repository to work on (copied into the sandbox)', parseRepo, '.')
+    .option('--mode <mode>', `${Mode.options.join(' | ')} (default: the policy file's, else confirm-novel)`, parseMode)
+    .option('--policy <file>', 'policy file (default: REPO/.gatehouse/policy.json if present)'),
+).action(async (task: string, o: Parameters<typeof runCommand>[1]) => {
+  process.exitCode = await runCommand(task, o);
+});
+
+sessionOptions(
+  program
+    .command('resume')
+    .description('continue a paused (or interrupted) run from its log, in a fresh sandbox restored to its workspace')
+    .argument('<run>', 'run id'),
+).action(async (run: string, o: Parameters<typeof resumeCommand>[1]) => {
+  process.exitCode = await resumeCommand(run, o);
+});
 
 program
   .command('approvals')
