@@ -137,6 +137,29 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
     expect(grandchild[0]!.data).toMatchObject({ lineage: [parent[0]!.runId, childId, grandchildId] });
   });
 
+  it('budgets handed out are spent: parallel children cannot together take more than the parent has left', () => {
+    const dir = repo({ 'src/a.js': 'x\n' });
+    const six = { budget: { ...budget, turns: 6, toolCalls: 6 } };
+    const script = {
+      turns: [
+        { toolCalls: [handoff('one', ['list_files'], ['**'], six), handoff('two', ['list_files'], ['**'], six)] },
+        { toolCalls: [handoff('three', ['list_files'], ['**'], six)] },
+        { final: 'done' },
+      ],
+      children: [{ turns: [{ final: 'nothing to do' }] }, { turns: [{ final: 'nothing to do' }] }],
+    };
+    const { parent } = run(dir, script, ['--max-turns', '10']);
+    const obs = observations(parent).filter((o) => o.callId === 'call_0_0' || o.callId === 'call_0_1');
+    // Both parallel calls passed validation against the same remainder (9 turns); the runner
+    // counts the first one's 6 before starting the second.
+    expect(obs.map((o) => o.outcome).sort()).toEqual(['failed', 'ok']);
+    expect(obs.find((o) => o.outcome === 'failed')!.content).toContain('budget_exceeds_parent');
+    expect(parent.filter((e) => e.type === 'agent.spawned')).toHaveLength(1);
+    // Later, validation itself counts what was handed out: 10 - 2 turns used - 6 handed = 2.
+    const third = parent.filter((e) => e.type === 'tool.validation' && e.data.ok === false).map((e) => (e.data.errors as Array<{ code: string; message: string }>)[0]!);
+    expect(third).toEqual([expect.objectContaining({ code: 'budget_exceeds_parent' })]);
+  });
+
   it('inside, a child cannot use other tools, touch other paths, outlive its budget, or read the parent\'s transcript; changes outside its paths are withheld', () => {
     const dir = repo({ 'src/a.js': 'export const a = 1;\n', 'src/b.js': 'export const b = 1;\n' });
     // First run only learns the ref of an artifact the parent's transcript holds (content-addressed).

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { newId, sha256Hex, type EventDataOf, type EventEnvelope } from '@gatehouse/shared';
-import type { Handoff } from '../agents/handoff';
+import type { AgentScope, Handoff } from '../agents/handoff';
 import { normaliseGlob } from '../agents/handoff';
 import { narrowPolicy } from '../agents/narrow';
 import { childTask, handoffHash, type Evidence } from '../agents/packet';
@@ -33,6 +33,8 @@ export interface ParentRun {
   drive: (env: RunEnvironment, h: RunHandle) => Promise<AgentRunResult>;
   /** The parent's run folder (its children's folders are its siblings). */
   runDir: string;
+  /** What this agent may still hand down (its budget minus what it used and already handed out). */
+  scope: () => AgentScope;
   /** Resumes a run by id with a finish hook built once its log is open (loop/resume.ts). */
   resume?: (runId: string, env: RunEnvironment, finish: (log: LogPort) => RunHandle['finish']) => Promise<AgentRunResult>;
 }
@@ -56,15 +58,29 @@ export function createDelegator(p: ParentRun): Delegator {
   // Children are numbered in call order, claimed before any waiting (parallel calls have not
   // logged their spawn yet); a resumed parent continues after the children its log holds.
   let nextChild: number | undefined;
+  // Budgets of children started but not yet on record: parallel calls were each checked against
+  // the same remainder, so the last word is here, before any waiting.
+  const inFlight = { turns: 0, toolCalls: 0, tokens: 0 };
   return {
     async run(h, callId, signal) {
+      const left = p.scope().remaining;
+      const over = (['turns', 'toolCalls', 'tokens'] as const).find((k) => h.budget[k] > left[k] - inFlight[k]);
+      if (over) return { ok: false, output: '', error: { code: 'budget_exceeds_parent', message: `budget.${over} ${h.budget[over]} is more than this agent has left once its other sub-agents' budgets are counted (${left[over] - inFlight[over]})` } };
+      for (const k of ['turns', 'toolCalls', 'tokens'] as const) inFlight[k] += h.budget[k];
       const index = nextChild ?? spawnedSoFar(p);
       nextChild = index + 1;
       const provider = p.env.provider.forChild?.(index) ?? p.env.provider;
       const release = await slots.acquire();
+      let recorded = false;
+      const unreserve = (): void => {
+        if (recorded) return;
+        recorded = true;
+        for (const k of ['turns', 'toolCalls', 'tokens'] as const) inFlight[k] -= h.budget[k];
+      };
       try {
-        return await runChild(p, h, callId, provider, signal ?? p.env.signal);
+        return await runChild(p, h, callId, provider, signal ?? p.env.signal, unreserve);
       } finally {
+        unreserve();
         release();
       }
     },
@@ -89,7 +105,7 @@ function spawnedBy(e: EventEnvelope, runId: string): boolean {
   return e.type === 'agent.spawned' && (e.data as EventDataOf<'agent.spawned'>).parentRunId === runId;
 }
 
-async function runChild(p: ParentRun, h: Handoff, callId: string, provider: RunEnvironment['provider'], signal: AbortSignal): Promise<LocalResult> {
+async function runChild(p: ParentRun, h: Handoff, callId: string, provider: RunEnvironment['provider'], signal: AbortSignal, onRecorded: () => void): Promise<LocalResult> {
   const evidence = evidenceOf(p.log.events(), h.evidence);
   const childRunId = newId('run');
   const record = p.env.policyRecord;
@@ -107,6 +123,7 @@ async function runChild(p: ParentRun, h: Handoff, callId: string, provider: RunE
     depth: p.depth + 1,
   };
   p.log.append('agent.spawned', 'runtime', spawned);
+  onRecorded(); // its budget now counts through the log
   const raw = RunLog.create(p.env.stateDir, childRunId, { parentRunId: p.runId });
   const tracker = new StateTracker();
   const log = tee(raw, tracker, p.env.onEvent);

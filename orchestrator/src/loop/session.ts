@@ -152,6 +152,17 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
     const agent = o.agent ?? { depth: 0, maxDepth: 2, paths: ['**'], maxParallel: 4 };
     const scope = (): AgentScope => {
       const st = tracker.state;
+      // Budgets handed to children are spent from this agent's budget when handed, used or not:
+      // a tree can never use more than its root was given.
+      const handed = { turns: 0, toolCalls: 0, tokens: 0 };
+      for (const e of log.events()) {
+        if (e.type !== 'agent.spawned') continue;
+        const d = e.data as EventDataOf<'agent.spawned'>;
+        if (d.parentRunId !== runId) continue;
+        handed.turns += d.budget.turns;
+        handed.toolCalls += d.budget.toolCalls;
+        handed.tokens += d.budget.tokens;
+      }
       return {
         runId,
         lineage,
@@ -161,16 +172,16 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
         paths: agent.paths,
         observations: new Set(st.observations.map((x) => x.id)),
         remaining: {
-          turns: o.budgets.maxTurns - st.turns,
-          toolCalls: o.budgets.maxToolCalls - st.toolCalls,
-          tokens: o.budgets.maxTokens - st.tokens,
+          turns: o.budgets.maxTurns - st.turns - handed.turns,
+          toolCalls: o.budgets.maxToolCalls - st.toolCalls - handed.toolCalls,
+          tokens: o.budgets.maxTokens - st.tokens - handed.tokens,
           seconds: (o.budgets.wallClockMs - (Date.now() - startedAt)) / 1000,
         },
       };
     };
     // eslint-disable-next-line prefer-const -- the delegator needs the pipeline it is part of
     let pipeline: ToolPipeline;
-    const delegator = createDelegator({ env: o, runId, lineage, depth: agent.depth, maxDepth: agent.maxDepth, maxParallel: agent.maxParallel, repoDir: h.repoDir, runDir: raw.runDir, log, sandbox, run: (call) => pipeline.run(call, signal), drive, resume: resumeAgent });
+    const delegator = createDelegator({ env: o, runId, lineage, depth: agent.depth, maxDepth: agent.maxDepth, maxParallel: agent.maxParallel, repoDir: h.repoDir, runDir: raw.runDir, log, sandbox, run: (call) => pipeline.run(call, signal), drive, resume: resumeAgent, scope });
     pipeline = new ToolPipeline({ log, tracker, registry: h.registry, surface: h.surface, policy: o.policy, sandbox, limits, lineage, agent: scope, delegate: (h, callId, sig) => delegator.run(h, callId, sig), resumeDelegate: (callId, sig) => delegator.resume(callId, sig), ...(o.channel ? { channel: o.channel } : {}) });
     o.provider.resumeAfter?.(tracker.state.turns);
     const outcome = await runLoop({
