@@ -13,6 +13,7 @@ const CONTRACT: Record<string, { required: string[]; optional: string[]; sideEff
   git_status: { required: [], optional: [], sideEffect: 'read' },
   git_diff: { required: [], optional: ['path'], sideEffect: 'read' },
   read_artifact: { required: ['ref'], optional: ['offset', 'limit'], sideEffect: 'read' },
+  delegate: { required: ['task', 'tools', 'paths', 'budget', 'expect'], optional: ['evidence'], sideEffect: 'delegate' },
 };
 
 describe('the coding tool set', () => {
@@ -38,6 +39,7 @@ describe('the coding tool set', () => {
     expect(ro).not.toContain('bash');
     expect(ro).not.toContain('write_file');
     expect(ro).not.toContain('edit_file');
+    expect(ro).not.toContain('delegate');
     expect(ro).toContain('read_file');
     expect(resolveSurface(registry, { mode: 'sandboxed-auto', allow: ['read_file', 'no_such_tool'] })).toEqual(['read_file']);
   });
