@@ -193,6 +193,9 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
     expect(child[3]!.content).toContain("outside this sub-agent's paths");
     const completed = parent.find((e) => e.type === 'agent.completed')!.data;
     expect(completed).toMatchObject({ status: 'partial', stopReason: 'max_turns', withheld: ['src/b.js'] });
+    // What the child was refused is part of the lineage, in both logs.
+    expect(completed.denied).toEqual(['read_file: denied by handoff:paths', 'read_file: denied by handoff:paths']);
+    expect(logOf(childId).find((e) => e.type === 'agent.completed')!.data.denied).toEqual(completed.denied);
     const delegateObs = observations(parent).find((o) => o.tool === 'delegate')!;
     expect(delegateObs.outcome).toBe('failed');
     expect(delegateObs.content).toContain('sub_agent_partial');

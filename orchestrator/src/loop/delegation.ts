@@ -36,7 +36,7 @@ export interface ParentRun {
   /** What this agent may still hand down (its budget minus what it used and already handed out). */
   scope: () => AgentScope;
   /** Resumes a run by id with a finish hook built once its log is open (loop/resume.ts). */
-  resume?: (runId: string, env: RunEnvironment, finish: (log: LogPort) => RunHandle['finish']) => Promise<AgentRunResult>;
+  resume?: (runId: string, env: RunEnvironment, finish: (log: LogPort & { events(): readonly EventEnvelope[] }) => RunHandle['finish']) => Promise<AgentRunResult>;
 }
 
 /**
@@ -172,7 +172,7 @@ function childEnv(p: ParentRun, h: Pick<Handoff, 'paths' | 'budget'>, provider: 
 }
 
 /** Before the child's sandbox goes: its files (for the parent) and, unless it paused, agent.completed in its log. */
-function collector(p: ParentRun, paths: readonly string[], childRunId: string, callId: string, runDir: string, handedOver: WorkspaceSnapshot, log: LogPort) {
+function collector(p: ParentRun, paths: readonly string[], childRunId: string, callId: string, runDir: string, handedOver: WorkspaceSnapshot, log: LogPort & { events(): readonly EventEnvelope[] }) {
   let result: WorkspaceSnapshot = { dir: null, files: [], deleted: [] };
   return {
     result: () => result,
@@ -180,7 +180,7 @@ function collector(p: ParentRun, paths: readonly string[], childRunId: string, c
       if (o.status === 'paused') return;
       result = await snapshotWorkspace(sandbox, runDir, 'result').catch(() => result);
       const changes = changedByChild(runDir, handedOver, result);
-      log.append('agent.completed', 'runtime', completed(p.runId, childRunId, callId, o, changes.all, outside(changes.all, paths)));
+      log.append('agent.completed', 'runtime', { ...completed(p.runId, childRunId, callId, o, changes.all, outside(changes.all, paths)), denied: deniedIn(log.events()) });
     },
   };
 }
@@ -193,7 +193,7 @@ async function conclude(p: ParentRun, paths: readonly string[], childRunId: stri
   }
   const changes = changedByChild(runDir, handedOver, result);
   const withheld = outside(changes.all, paths);
-  p.log.append('agent.completed', 'runtime', completed(p.runId, childRunId, callId, outcome, changes.all, withheld));
+  p.log.append('agent.completed', 'runtime', { ...completed(p.runId, childRunId, callId, outcome, changes.all, withheld), denied: deniedIn(readChildEvents(p, childRunId)) });
   const applied = await applyToParent(p, callId, changes, withheld, runDir, result);
   return report(childRunId, p.depth + 1, outcome, applied, withheld);
 }
@@ -303,6 +303,27 @@ function completed(parentRunId: string, childRunId: string, callId: string, o: L
     filesChanged,
     withheld,
   };
+}
+
+/** The child's refused actions, for the lineage: `bash: denied by deny[0] bash(git push*)`. */
+function deniedIn(events: readonly EventEnvelope[]): string[] {
+  const tools = new Map<string, string>();
+  const out: string[] = [];
+  for (const e of events) {
+    const d = e.data as { callId?: string; tool?: string; decision?: string; policyId?: string; approver?: string; reason?: string };
+    if (e.type === 'tool.intent' && d.callId && d.tool) tools.set(d.callId, d.tool);
+    if (e.type === 'tool.approval' && d.decision === 'deny') out.push(`${tools.get(d.callId ?? '') ?? '?'}: denied by ${d.policyId ?? '?'}`);
+    if (e.type === 'approval.denied') out.push(`${tools.get(d.callId ?? '') ?? '?'}: declined by ${d.approver ?? '?'} (${(d.reason ?? '').slice(0, 120)})`);
+  }
+  return out.slice(0, 100);
+}
+
+function readChildEvents(p: ParentRun, childRunId: string): readonly EventEnvelope[] {
+  try {
+    return RunLog.readEvents(p.env.stateDir, childRunId);
+  } catch {
+    return [];
+  }
 }
 
 function citedEvidence(answer: string | undefined): string[] {

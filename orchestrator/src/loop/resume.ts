@@ -15,7 +15,7 @@ export class ResumeError extends Error {}
  * last durable step. Pending actions run only with a grant from the log, and nothing whose
  * execution started is run again (see ToolPipeline.continueCall).
  */
-export async function resumeAgent(runId: string, o: RunEnvironment, finishFor?: (log: LogPort) => RunHandle['finish']): Promise<AgentRunResult> {
+export async function resumeAgent(runId: string, o: RunEnvironment, finishFor?: (log: LogPort & { events(): readonly EventEnvelope[] }) => RunHandle['finish']): Promise<AgentRunResult> {
   const { log: raw } = RunLog.open(o.stateDir, runId);
   let handed = false;
   try {

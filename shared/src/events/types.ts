@@ -164,6 +164,8 @@ export const EventData = {
     filesChanged: z.array(z.string()),
     /** Of those, the ones outside the child's paths: never applied to the parent's workspace. */
     withheld: z.array(z.string()),
+    /** What the child was refused (by policy or by a person), one line each. */
+    denied: z.array(z.string()).optional(),
   }),
   /** An approval answer that was refused (bad signature, unknown approver…): on record, never a grant. */
   'approval.rejected': z.strictObject({ requestId: z.string(), channel: z.string(), reason: z.string() }),
