@@ -109,6 +109,24 @@ describe('headless approvals (real CLI, real sandbox)', () => {
     expect(String(observations[1]!.data.content)).toContain('absent');
   });
 
+  it('resume keeps the budgets the run started with (turns are counted over the whole run)', () => {
+    const list = { toolCalls: [{ name: 'list_files', input: {} }] };
+    const { r, stateDir, events, runId } = (() => {
+      const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-state-'));
+      const r = gatehouse(stateDir, ['run', 'x', '--repo', repo(), '--model', `scripted:${scriptFile({ turns: [RUN_ONCE.turns[0], list, list, list, { final: 'x' }] })}`, '--json', '--max-turns', '3']);
+      const events = parse(r.stdout);
+      return { r, stateDir, events, runId: events[0]!.runId };
+    })();
+    expect(r.status).toBe(3);
+    expect(events[0]!.data.budgets).toMatchObject({ maxTurns: 3 });
+    expect(gatehouse(stateDir, ['approve', runId, String(events.find((e) => e.type === 'approval.requested')!.data.requestId)]).status).toBe(0);
+    const resumed = gatehouse(stateDir, ['resume', runId, '--json']);
+    expect(resumed.status).toBe(4);
+    const log = logOf(stateDir, runId);
+    expect(log.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'partial', stopReason: 'max_turns' } });
+    expect(log.filter((e) => e.type === 'model.request')).toHaveLength(3);
+  });
+
   it('--on-ask deny: the ask is refused at once with a reason the model sees, and the run goes on', () => {
     const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-state-'));
     const r = gatehouse(stateDir, ['run', 'x', '--repo', repo(), '--model', `scripted:${scriptFile(RUN_ONCE)}`, '--json', '--on-ask', 'deny']);

@@ -134,8 +134,9 @@ sessionOptions(
     .command('resume')
     .description('continue a paused (or interrupted) run from its log, in a fresh sandbox restored to its workspace')
     .argument('<run>', 'run id'),
-).action(async (run: string, o: Parameters<typeof resumeCommand>[1]) => {
-  process.exitCode = await resumeCommand(run, o);
+).action(async (run: string, o: Parameters<typeof resumeCommand>[1], cmd: Command) => {
+  const explicit = { maxTurns: cmd.getOptionValueSource('maxTurns') === 'cli', maxToolCalls: cmd.getOptionValueSource('maxToolCalls') === 'cli' };
+  process.exitCode = await resumeCommand(run, { ...o, explicit });
 });
 
 program

@@ -31,7 +31,10 @@ export interface RunFlags {
   approvalWait: number;
 }
 
-export type ResumeFlags = Pick<RunFlags, 'onAsk' | 'maxTurns' | 'maxToolCalls' | 'stateDir' | 'json' | 'apply' | 'approvalWait'>;
+export type ResumeFlags = Pick<RunFlags, 'onAsk' | 'maxTurns' | 'maxToolCalls' | 'stateDir' | 'json' | 'apply' | 'approvalWait'> & {
+  /** Which budget flags were given on the command line (not defaults). */
+  explicit?: { maxTurns: boolean; maxToolCalls: boolean };
+};
 
 /** Exit codes of `gatehouse run` (README): one per way a run can end. */
 export const RUN_EXIT = { final: 0, failed: 1, usage: 2, paused: 3, partial: 4, cancelled: 130 } as const;
@@ -54,7 +57,12 @@ export async function resumeCommand(runId: string, flags: ResumeFlags): Promise<
   if (!started?.model) throw new Error(`run ${runId} does not record its model; it cannot be resumed`);
   const provider = createProvider(started.model);
   const policy = await recordedPolicy(started.policy, Mode.parse(started.mode));
-  return session(flags, runId, policy, (env) => resumeAgent(runId, { ...env, provider }), { reap: false });
+  // The run keeps the budgets it started with, unless a flag given now says otherwise.
+  const recorded = started.budgets;
+  const budgets = recorded
+    ? { ...recorded, maxTurns: flags.explicit?.maxTurns ? flags.maxTurns : recorded.maxTurns, maxToolCalls: flags.explicit?.maxToolCalls ? flags.maxToolCalls : recorded.maxToolCalls }
+    : undefined;
+  return session(flags, runId, policy, (env) => resumeAgent(runId, { ...env, provider, ...(budgets ? { budgets } : {}) }), { reap: false });
 }
 
 async function session(

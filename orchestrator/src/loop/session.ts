@@ -87,6 +87,7 @@ export async function runAgent(o: AgentRunOptions): Promise<AgentRunResult> {
     model: o.modelSpec ?? o.provider.id,
     ...(o.policyRecord ? { policy: o.policyRecord } : {}),
     lineage: [runId],
+    budgets: { ...o.budgets },
   });
   return drive(o, { raw, log, tracker, registry, surface, task: o.task, repoDir: o.repoDir, resume: false });
 }

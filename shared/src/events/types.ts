@@ -29,6 +29,8 @@ export const EventData = {
     policy: z.strictObject({ source: z.string(), sha256: Hash, file: z.unknown() }).optional(),
     /** Run ids from the root agent to this one. */
     lineage: z.array(z.string()).optional(),
+    /** The run's budgets (resume keeps them unless told otherwise). */
+    budgets: z.strictObject({ maxTurns: z.number().int(), maxToolCalls: z.number().int(), maxTokens: z.number().int(), wallClockMs: z.number() }).optional(),
   }),
   'run.completed': z.strictObject({
     status: z.enum(['final', 'partial', 'failed', 'cancelled']),
