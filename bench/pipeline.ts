@@ -32,11 +32,13 @@ function instantSandbox(): SandboxPort {
 }
 
 /** 100,000 events shaped like a real run's (intent, validation, approval, started, completed, observation). */
-function syntheticEvents(n: number): EventEnvelope[] {
+async function syntheticEvents(n: number): Promise<EventEnvelope[]> {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-fold-'));
   const log = RunLog.create(stateDir, 'run_fold');
   log.append('run.started', 'user', { task: 'fold', mode: 'sandboxed-auto', surface: ['read_file'] });
   for (let i = 0; log.events().length < n; i++) {
+    // Yield now and then: a live sandbox's heartbeats must still be read while this runs.
+    if (i % 2000 === 0) await new Promise((r) => setImmediate(r));
     const callId = `c${i}`;
     log.append('tool.intent', 'model', { callId, turn: i, tool: 'read_file', input: { path: `f${i % 50}.ts` } });
     log.append('tool.validation', 'runtime', { callId, ok: true, stage: 'semantic', errors: [] });
@@ -68,7 +70,7 @@ export async function benchPipeline(sandbox: Sandbox): Promise<Record<string, un
     await time(50, () => call(real));
     const endToEnd = summarize(await time(500, () => call(real)));
 
-    const events = syntheticEvents(100_000);
+    const events = await syntheticEvents(100_000);
     const foldMs = summarize(await time(5, async () => fold(events)));
     return {
       pipelineOverheadMs: { ...pipelineOnly, what: 'read_file through every stage and 6 event appends, sandbox answering instantly', target: 'p50 <= 0.2' },

@@ -82,12 +82,14 @@ async function main(): Promise<void> {
     const dockerExec = summarize(await time(N.dockerExec, () => dockerExecTrue(driver, s)));
     log('pipeline');
     const pipeline = await benchPipeline(s);
+    // The rest is CPU-bound and synchronous for seconds at a time: no live sandbox should be
+    // waiting for its heartbeats to be read meanwhile.
+    await s.destroy();
     log('event store');
     const events = await benchEvents();
     log('policy and classifier');
     const policy = await benchPolicy();
     const classifier = await benchClassifier();
-    await s.destroy();
     log('headless pause x5');
     const pause = await benchPause();
     log('fan-out');

@@ -74,4 +74,42 @@ describe('approvals over NATS (real CLI, real NATS server, real sandbox)', () =>
       child.kill('SIGKILL');
     }
   });
+
+  it("a sub-agent's ask goes out on its root run's subjects, labelled with the lineage, and a listed approver answers it", async () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'gh-nats-child-'));
+    const keygen = gatehouse(['approver', 'keygen', 'alice', '--out', path.join(tmp, 'alice.key')]);
+    const alice = JSON.parse(keygen.stdout) as { name: string; publicKey: string };
+    const repo = path.join(tmp, 'repo');
+    mkdirSync(path.join(repo, '.gatehouse'), { recursive: true });
+    writeFileSync(path.join(repo, 'README.md'), '# x\n');
+    writeFileSync(path.join(repo, '.gatehouse/policy.json'), JSON.stringify({ mode: 'sandboxed-auto', ask: ['bash(echo ran*)'], approvers: [alice] }));
+    const script = path.join(tmp, 'script.json');
+    const handoff = { task: 'record', tools: ['bash'], paths: ['**'], evidence: [], budget: { turns: 3, toolCalls: 3, tokens: 100000, seconds: 120 }, expect: 'done' };
+    writeFileSync(script, JSON.stringify({ turns: [{ toolCalls: [{ name: 'delegate', input: handoff }] }, { final: 'recorded (obs-3)' }], children: [{ turns: [{ toolCalls: [{ name: 'bash', input: { command: 'echo ran >> ran.log' } }] }, { final: 'ok (obs-1)' }] }] }));
+    const stateDir = path.join(tmp, 'state');
+    const child = spawn(process.execPath, [cli, 'run', 'x', '--repo', repo, '--model', `scripted:${script}`, '--json', '--state-dir', stateDir, '--approval-wait', '60'], { env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 100_000);
+    try {
+      const requested = await new Promise<Event>((resolve, reject) => {
+        createInterface({ input: child.stdout }).on('line', (l) => {
+          const e = JSON.parse(l) as Event;
+          if (e.type === 'approval.requested') resolve(e);
+        });
+        child.on('close', () => reject(new Error('the run ended before asking')));
+      });
+      const rootId = String((requested.data.lineage as string[])[0]);
+      expect(requested.runId).not.toBe(rootId);
+      expect(requested.data.lineage).toEqual([rootId, requested.runId]);
+      const ok = gatehouse(['approve', rootId, String(requested.data.requestId), '--nats', '--key', path.join(tmp, 'alice.key')]);
+      expect(ok.status, ok.stderr + ok.stdout).toBe(0);
+      expect(await exited).toBe(0);
+      const childLog = readFileSync(path.join(stateDir, 'runs', requested.runId, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Event);
+      expect(childLog.find((e) => e.type === 'approval.granted')!.data).toMatchObject({ channel: 'nats', approver: `nats:alice:${alice.publicKey}` });
+      expect(childLog.filter((e) => e.type === 'tool.execution.started')).toHaveLength(1);
+    } finally {
+      clearTimeout(killer);
+      child.kill('SIGKILL');
+    }
+  });
 });

@@ -43,7 +43,7 @@ export async function answerOverNatsCommand(runId: string, requestId: string, o:
   const nc = await connect({ servers: nats.url, authenticator: credsAuthenticator(new TextEncoder().encode(await approverCreds(nats.identity, runId))) });
   try {
     const subjects = approvalSubjects(runId);
-    let pending: Array<{ requestId: string; actionHash: string; tool: string }>;
+    let pending: Array<{ requestId: string; actionHash: string; tool: string; runId: string }>;
     try {
       const reply = await nc.request(subjects.pending, new Uint8Array(), { timeout: 5000 });
       pending = (JSON.parse(new TextDecoder().decode(reply.data)) as { pending: typeof pending }).pending;
@@ -52,8 +52,8 @@ export async function answerOverNatsCommand(runId: string, requestId: string, o:
     }
     const request = pending.find((p) => p.requestId === requestId);
     if (!request) throw new ApprovalCommandError(`run ${runId} has no pending request ${requestId} (pending: ${pending.map((p) => p.requestId).join(', ') || 'none'})`);
-    const signed = signAnswer({ requestId, runId, actionHash: request.actionHash, decision: o.decision, ...(o.scope ? { scope: o.scope } : {}), ...(o.reason ? { reason: o.reason } : {}), approver: { name: key.name, publicKey: key.publicKey } }, key.seed);
-    const verdict = await answerOverNats(nc, signed, 10_000);
+    const signed = signAnswer({ requestId, runId: request.runId, actionHash: request.actionHash, decision: o.decision, ...(o.scope ? { scope: o.scope } : {}), ...(o.reason ? { reason: o.reason } : {}), approver: { name: key.name, publicKey: key.publicKey } }, key.seed);
+    const verdict = await answerOverNats(nc, signed, 10_000, runId);
     process.stdout.write(`${JSON.stringify(verdict)}\n`);
     return verdict.ok ? 0 : 1;
   } finally {

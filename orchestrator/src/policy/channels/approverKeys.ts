@@ -89,8 +89,9 @@ export function verifyAnswerSignature(answer: SignedAnswer): boolean {
  * Sends a signed answer and waits for the orchestrator's verdict. Resolves, never rejects for a
  * refusal: `{ ok: false, error }` says why (not pending any more, bad signature, timeout).
  */
-export async function answerOverNats(nc: NatsConnection, answer: SignedAnswer, timeoutMs: number): Promise<AnswerReply> {
-  const subject = approvalSubjects(answer.runId).answer(answer.requestId);
+export async function answerOverNats(nc: NatsConnection, answer: SignedAnswer, timeoutMs: number, rootRunId: string = answer.runId): Promise<AnswerReply> {
+  // A sub-agent's request is answered on its root run's subjects, signed for its own run.
+  const subject = approvalSubjects(rootRunId).answer(answer.requestId);
   let data: Uint8Array;
   try {
     const reply = await nc.request(subject, new TextEncoder().encode(JSON.stringify(answer)), { timeout: timeoutMs });

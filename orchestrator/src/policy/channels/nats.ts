@@ -73,8 +73,9 @@ class NatsChannel implements ApprovalChannel {
   }
 
   async ask(prompt: ApprovalPrompt, signal: AbortSignal): Promise<ApprovalAnswer> {
-    // One channel per run: answers are checked against the prompt's run, subjects are the channel's.
-    if (prompt.runId !== this.runId) throw new Error(`this NATS approval channel serves run ${this.runId}, not ${prompt.runId}`);
+    // One channel per tree of agents: a sub-agent's request goes out on its root run's subjects
+    // (its lineage starts there); answers are checked against the prompt's own run.
+    if (prompt.runId !== this.runId && !prompt.lineage.includes(this.runId)) throw new Error(`this NATS approval channel serves run ${this.runId} and its sub-agents, not ${prompt.runId}`);
     if (this.open.has(prompt.requestId)) throw new Error(`request ${prompt.requestId} is already waiting for an answer`);
     if (signal.aborted) return cancelled();
     const outcome = this.closed ? 'fallback' : await this.waitForAnswer(prompt, signal);
