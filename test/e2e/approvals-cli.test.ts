@@ -168,8 +168,9 @@ describe('headless approvals (real CLI, real sandbox)', () => {
     expect(events.some((e) => e.type === 'tool.execution.started' && /curl|git push/.test(JSON.stringify(e.data.input)))).toBe(false);
   });
 
-  for (const point of ['before-execution', 'after-execution'] as const) {
-    it(`SIGKILL ${point === 'before-execution' ? 'between approval and execution' : 'between execution and its completion event'}: resume runs the action at most once and loses nothing`, () => {
+  const moments = { 'before-execution': 'between approval and execution', 'after-execution': 'between execution and its completion event', 'after-completion': 'between the completion event and the observation' } as const;
+  for (const point of ['before-execution', 'after-execution', 'after-completion'] as const) {
+    it(`SIGKILL ${moments[point]}: resume runs the action at most once and loses nothing`, () => {
       const { stateDir, events, runId } = startPaused();
       const requestId = String(events.find((e) => e.type === 'approval.requested')!.data.requestId);
       expect(gatehouse(stateDir, ['approve', runId, requestId]).status).toBe(0);
@@ -192,6 +193,11 @@ describe('headless approvals (real CLI, real sandbox)', () => {
         // workspace came back from the dead orchestrator's sandbox, effects included.
         expect(log.find((e) => e.type === 'tool.execution.completed')!.data).toMatchObject({ status: 'lost', error: { code: 'interrupted' } });
         expect(log.filter((e) => e.type === 'run.resumed').at(-1)!.data).toMatchObject({ workspaceFrom: 'previous-sandbox', files: ['ran.log'] });
+      }
+      if (point === 'after-completion') {
+        // The completion was on record: its result is reported, and it is not run again.
+        expect(log.filter((e) => e.type === 'tool.execution.completed')[0]!.data).toMatchObject({ status: 'ok' });
+        expect(String(log.find((e) => e.type === 'tool.observation')!.data.content)).toContain('it is not run again');
       }
       expect(verifyLog(path.join(stateDir, 'runs', runId, 'events.jsonl')).ok).toBe(true);
     });

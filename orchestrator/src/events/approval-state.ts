@@ -31,6 +31,8 @@ export interface CallState {
   requestId?: string;
   started?: { invocationId: string; approvalId: string; eventId: string };
   completed: boolean;
+  /** The completion, once recorded (what a resumed run reports if the observation was never written). */
+  result?: { eventId: string; status: string; exitCode: number | null; artifactRefs: string[] };
   observed: boolean;
 }
 
@@ -113,8 +115,12 @@ export function applyApproval(s: ApprovalState, event: EventEnvelope): void {
       return;
     }
     case 'tool.execution.completed': {
-      const call = s.calls[(event.data as EventDataOf<'tool.execution.completed'>).callId];
-      if (call) call.completed = true;
+      const d = event.data as EventDataOf<'tool.execution.completed'>;
+      const call = s.calls[d.callId];
+      if (call) {
+        call.completed = true;
+        call.result = { eventId: event.id, status: d.status, exitCode: d.exitCode, artifactRefs: d.artifactRefs };
+      }
       return;
     }
     case 'tool.observation': {

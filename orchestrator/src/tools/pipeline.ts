@@ -147,6 +147,12 @@ export class ToolPipeline {
     if (!call || call.observed) return undefined;
     const last = call.started?.eventId ?? call.decision?.eventId;
     const tool = this.deps.registry.get(call.tool);
+    if (call.completed && call.result) {
+      // It ran and its completion is on record; only the observation was lost. Never run it again.
+      const r = call.result;
+      const more = r.artifactRefs.length ? ` Its full output is stored: read_artifact {"ref": "${r.artifactRefs[0]}"}.` : ' Its output was not kept.';
+      return this.observe({ callId, tool: call.tool, outcome: r.status === 'ok' ? 'ok' : 'failed', body: `${call.tool} ran (status ${r.status}${r.exitCode !== null ? `, exit code ${r.exitCode}` : ''}) before gatehouse stopped; it is not run again.${more}`, causationId: r.eventId, input: call.input });
+    }
     if (call.started && !call.completed && tool?.name === 'delegate' && this.deps.resumeDelegate && call.validated !== undefined) {
       // A sub-agent that paused (or was cut short) is continued, not started again.
       const t0 = performance.now();
@@ -316,6 +322,7 @@ export class ToolPipeline {
       },
       startedId,
     );
+    crashPoint('after-completion');
     const shown = headTail(text, this.deps.limits.observationBudget, artifactRef);
     return this.observe({
       callId,
