@@ -3,6 +3,8 @@ import { pendingRequests, type RequestState } from '../events/approval-state';
 import { resolveStateDir } from '../events/paths';
 import { fold } from '../events/state';
 import { RunLog } from '../events/store';
+import { previewOf } from '../policy/channels/preview';
+import { oneLine, visible } from '../policy/channels/screen';
 import type { EventDataOf } from '@gatehouse/shared';
 
 export class ApprovalCommandError extends Error {}
@@ -42,7 +44,11 @@ export function approvalsCommand(runId: string, o: { stateDir?: string; json?: b
   const pending = treePending(resolveStateDir(o.stateDir), runId);
   for (const { runId: owner, request: r } of pending) {
     if (o.json) process.stdout.write(`${JSON.stringify(view(owner, r))}\n`);
-    else process.stdout.write(`${r.requestId}  ${r.tool} ${JSON.stringify(r.input).slice(0, 120)}${owner !== runId ? `  (sub-agent ${owner})` : ''}\n    rule: ${r.rule}\n    reason: ${r.reason}\n${r.risk.map((x) => `    risk: ${x}\n`).join('')}`);
+    else {
+      // The whole action, with control characters shown as escapes: what is approved is what is seen.
+      const preview = visible(previewOf(r.tool, r.input)).split('\n').map((l) => `    │ ${l}`).join('\n');
+      process.stdout.write(`${r.requestId}  ${r.tool}${owner !== runId ? `  (sub-agent ${owner})` : ''}\n${preview}\n    rule: ${oneLine(r.rule)}\n    reason: ${oneLine(r.reason)}\n${r.risk.map((x) => `    risk: ${oneLine(x)}\n`).join('')}`);
+    }
   }
   if (!o.json && pending.length === 0) process.stdout.write(`no pending approvals in run ${runId}\n`);
   return 0;

@@ -1,5 +1,6 @@
 import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
 import { resolveStateDir } from '../events/paths';
+import { oneLine } from '../policy/channels/screen';
 import { listRuns } from '../events/runs';
 import { RunLog } from '../events/store';
 
@@ -20,7 +21,7 @@ export function runsCommand(stateDirFlag: string | undefined, json: boolean): nu
 export function showCommand(runId: string, stateDirFlag: string | undefined): number {
   const events = RunLog.readEvents(resolveStateDir(stateDirFlag), runId);
   const byId = new Map(events.map((e) => [e.id, e]));
-  for (const e of events) process.stdout.write(`${String(e.seq).padStart(4)}  ${e.ts.slice(11, 23)}  ${e.actor.padEnd(7)}  ${e.type.padEnd(24)}  ${describe(e, byId)}\n`);
+  for (const e of events) process.stdout.write(`${String(e.seq).padStart(4)}  ${e.ts.slice(11, 23)}  ${e.actor.padEnd(7)}  ${e.type.padEnd(24)}  ${oneLine(describe(e, byId))}\n`);
   return 0;
 }
 

@@ -1,4 +1,5 @@
 import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
+import { oneLine } from '../policy/channels/screen';
 
 /** Short, single-line rendering of a tool's arguments for a person watching. */
 function brief(input: unknown): string {
@@ -6,7 +7,7 @@ function brief(input: unknown): string {
   const o = input as Record<string, unknown>;
   const main = o.command ?? o.path ?? o.pattern ?? o.ref;
   const text = typeof main === 'string' ? main : JSON.stringify(input);
-  return text.replace(/\s+/g, ' ').slice(0, 100);
+  return oneLine(text.replace(/\s+/g, ' ')).slice(0, 100);
 }
 
 /**
@@ -58,7 +59,7 @@ export function humanProgress(out: (line: string) => void, tty = Boolean(process
       }
       case 'run.started': {
         const d = e.data as EventDataOf<'run.started'>;
-        write(`▶ ${e.runId}  ${d.model ?? ''}  mode ${d.mode}\n  task: ${d.task}`);
+        write(`▶ ${e.runId}  ${d.model ?? ''}  mode ${d.mode}\n  task: ${oneLine(d.task).slice(0, 300)}`);
         break;
       }
       case 'sandbox.started': {
@@ -68,8 +69,8 @@ export function humanProgress(out: (line: string) => void, tty = Boolean(process
       }
       case 'model.output': {
         const d = e.data as EventDataOf<'model.output'>;
-        const said = d.text.trim().replace(/\s+/g, ' ');
-        if (d.error) write(`turn ${d.turn}: model error (${d.error.kind}): ${d.error.message}`);
+        const said = oneLine(d.text.trim().replace(/\s+/g, ' '));
+        if (d.error) write(`turn ${d.turn}: model error (${d.error.kind}): ${oneLine(d.error.message)}`);
         else write(`turn ${d.turn}: ${said ? `“${said.slice(0, 160)}${said.length > 160 ? '…' : ''}”` : ''}${d.toolCalls.length ? ` → ${d.toolCalls.length} tool call(s)` : ' (answer)'}`);
         break;
       }
@@ -81,13 +82,13 @@ export function humanProgress(out: (line: string) => void, tty = Boolean(process
       case 'tool.validation': {
         const d = e.data as EventDataOf<'tool.validation'>;
         const t = tools.get(d.callId);
-        if (!d.ok) write(`  ✗ ${t?.tool} ${t?.args}  rejected (${d.stage}): ${d.errors[0]?.message ?? ''}`);
+        if (!d.ok) write(`  ✗ ${t?.tool} ${t?.args}  rejected (${d.stage}): ${oneLine(d.errors[0]?.message ?? '')}`);
         break;
       }
       case 'tool.approval': {
         const d = e.data as EventDataOf<'tool.approval'>;
         const t = tools.get(d.callId);
-        if (d.decision !== 'allow') write(`  ✗ ${t?.tool} ${t?.args}  ${d.decision} (${d.policyId}): ${d.reason}`);
+        if (d.decision !== 'allow') write(`  ✗ ${t?.tool} ${t?.args}  ${d.decision} (${oneLine(d.policyId)}): ${oneLine(d.reason)}`);
         break;
       }
       case 'tool.execution.completed': {
@@ -100,7 +101,7 @@ export function humanProgress(out: (line: string) => void, tty = Boolean(process
       }
       case 'run.feedback': {
         const d = e.data as EventDataOf<'run.feedback'>;
-        write(`  ! answer sent back: ${d.reason}`);
+        write(`  ! answer sent back: ${oneLine(d.reason)}`);
         break;
       }
       case 'sandbox.lost': {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { newId, type EventDataOf, type EventEnvelope } from '@gatehouse/shared';
 import { resolveStateDir } from '../events/paths';
 import { RunLog } from '../events/store';
-import { resumeAgent } from '../loop/resume';
+import { resumeAgent, ResumeError } from '../loop/resume';
 import { runAgent, type AgentRunResult, type RunEnvironment } from '../loop/session';
 import { createLogger } from '../log/logger';
 import type { OnAsk } from '../policy/channels/headless';
@@ -13,6 +13,7 @@ import { createProvider } from '../providers/index';
 import { SandboxDriver } from '../sandbox/index';
 import { reapOrphans } from '../sandbox/reaper';
 import { chooseChannel } from './channel';
+import { oneLine } from '../policy/channels/screen';
 import { treePending } from './approvals';
 import type { LogPort } from '../tools/ports';
 import { humanProgress } from './progress';
@@ -55,6 +56,9 @@ export async function resumeCommand(runId: string, flags: ResumeFlags): Promise<
   const events = RunLog.readEvents(stateDir, runId);
   const started = events[0]?.type === 'run.started' ? (events[0].data as EventDataOf<'run.started'>) : undefined;
   if (!started?.model) throw new Error(`run ${runId} does not record its model; it cannot be resumed`);
+  // A sub-agent is resumed by its root, held to its handoff; on its own it would lose that scope.
+  const root = started.lineage?.[0];
+  if (events[0]?.parentRunId || (root && root !== runId)) throw new ResumeError(`run ${runId} is a sub-agent of ${root ?? String(events[0]?.parentRunId)}: resume the root run (gatehouse resume ${root ?? String(events[0]?.parentRunId)}), which resumes its sub-agents`);
   const provider = createProvider(started.model);
   const policy = await recordedPolicy(started.policy, Mode.parse(started.mode));
   // The run keeps the budgets it started with, unless a flag given now says otherwise.
@@ -86,22 +90,23 @@ async function session(
   process.on('SIGINT', cancel);
   process.on('SIGTERM', cancel);
   const driver = await SandboxDriver.start({ log: createLogger(), ...driverOpts });
-  const channel = chooseChannel({
-    runId,
-    json: Boolean(flags.json),
-    onAsk: flags.onAsk,
-    approvers: policy.loaded.file.approvers,
-    nc: driver.nc,
-    natsWaitMs: flags.approvalWait * 1000,
-    onRejected: (reason, requestId) => {
-      process.stderr.write(`gatehouse: refused an approval answer: ${reason}\n`);
-      // Refused answers are part of the audit trail too: who tried to approve what, and why not.
-      runLog?.append('approval.rejected', 'runtime', { requestId: requestId ?? 'unknown', channel: 'nats', reason: reason.slice(0, 1000) });
-    },
-  });
   let runLog: LogPort | undefined;
+  let channel: ReturnType<typeof chooseChannel> | undefined;
   let result: AgentRunResult;
   try {
+    channel = chooseChannel({
+      runId,
+      json: Boolean(flags.json),
+      onAsk: flags.onAsk,
+      approvers: policy.loaded.file.approvers,
+      nc: driver.nc,
+      natsWaitMs: flags.approvalWait * 1000,
+      onRejected: (reason, requestId) => {
+        process.stderr.write(`gatehouse: refused an approval answer: ${reason}\n`);
+        // Refused answers are part of the audit trail too: who tried to approve what, and why not.
+        runLog?.append('approval.rejected', 'runtime', { requestId: requestId ?? 'unknown', channel: 'nats', reason: reason.slice(0, 1000) });
+      },
+    });
     result = await start({
       driver,
       stateDir,
@@ -117,7 +122,7 @@ async function session(
   } finally {
     process.off('SIGINT', cancel);
     process.off('SIGTERM', cancel);
-    await channel.close?.();
+    await channel?.close?.();
     await driver.close();
     // Resume starts without reaping (it salvages its own run's sandbox first); the rest now.
     if (driverOpts.reap === false) await reapOrphans().catch(() => undefined);
@@ -138,8 +143,8 @@ function summary(r: AgentRunResult, flags: ResumeFlags, out: (l: string) => void
     const pending = treePending(path.dirname(path.dirname(r.runDir)), r.runId);
     out(`paused: waiting for approval (${pending.length} request${pending.length === 1 ? '' : 's'})`);
     for (const { runId, request: p } of pending) {
-      out(`  ${p.requestId}  ${p.tool} ${JSON.stringify(p.input).slice(0, 100)}${runId !== r.runId ? `  (sub-agent ${runId})` : ''}`);
-      out(`      rule: ${p.rule}; ${p.reason}`);
+      out(`  ${p.requestId}  ${p.tool} ${oneLine(JSON.stringify(p.input)).slice(0, 100)}${runId !== r.runId ? `  (sub-agent ${runId})` : ''}  (full request: gatehouse approvals ${r.runId})`);
+      out(`      rule: ${oneLine(p.rule)}; ${oneLine(p.reason)}`);
     }
     out(`approve:  gatehouse approve ${r.runId} REQUEST [--scope run]   (or: gatehouse deny ${r.runId} REQUEST --reason …)`);
     out(`then:     gatehouse resume ${r.runId}`);

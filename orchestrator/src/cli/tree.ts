@@ -1,5 +1,6 @@
 import { buildTree, walkTree, type AgentNode } from '../events/lineage';
 import { resolveStateDir } from '../events/paths';
+import { oneLine } from '../policy/channels/screen';
 
 /**
  * `gatehouse show RUN --tree [--json]`: the run and every sub-agent below it, rebuilt from their
@@ -13,11 +14,12 @@ export function treeCommand(runId: string, stateDirFlag: string | undefined, jso
   if (json) {
     process.stdout.write(`${JSON.stringify(root)}\n`);
   } else {
-    process.stdout.write(renderTree(root));
+    // Task text, inputs and reasons come from models and files: control characters are shown as escapes.
+    process.stdout.write(renderTree(root).split('\n').map(oneLine).join('\n'));
     process.stdout.write(problems === 0 ? `${nodes.length} agent(s); the logs agree\n` : `${nodes.length} agent(s); ${problems} problem(s) in ${nodes.filter((x) => x.problems.length > 0).length} of them\n`);
   }
   if (problems > 0) {
-    for (const n of nodes) for (const p of n.problems) process.stderr.write(`gatehouse: ${n.runId}: ${p}\n`);
+    for (const n of nodes) for (const p of n.problems) process.stderr.write(`gatehouse: ${n.runId}: ${oneLine(p)}\n`);
     return 1;
   }
   return 0;

@@ -47,7 +47,7 @@ export interface ApprovalState {
   runGrants: Record<string, string>;
   /** Grant event ids already used by an execution (`once` grants are used up by it). */
   consumed: Set<string>;
-  /** Shapes a person approved (confirm-novel). */
+  /** Shapes a person approved for the run (confirm-novel). */
   approvedShapes: Set<string>;
   calls: Record<string, CallState>;
   /** True between `run.paused` and `run.resumed`. */
@@ -95,8 +95,11 @@ export function applyApproval(s: ApprovalState, event: EventEnvelope): void {
       if (!r || r.status !== 'pending' || r.actionHash !== d.actionHash || r.executionHash !== d.executionHash || event.actor !== 'user') return;
       r.status = 'granted';
       r.answer = { eventId: event.id, scope: d.scope, approver: d.approver, channel: d.channel, reason: d.reason };
-      if (d.scope === 'run') s.runGrants[d.actionHash] = event.id;
-      s.approvedShapes.add(r.shape);
+      // Only "approve for this run" stands for the shape; "approve once" is this one action.
+      if (d.scope === 'run') {
+        s.runGrants[d.actionHash] = event.id;
+        s.approvedShapes.add(r.shape);
+      }
       return;
     }
     case 'approval.denied': {

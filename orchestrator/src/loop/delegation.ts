@@ -128,7 +128,16 @@ async function runChild(p: ParentRun, h: Handoff, callId: string, provider: RunE
   const tracker = new StateTracker();
   const log = tee(raw, tracker, p.env.onEvent);
   const task = childTask(h, evidence, p.runId);
-  log.append('run.started', 'runtime', { task, mode: p.env.policy.mode, surface: [...h.tools], repo: p.repoDir, model: provider.id, ...(record ? { policy: record } : {}), lineage: [...p.lineage, childRunId] });
+  log.append('run.started', 'runtime', {
+    task,
+    mode: p.env.policy.mode,
+    surface: [...h.tools],
+    repo: p.repoDir,
+    model: provider.id,
+    ...(record ? { policy: record } : {}),
+    lineage: [...p.lineage, childRunId],
+    budgets: { maxTurns: h.budget.turns, maxToolCalls: h.budget.toolCalls, maxTokens: h.budget.tokens, wallClockMs: h.budget.seconds * 1000 },
+  });
   log.append('agent.spawned', 'runtime', spawned);
 
   let handedOver: WorkspaceSnapshot;
@@ -160,8 +169,11 @@ const HANDOFF_FILE = 'handoff-workspace.json';
 
 /** The child's environment: the handoff's budget, the parent's policy narrowed, one level deeper. */
 function childEnv(p: ParentRun, h: Pick<Handoff, 'paths' | 'budget'>, provider: RunEnvironment['provider'], signal: AbortSignal): RunEnvironment {
+  // A child's own refused-answer reports would land in the wrong log: it gets none.
+  const { attachLog: _parentsOnly, ...env } = p.env;
+  void _parentsOnly;
   return {
-    ...p.env,
+    ...env,
     provider,
     policy: narrowPolicy(p.env.policy, h.paths),
     budgets: { maxTurns: h.budget.turns, maxToolCalls: h.budget.toolCalls, maxTokens: h.budget.tokens, wallClockMs: h.budget.seconds * 1000 },

@@ -92,7 +92,8 @@ function modeDefault(mode: Mode, cls: CommandClass, shape: string, facts: RunFac
     case 'confirm-each':
       return { decision: 'ask', policyId: 'mode:confirm-each', reason: 'confirm-each mode asks for every write and command' };
     case 'confirm-novel':
-      if (RISKY.has(cls)) return { decision: 'ask', policyId: 'mode:confirm-novel', reason: `${cls} actions always ask` };
+      // A shape is coarse (flags and targets are not part of it): what destroys is asked each time.
+      if (RISKY.has(cls) || cls === 'destructive') return { decision: 'ask', policyId: 'mode:confirm-novel', reason: `${cls} actions always ask` };
       if (facts.approvedShapes.has(shape)) return { decision: 'allow', policyId: 'mode:confirm-novel(known shape)', reason: `an action of this shape (${shape}) was approved earlier in this run` };
       return { decision: 'ask', policyId: 'mode:confirm-novel', reason: `first action of this shape (${shape}) in this run` };
     case 'sandboxed-auto':

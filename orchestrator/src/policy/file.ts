@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { canonicalJson, sha256Hex } from '@gatehouse/shared';
+import { Approver } from './channels/approverKeys';
 import { Mode } from './mode';
 import { parseRule, pathSubject, RuleSyntaxError, subjectKind, type Rule } from './rules';
 import type { ShellClassifier } from './shell/types';
@@ -30,8 +31,11 @@ export const PolicyFile = z.strictObject({
   allow: z.array(RuleEntry).default([]),
   ask: z.array(RuleEntry).default([]),
   deny: z.array(RuleEntry).default([]),
-  /** Who may answer approvals over NATS: user nkey public keys. */
-  approvers: z.array(z.strictObject({ name: z.string().min(1), publicKey: z.string().regex(/^U[A-Z2-7]{55}$/, 'a user nkey public key (U…, 56 characters)') })).default([]),
+  /** Who may answer approvals over NATS: user nkey public keys (checked as the NATS channel will). */
+  approvers: z
+    .array(Approver)
+    .default([])
+    .refine((list) => new Set(list.map((a) => a.publicKey)).size === list.length && new Set(list.map((a) => a.name)).size === list.length, 'each approver name and key may be listed once'),
 });
 export type PolicyFile = z.infer<typeof PolicyFile>;
 

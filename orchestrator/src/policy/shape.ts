@@ -8,7 +8,7 @@ const SUBCOMMAND_TOOLS = new Set(['git', 'npm', 'npx', 'yarn', 'pnpm', 'cargo', 
 /**
  * An action's shape: what confirm-novel remembers once a person approved it. For a command line,
  * the commands it runs that are not read-only (`bash:git commit,npm test`), plus whether it
- * redirects into files; for a file tool, the tool and the directory (`edit_file:src/`).
+ * redirects into files (and where); for a file tool, the tool and the directory (`edit_file:src/`).
  */
 export function shapeOf(tool: string, input: unknown, analysis: ShellAnalysis | undefined): string {
   if (analysis) {
@@ -18,7 +18,11 @@ export function shapeOf(tool: string, input: unknown, analysis: ShellAnalysis | 
       const [cmd = '', sub] = c.argv;
       heads.add(SUBCOMMAND_TOOLS.has(cmd) && sub !== undefined && !sub.startsWith('-') ? `${cmd} ${sub}` : cmd);
     }
-    if (analysis.writes.length > 0) heads.add('>');
+    // A redirection's shape keeps the directory it writes into: `> notes.md` is not `> .git/hooks/x`.
+    for (const w of analysis.writes) {
+      const dir = path.posix.dirname(w);
+      heads.add(`> ${dir === '.' ? '' : `${dir}/`}`);
+    }
     return `bash:${[...heads].sort().join(',')}`;
   }
   if (subjectKind(tool) === 'path') {

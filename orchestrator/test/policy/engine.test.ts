@@ -116,6 +116,12 @@ describe('decisions', () => {
     expect(p.decide(edit('src/b.ts'), { approvedShapes: new Set([e.shape]) }).decision).toBe('allow');
     expect(p.decide(edit('lib/b.ts'), { approvedShapes: new Set([e.shape]) }).decision).toBe('ask');
     expect(p.decide(bash('curl x'), { approvedShapes: new Set(['bash:curl']) }).decision).toBe('ask');
+    // Destructive commands ask every time; a redirection's shape keeps its directory.
+    expect(p.decide(bash('rm -rf build'), { approvedShapes: new Set(['bash:rm']) }).decision).toBe('ask');
+    const note = p.decide(bash('echo x > notes/a.md'));
+    expect(note.shape).toBe('bash:> notes/');
+    expect(p.decide(bash('echo x > .git/hooks/pre-commit'), { approvedShapes: new Set([note.shape]) }).decision).toBe('ask');
+    expect(p.decide(bash('echo y > notes/b.md'), { approvedShapes: new Set([note.shape]) }).decision).toBe('allow');
   });
 });
 
