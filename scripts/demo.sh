@@ -11,7 +11,8 @@ exec </dev/null
 bash scripts/setup.sh
 say "gatehouse doctor"
 node orchestrator/bin/gatehouse.mjs doctor
-say 'gatehouse run "fix the failing tests" --repo examples/failing-test --model scripted:examples/scripts/fix-failing-test.json'
+say 'gatehouse run "fix the failing tests" --repo examples/failing-test --policy examples/failing-test/.gatehouse/policy.json --model scripted:examples/scripts/fix-failing-test.json'
 node orchestrator/bin/gatehouse.mjs run "fix the failing tests" \
   --repo examples/failing-test \
+  --policy examples/failing-test/.gatehouse/policy.json \
   --model scripted:examples/scripts/fix-failing-test.json

@@ -37,7 +37,8 @@ describe('approvals over NATS (real CLI, real NATS server, real sandbox)', () =>
     writeFileSync(script, JSON.stringify({ turns: [{ toolCalls: [{ name: 'bash', input: { command: 'echo ran >> ran.log' } }] }, { final: 'done (obs-1)' }] }));
     const stateDir = path.join(tmp, 'state');
 
-    const child = spawn(process.execPath, [cli, 'run', 'x', '--repo', repo, '--model', `scripted:${script}`, '--json', '--state-dir', stateDir, '--approval-wait', '60'], { env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Approvers are trusted only from a policy given with --policy, never from the repository alone.
+    const child = spawn(process.execPath, [cli, 'run', 'x', '--repo', repo, '--policy', path.join(repo, '.gatehouse/policy.json'), '--model', `scripted:${script}`, '--json', '--state-dir', stateDir, '--approval-wait', '60'], { env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     const killer = setTimeout(() => child.kill('SIGKILL'), 100_000);
     try {
@@ -87,7 +88,8 @@ describe('approvals over NATS (real CLI, real NATS server, real sandbox)', () =>
     const handoff = { task: 'record', tools: ['bash'], paths: ['**'], evidence: [], budget: { turns: 3, toolCalls: 3, tokens: 100000, seconds: 120 }, expect: 'done' };
     writeFileSync(script, JSON.stringify({ turns: [{ toolCalls: [{ name: 'delegate', input: handoff }] }, { final: 'recorded (obs-3)' }], children: [{ turns: [{ toolCalls: [{ name: 'bash', input: { command: 'echo ran >> ran.log' } }] }, { final: 'ok (obs-1)' }] }] }));
     const stateDir = path.join(tmp, 'state');
-    const child = spawn(process.execPath, [cli, 'run', 'x', '--repo', repo, '--model', `scripted:${script}`, '--json', '--state-dir', stateDir, '--approval-wait', '60'], { env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Approvers are trusted only from a policy given with --policy, never from the repository alone.
+    const child = spawn(process.execPath, [cli, 'run', 'x', '--repo', repo, '--policy', path.join(repo, '.gatehouse/policy.json'), '--model', `scripted:${script}`, '--json', '--state-dir', stateDir, '--approval-wait', '60'], { env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     const killer = setTimeout(() => child.kill('SIGKILL'), 100_000);
     try {

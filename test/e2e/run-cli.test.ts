@@ -21,9 +21,12 @@ function script(turns: unknown[]): string {
   writeFileSync(file, JSON.stringify({ turns }));
   return file;
 }
+/** The example's policy, given explicitly (a repository's own file is trusted for deny and ask rules only). */
+const examplePolicy = ['--policy', path.join(example, '.gatehouse/policy.json')];
 function gatehouse(args: string[], env: NodeJS.ProcessEnv = process.env) {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-runs-'));
-  const r = spawnSync(process.execPath, [cli, ...args, '--state-dir', stateDir], { encoding: 'utf8', timeout: 120_000, env });
+  const withPolicy = args[0] === 'run' && !args.includes('--policy') ? [...args, ...examplePolicy] : args;
+  const r = spawnSync(process.execPath, [cli, ...withPolicy, '--state-dir', stateDir], { encoding: 'utf8', timeout: 120_000, env });
   return { ...r, stateDir };
 }
 const events = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; data: Record<string, unknown>; runId: string });

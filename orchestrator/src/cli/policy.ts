@@ -22,6 +22,6 @@ export async function policyCheck(o: { tool: string; input: string; policy?: str
   if (!parsed.success) throw new PolicyCheckUsageError(`--input does not fit ${o.tool}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ')}`);
   const run = await resolveRunPolicy({ repoDir: o.repo, ...(o.policy ? { policyFile: o.policy } : {}), ...(o.mode ? { mode: o.mode } : {}) });
   const d = run.policy.decide({ tool: o.tool, input: parsed.data, readOnly: tool.isReadOnly(parsed.data), sideEffect: tool.sideEffect });
-  process.stdout.write(`${JSON.stringify({ decision: d.decision, rule: d.policyId, reason: d.reason, risk: d.risk, shape: d.shape, mode: run.policy.mode, policy: run.loaded.source })}\n`);
+  process.stdout.write(`${JSON.stringify({ decision: d.decision, rule: d.policyId, reason: d.reason, risk: d.risk, shape: d.shape, mode: run.policy.mode, policy: run.loaded.source, ...(run.ignored.length ? { ignored: run.ignored } : {}) })}\n`);
   return 0;
 }

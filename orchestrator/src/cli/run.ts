@@ -44,6 +44,7 @@ export async function runCommand(task: string, flags: RunFlags): Promise<number>
   // Everything a person must fix (model spec, key, policy file) fails here, before anything starts.
   const provider = createProvider(flags.model);
   const policy = await resolveRunPolicy({ repoDir: flags.repo, ...(flags.policy ? { policyFile: flags.policy } : {}), ...(flags.mode ? { mode: flags.mode } : {}) });
+  if (policy.ignored.length > 0) process.stderr.write(`gatehouse: not taken from the repository's policy (pass --policy FILE to trust it): ${policy.ignored.join(', ')}\n`);
   const runId = newId('run');
   return session(flags, runId, policy, (env) =>
     runAgent({ ...env, runId, task, repoDir: flags.repo, modelSpec: recordedSpec(flags.model), provider }),

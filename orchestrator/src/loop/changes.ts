@@ -6,8 +6,8 @@ import type { Sandbox } from '../sandbox/index';
 
 const run = promisify(execFile);
 
-/** Never applied back to the repository (git apply's `*` also matches `/`). */
-export const PROTECTED = '.gatehouse/*';
+/** Never applied back to the repository (git apply's `*` also matches `/`): the policy's folder, and that name as a link. */
+export const PROTECTED = ['.gatehouse', '.gatehouse/*'];
 
 /**
  * The sandbox's changes as a git diff saved beside the log; written back to the repository only
@@ -25,9 +25,13 @@ export async function exportChanges(sandbox: Sandbox, runDir: string, repoDir: s
   }
   await fs.writeFile(diffFile, changes.diff);
   if (!apply) return { filesChanged, diffFile, applied: false };
+  // A symlink written back could point the repository's policy (or anything) elsewhere.
+  if (/^new file mode 120000$|^new mode 120000$/m.test(changes.diff)) {
+    throw new Error(`not applied: the changes add a symbolic link; review ${diffFile} and apply it by hand if it is wanted`);
+  }
   // The ceiling keeps git from finding an enclosing repository, so paths are relative to repoDir
   // whether or not it is a repository of its own. `.gatehouse/` (the repository's policy) is never
   // written back: an agent must not be able to widen its own policy for the next run.
-  await run('git', ['apply', '--binary', '--whitespace=nowarn', `--exclude=${PROTECTED}`, diffFile], { cwd: repoDir, env: { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(repoDir) } });
+  await run('git', ['apply', '--binary', '--whitespace=nowarn', ...PROTECTED.map((p) => `--exclude=${p}`), diffFile], { cwd: repoDir, env: { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(repoDir) } });
   return { filesChanged, diffFile, applied: true };
 }

@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import path from 'node:path';
 import { createPolicy } from './engine';
-import { compilePolicy, emptyPolicy, loadPolicyFile, type LoadedPolicy } from './file';
-import { DEFAULT_MODE, type ApprovalPolicy, type Mode } from './mode';
+import { compilePolicy, emptyPolicy, loadPolicyFile, PolicyFileError, type LoadedPolicy } from './file';
+import { DEFAULT_MODE, modeRank, type ApprovalPolicy, type Mode } from './mode';
 import { loadShellClassifier } from './shell/index';
 
 export { createPolicy } from './engine';
@@ -21,25 +21,52 @@ export interface RunPolicy {
   loaded: LoadedPolicy;
   /** As recorded in run.started. */
   record: { source: string; sha256: string; file: unknown };
+  /** What was not taken from an untrusted (repository) policy file, for the person to see. */
+  ignored: string[];
 }
 
 /**
- * The policy a run is held to: `--policy FILE`, else the repository's `.gatehouse/policy.json` if
- * present, else no rules. The mode is `--mode`, else the file's, else confirm-novel.
+ * The policy a run is held to: `--policy FILE` (trusted: used whole), else the repository's
+ * `.gatehouse/policy.json`, else no rules. The repository is what the agent works on, so it may
+ * be untrusted, and an agent may have written that file: from it only deny and ask rules and a
+ * stricter mode are taken — never allow rules, approvers or a more permissive mode. The mode is
+ * `--mode`, else the file's (as allowed), else confirm-novel.
  */
 export async function resolveRunPolicy(opts: { policyFile?: string; repoDir: string; mode?: Mode }): Promise<RunPolicy> {
   const classifier = await loadShellClassifier();
-  const repoDefault = path.join(opts.repoDir, DEFAULT_POLICY_PATH);
-  const loaded = opts.policyFile ? loadPolicyFile(opts.policyFile, classifier) : existsSync(repoDefault) ? loadPolicyFile(repoDefault, classifier) : emptyPolicy(classifier);
+  const ignored: string[] = [];
+  let loaded: LoadedPolicy;
+  if (opts.policyFile) loaded = loadPolicyFile(opts.policyFile, classifier);
+  else {
+    const repoDefault = path.join(opts.repoDir, DEFAULT_POLICY_PATH);
+    if (!existsSync(repoDefault)) loaded = emptyPolicy(classifier);
+    else {
+      refuseSymlinks(opts.repoDir, repoDefault);
+      const full = loadPolicyFile(repoDefault, classifier);
+      const f = full.file;
+      if (f.allow.length) ignored.push(`${f.allow.length} allow rule(s)`);
+      if (f.approvers.length) ignored.push(`${f.approvers.length} approver(s)`);
+      const stricter = f.mode !== undefined && modeRank(f.mode) <= modeRank(DEFAULT_MODE);
+      if (f.mode !== undefined && !stricter) ignored.push(`mode ${f.mode}`);
+      loaded = compilePolicy({ ...f, allow: [], approvers: [], ...(stricter ? {} : { mode: undefined }) }, `${repoDefault} (from the repository: deny and ask rules only)`, classifier);
+    }
+  }
   const mode = opts.mode ?? loaded.file.mode ?? DEFAULT_MODE;
-  return { policy: createPolicy(loaded, mode, classifier), loaded, record: { source: loaded.source, sha256: loaded.sha256, file: loaded.file } };
+  return { policy: createPolicy(loaded, mode, classifier), loaded, record: { source: loaded.source, sha256: loaded.sha256, file: loaded.file }, ignored };
+}
+
+/** A policy reached through a symlink could be anyone's file: refused. */
+function refuseSymlinks(repoDir: string, file: string): void {
+  for (const p of [path.dirname(file), file]) {
+    if (lstatSync(p).isSymbolicLink()) throw new PolicyFileError(`${path.relative(repoDir, p)} is a symbolic link; a repository's policy must be a plain file (or pass --policy FILE)`);
+  }
 }
 
 /** A recorded policy (from run.started), for resume: the run stays held to what it started with. */
 export async function recordedPolicy(record: { source: string; file: unknown } | undefined, mode: Mode): Promise<RunPolicy> {
   const classifier = await loadShellClassifier();
   const loaded = record ? compilePolicy(record.file, record.source, classifier) : emptyPolicy(classifier);
-  return { policy: createPolicy(loaded, mode, classifier), loaded, record: { source: loaded.source, sha256: loaded.sha256, file: loaded.file } };
+  return { policy: createPolicy(loaded, mode, classifier), loaded, record: { source: loaded.source, sha256: loaded.sha256, file: loaded.file }, ignored: [] };
 }
 
 /** A policy with no rules: the mode decides everything. */
