@@ -47,6 +47,14 @@ function decideCommand(index: RuleIndex, mode: Mode, a: ShellAnalysis, facts: Ru
     const rule = index.find('bash', 'deny', part.text);
     if (rule) return { ...base, decision: 'deny', policyId: rule.id, reason: rule.reason ?? `\`${short(part.text)}\` matches deny rule ${rule.text}${via(part)}` };
   }
+  // A redirection writes a file as surely as write_file does: the file rules apply to it too.
+  for (const target of a.writes) {
+    const key = pathSubject({ path: target });
+    for (const tool of ['write_file', 'edit_file']) {
+      const rule = index.find(tool, 'deny', key);
+      if (rule) return { ...base, decision: 'deny', policyId: rule.id, reason: rule.reason ?? `\`> ${short(target)}\` writes ${key}, which deny rule ${rule.text} covers` };
+    }
+  }
   const toolDeny = index.find('bash', 'deny', undefined);
   if (toolDeny) return { ...base, decision: 'deny', policyId: toolDeny.id, reason: toolDeny.reason ?? `bash is denied by ${toolDeny.text}` };
   if (mode === 'read-only') return { ...base, decision: 'deny', policyId: 'mode:read-only', reason: 'the run is in read-only mode: commands do not run' };
@@ -56,6 +64,11 @@ function decideCommand(index: RuleIndex, mode: Mode, a: ShellAnalysis, facts: Ru
   for (const part of a.commands) {
     const rule = index.find('bash', 'ask', part.text);
     if (rule) return { ...base, decision: 'ask', policyId: rule.id, reason: rule.reason ?? `\`${short(part.text)}\` matches ask rule ${rule.text}${via(part)}` };
+  }
+  for (const target of a.writes) {
+    const key = pathSubject({ path: target });
+    const rule = index.find('write_file', 'ask', key) ?? index.find('edit_file', 'ask', key);
+    if (rule) return { ...base, decision: 'ask', policyId: rule.id, reason: rule.reason ?? `\`> ${short(target)}\` writes ${key}, which ask rule ${rule.text} covers` };
   }
   const toolAsk = index.find('bash', 'ask', undefined);
   if (toolAsk) return { ...base, decision: 'ask', policyId: toolAsk.id, reason: toolAsk.reason ?? `bash asks by ${toolAsk.text}` };

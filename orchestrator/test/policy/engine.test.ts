@@ -62,6 +62,14 @@ describe('decisions', () => {
     expect(p.decide(read('a/.env')).decision).toBe('allow');
   });
 
+  it('a redirection is a write: write_file and edit_file rules apply to its target', () => {
+    const p = policy({ deny: ['edit_file(test/**)'], ask: ['write_file(config/**)'] }, 'sandboxed-auto');
+    expect(p.decide(bash('echo hi > test/math.test.js'))).toMatchObject({ decision: 'deny', policyId: 'deny[0] edit_file(test/**)' });
+    expect(p.decide(bash('echo hi >> ./src/../test/x.js')).decision).toBe('deny');
+    expect(p.decide(bash('echo {} > config/app.json')).decision).toBe('ask');
+    expect(p.decide(bash('echo hi > notes.txt')).decision).toBe('allow');
+  });
+
   it('bash rules apply to every simple command, never to the raw string', () => {
     const p = policy({ allow: ['bash(npm test*)'], deny: ['bash(git push*)', 'bash(rm -rf /*)'] }, 'confirm-each');
     expect(p.decide(bash('npm test')).decision).toBe('allow');
