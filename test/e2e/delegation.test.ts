@@ -233,6 +233,34 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
     expect(parent.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final', filesChanged: ['ran.log'] } });
   });
 
+  it("applying a child's change can itself ask: the tree pauses, and resume applies it once without re-running the child", () => {
+    const dir = repo({ 'src/a.js': 'export const a = 1;\n' });
+    const policyFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-pol-')), 'policy.json');
+    writeFileSync(policyFile, JSON.stringify({ ask: ['write_file(src/**)'] }));
+    const script = {
+      turns: [{ toolCalls: [handoff('set a to 2', ['read_file', 'edit_file'], ['src/a.js'])] }, { final: 'a is 2 (obs-3)' }],
+      children: [{ turns: [{ toolCalls: [{ name: 'read_file', input: { path: 'src/a.js' } }] }, { toolCalls: [{ name: 'edit_file', input: { path: 'src/a.js', oldText: 'a = 1', newText: 'a = 2' } }] }, { final: 'done (obs-2)' }] }],
+    };
+    const first = run(dir, script, ['--policy', policyFile]);
+    expect(first.r.status, first.r.stderr).toBe(3);
+    const cli2 = (args: string[]) => spawnSync(process.execPath, [cli, ...args, '--state-dir', first.stateDir], { encoding: 'utf8', timeout: 180_000, env: { ...process.env, CI: 'true' }, input: '' });
+    const requested = first.parent.find((e) => e.type === 'approval.requested')!;
+    expect(requested.data).toMatchObject({ tool: 'write_file', rule: 'ask[0] write_file(src/**)' });
+    expect(cli2(['approve', first.rootId, String(requested.data.requestId)]).status).toBe(0);
+    const resumed = cli2(['resume', first.rootId, '--json']);
+    expect(resumed.status, resumed.stderr).toBe(0);
+    const parent = first.logOf(first.rootId);
+    const childId = String(parent.find((e) => e.type === 'agent.spawned')!.data.childRunId);
+    // The child ran once; its change was written once, by the parent, with the person's grant.
+    expect(first.logOf(childId).filter((e) => e.type === 'run.started')).toHaveLength(1);
+    expect(first.logOf(childId).filter((e) => e.type === 'tool.execution.started')).toHaveLength(2);
+    const writes = parent.filter((e) => e.type === 'tool.execution.started' && e.data.primitive === 'write_file');
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.data.approvalId).toBe(parent.find((e) => e.type === 'approval.granted')!.id);
+    expect(parent.filter((e) => e.type === 'agent.completed')).toHaveLength(1);
+    expect(parent.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final', filesChanged: ['src/a.js'] } });
+  });
+
   it("cancelling the parent stops every child and leaves no container behind", async () => {
     const dir = repo({ 'src/a.js': 'x\n' });
     const slow = { turns: [{ toolCalls: [{ name: 'bash', input: { command: 'sleep 60' } }] }, { final: 'slept' }] };

@@ -166,6 +166,15 @@ async function runChild(p: ParentRun, h: Handoff, callId: string, provider: RunE
 }
 
 const HANDOFF_FILE = 'handoff-workspace.json';
+const RESULT_FILE = 'result-workspace.json';
+
+function readSnapshot(runDir: string, file: string): WorkspaceSnapshot {
+  try {
+    return JSON.parse(readFileSync(path.join(runDir, file), 'utf8')) as WorkspaceSnapshot;
+  } catch {
+    return { dir: null, files: [], deleted: [] };
+  }
+}
 
 /** The child's environment: the handoff's budget, the parent's policy narrowed, one level deeper. */
 function childEnv(p: ParentRun, h: Pick<Handoff, 'paths' | 'budget'>, provider: RunEnvironment['provider'], signal: AbortSignal): RunEnvironment {
@@ -191,6 +200,7 @@ function collector(p: ParentRun, paths: readonly string[], childRunId: string, c
     finish: async (sandbox: Sandbox, o: LoopOutcome): Promise<void> => {
       if (o.status === 'paused') return;
       result = await snapshotWorkspace(sandbox, runDir, 'result').catch(() => result);
+      writeFileSync(path.join(runDir, RESULT_FILE), JSON.stringify(result));
       const changes = changedByChild(runDir, handedOver, result);
       log.append('agent.completed', 'runtime', { ...completed(p.runId, childRunId, callId, o, changes.all, outside(changes.all, paths)), denied: deniedIn(log.events()) });
     },
@@ -205,8 +215,12 @@ async function conclude(p: ParentRun, paths: readonly string[], childRunId: stri
   }
   const changes = changedByChild(runDir, handedOver, result);
   const withheld = outside(changes.all, paths);
-  p.log.append('agent.completed', 'runtime', { ...completed(p.runId, childRunId, callId, outcome, changes.all, withheld), denied: deniedIn(readChildEvents(p, childRunId)) });
+  const recorded = p.log.events().some((e) => e.type === 'agent.completed' && e.runId === p.runId && (e.data as EventDataOf<'agent.completed'>).childRunId === childRunId);
+  if (!recorded) p.log.append('agent.completed', 'runtime', { ...completed(p.runId, childRunId, callId, outcome, changes.all, withheld), denied: deniedIn(readChildEvents(p, childRunId)) });
   const applied = await applyToParent(p, callId, changes, withheld, runDir, result);
+  // Applying a file can itself need a person's approval: the tree waits, and resume picks it up.
+  const waiting = applied.find((a) => a.outcome === 'pending');
+  if (waiting) return { ok: false, output: `applying ${waiting.file} waits for approval`, pending: { runId: p.runId, requestId: waiting.requestId ?? 'unknown' } };
   return report(childRunId, p.depth + 1, outcome, applied, withheld);
 }
 
@@ -219,13 +233,18 @@ async function resumeChild(p: ParentRun, callId: string, signal: AbortSignal): P
   const index = events.filter((e) => spawnedBy(e, p.runId)).indexOf(spawnedEvent);
   const provider = p.env.provider.forChild?.(index) ?? p.env.provider;
   const runDir = path.join(path.dirname(p.runDir), spawned.childRunId);
-  let handedOver: WorkspaceSnapshot = { dir: null, files: [], deleted: [] };
-  try {
-    handedOver = JSON.parse(readFileSync(path.join(runDir, HANDOFF_FILE), 'utf8')) as WorkspaceSnapshot;
-  } catch {
-    // No record of the hand-over: every file the child has is treated as its change.
-  }
+  // Without a record of the hand-over, every file the child has is treated as its change.
+  const handedOver = readSnapshot(runDir, HANDOFF_FILE);
   const h = { paths: spawned.paths, budget: spawned.budget };
+  // A child that already ended (the parent stopped while applying its changes) is concluded from
+  // its log and saved result, not run again.
+  const childEvents = readChildEvents(p, spawned.childRunId);
+  const ended = [...childEvents].reverse().find((e) => e.type === 'run.completed');
+  if (ended) {
+    const d = ended.data as EventDataOf<'run.completed'>;
+    const outcome: AgentRunResult = { status: d.status, stopReason: d.stopReason, ...(d.answer !== undefined ? { answer: d.answer } : {}), runId: spawned.childRunId, runDir, repoDir: p.repoDir, filesChanged: d.filesChanged ?? [], applied: false, pendingRequests: [] };
+    return conclude(p, spawned.paths, spawned.childRunId, callId, outcome, runDir, handedOver, readSnapshot(runDir, RESULT_FILE));
+  }
   let collected: ReturnType<typeof collector> | undefined;
   const outcome = await p.resume(spawned.childRunId, childEnv(p, h, provider, signal), (log) => {
     collected = collector(p, spawned.paths, spawned.childRunId, callId, runDir, handedOver, log);
@@ -262,6 +281,7 @@ interface Applied {
   file: string;
   outcome: string;
   observation: string;
+  requestId?: string;
 }
 
 /** Each changed file goes through the parent's pipeline: read (for the freshness check), then write. */
@@ -279,12 +299,14 @@ async function applyToParent(p: ParentRun, callId: string, changes: { written: s
     }
     await p.run({ callId: `${callId}.read${++n}`, turn, tool: 'read_file', input: { path: file } });
     const obs = await p.run({ callId: `${callId}.write${n}`, turn, tool: 'write_file', input: { path: file, content } });
-    applied.push({ file, outcome: obs.outcome, observation: obs.id });
+    applied.push({ file, outcome: obs.outcome, observation: obs.id, ...(obs.requestId ? { requestId: obs.requestId } : {}) });
+    if (obs.outcome === 'pending') return applied;
   }
   for (const file of changes.deleted) {
     if (withheld.includes(file)) continue;
     const obs = await p.run({ callId: `${callId}.rm${++n}`, turn, tool: 'bash', input: { command: `rm -f -- '${file.replace(/'/g, `'\\''`)}'` } });
-    applied.push({ file: `${file} (deleted)`, outcome: obs.outcome, observation: obs.id });
+    applied.push({ file: `${file} (deleted)`, outcome: obs.outcome, observation: obs.id, ...(obs.requestId ? { requestId: obs.requestId } : {}) });
+    if (obs.outcome === 'pending') return applied;
   }
   return applied;
 }

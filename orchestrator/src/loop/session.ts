@@ -11,7 +11,7 @@ import type { Sandbox, SandboxDriver } from '../sandbox/index';
 import type { Budgets } from '../context/system';
 import { systemPrompt } from '../context/system';
 import { codingTools } from '../tools/builtin/index';
-import { ToolPipeline } from '../tools/pipeline';
+import { ToolPipeline, type Observation, type ToolCall } from '../tools/pipeline';
 import type { LogPort } from '../tools/ports';
 import { resolveSurface, type ToolRegistry } from '../tools/registry';
 import type { ToolLimits } from '../tools/tool';
@@ -182,7 +182,18 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
     };
     // eslint-disable-next-line prefer-const -- the delegator needs the pipeline it is part of
     let pipeline: ToolPipeline;
-    const delegator = createDelegator({ env: o, runId, lineage, depth: agent.depth, maxDepth: agent.maxDepth, maxParallel: agent.maxParallel, repoDir: h.repoDir, runDir: raw.runDir, log, sandbox, run: (call) => pipeline.run(call, signal), drive, resume: resumeAgent, scope });
+    // The delegator's own calls (applying a child's files) may be asked again after a resume: one
+    // already on record is continued or reported, never started twice.
+    const runOrContinue = async (call: ToolCall): Promise<Observation> => {
+      const known = tracker.state.approvals.calls[call.callId];
+      if (!known) return pipeline.run(call, signal);
+      if (known.observed) {
+        const seen = tracker.state.observations.find((x) => x.callId === call.callId);
+        return { id: seen?.id ?? '', callId: call.callId, tool: known.tool, outcome: seen?.outcome ?? 'ok', content: '', truncated: false };
+      }
+      return (await pipeline.continueCall(call.callId, signal)) ?? pipeline.run(call, signal);
+    };
+    const delegator = createDelegator({ env: o, runId, lineage, depth: agent.depth, maxDepth: agent.maxDepth, maxParallel: agent.maxParallel, repoDir: h.repoDir, runDir: raw.runDir, log, sandbox, run: (call) => runOrContinue(call), drive, resume: resumeAgent, scope });
     pipeline = new ToolPipeline({ log, tracker, registry: h.registry, surface: h.surface, policy: o.policy, sandbox, limits, lineage, agent: scope, delegate: (h, callId, sig) => delegator.run(h, callId, sig), resumeDelegate: (callId, sig) => delegator.resume(callId, sig), ...(o.channel ? { channel: o.channel } : {}) });
     o.provider.resumeAfter?.(tracker.state.turns);
     const outcome = await runLoop({
