@@ -235,6 +235,62 @@ describe('normalisation', () => {
     }
     expect(shell.classify('./gradlew build').class).toBe('test-build');
   });
+
+  it("runs a package's program as project code, named by its path", () => {
+    for (const command of ['node_modules/.bin/git status', './node_modules/.bin/git status', '/tmp/node_modules/.bin/git status']) {
+      const a = shell.classify(command);
+      expect([a.class, a.followable, texts(a)], command).toEqual(['test-build', true, [command]]);
+    }
+    expect(shell.classify('node_modules/.bin/../../bin/git status').followable).toBe(false);
+  });
+
+  it('classifies a call to a function by its name, wherever and whenever the function is defined', () => {
+    for (const command of ['rm() { :; }; rm -rf x', 'rm -rf x; rm() { :; }', "bash -c 'rm() { :; }'; rm -rf x", 'rm() { :; }; command rm -rf x']) {
+      expect(shell.classify(command).class, command).toBe('destructive');
+    }
+    expect(shell.classify('f() { ls; }; f').class).toBe('unknown');
+  });
+});
+
+describe('package runners', () => {
+  it('follow a wrapper they launch, and are unknown themselves', () => {
+    expect(shell.classify('npx env git push').commands.map((c) => [c.text, c.class, c.via])).toEqual([
+      ['npx env git push', 'unknown', []],
+      ['git push', 'network', ['npx', 'env']],
+    ]);
+    for (const command of ['npm exec -- timeout 5 git push', 'npm x nice git push', 'pnpm exec env git push', 'pnpm dlx env git push', 'yarn dlx env git push', 'bunx nice git push', 'bun x env git push', 'npx -c "git push"', 'pnpm exec -c "git push"']) {
+      const a = shell.classify(command);
+      expect([a.class, texts(a).at(-1)], command).toEqual(['unknown', 'git push']);
+    }
+  });
+
+  it('classify an ordinary tool as that tool, and an unknown one as unknown', () => {
+    expect(shell.classify('npx tsc --noEmit').class).toBe('test-build');
+    expect(shell.classify('npx some-package').class).toBe('unknown');
+  });
+});
+
+describe('strings bash evaluates again', () => {
+  it('allows arithmetic on numbers and on variables the line only ever sets to integers', () => {
+    for (const command of ['(( i++ ))', 'n=0; n=$((n+1)); echo $n', 'for i in {1..3}; do echo $((i*2)); done', 'sleep 1 & pid=$!; wait "$pid"', 'echo $(( $# + ${#x} + $? ))', 'echo "${a[@]:1:2}"']) {
+      const a = shell.classify(command);
+      expect([a.followable, a.problems], command).toEqual([true, []]);
+    }
+  });
+
+  it('does not follow arithmetic on a value the line sets to text, in any of its scripts', () => {
+    for (const command of ['read n; echo $((n))', 'x=$(cat f); echo $((x))', "bash -c 'read n'; echo $((n))", 'f() { echo $(( $1 )); }; f x', 'x=a; echo ${arr[x]}', 'mapfile -t n < f; (( n > 1 ))', 'printf -v n %s x; [[ $n -gt 1 ]]', 'a=([$x]=1); x=$(cat f)']) {
+      expect(shell.classify(command).followable, command).toBe(false);
+    }
+  });
+
+  it('parses a literal string bash may evaluate, when the line is asked, so deny rules still see its commands', () => {
+    expect(texts(shell.classify("x='a[$(git push)]'; echo $((x))"))).toContain('git push');
+    expect(texts(shell.classify("let 'a[$(git push)]++'"))).toContain('git push');
+    // Only text while nothing evaluates it: not parsed, not asked.
+    const a = shell.classify("x='$(git push)'; echo \"$x\"");
+    expect([a.followable, texts(a)]).toEqual([true, ['echo $x']]);
+  });
 });
 
 describe('redirections', () => {
@@ -256,6 +312,16 @@ describe('redirections', () => {
     const a = shell.classify(command);
     expect(a.writes).toEqual(writes);
     expect(a.class).toBe(writes.length ? 'write' : 'read-only');
+  });
+
+  it('a target spelled at run time is followed only when it cannot turn out to be /dev/tcp or /dev/udp', () => {
+    for (const command of ['echo x > "$TMPDIR/x"', 'd=out; echo x > "$d/log"', 'n=3; echo x > /dev/fd/$n', 'echo x > "out/$(date +%s).log"']) {
+      expect(shell.classify(command).followable, command).toBe(true);
+    }
+    for (const command of ['x=tcp; echo x > /dev/$x/h/80', 'read t; echo x > "$t"', 'echo x > "$(cat target)"', 'echo x > ~-/x', 'cat < /dev/${p:-tcp}/h/80']) {
+      expect(shell.classify(command).followable, command).toBe(false);
+    }
+    expect(shell.classify('echo x > /dev/tcp/$host/80').class).toBe('network');
   });
 
   it('a redirection to /dev/tcp or /dev/udp is a network connection, not a file', () => {

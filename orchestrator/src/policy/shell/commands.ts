@@ -1,6 +1,11 @@
 import { awkEffects, hasFlag, operands, readOptions, sedEffects } from './arguments';
+import { BUILTINS } from './builtins';
 import type { CommandClass } from './types';
+import type { Condition } from './variables';
+import type { Inner } from './wrappers';
 import { short, type Word } from './words';
+
+export { riskyVariable } from './variables';
 
 /**
  * Which class each known command belongs to. This is a judgement, kept in one file so it can be
@@ -17,6 +22,10 @@ export interface Verdict {
   argv?: string[];
   /** Set when the command cannot be followed (`source f`, `git $SUB`): the line is then asked. */
   problem?: string;
+  /** Problems that hold unless some variables only ever hold integers (`wait $pid`). */
+  conditions?: Condition[];
+  /** What the command runs besides itself (`git bisect run CMD`, `mapfile -C CODE`), followed like a wrapper's command. */
+  inner?: Inner[];
 }
 
 const PHRASE: Record<CommandClass, string> = {
@@ -38,16 +47,18 @@ function classes(cls: CommandClass, names: string): void {
   for (const n of names.trim().split(/\s+/)) TABLE[n] = cls;
 }
 
+// Builtins that set variables by name or evaluate strings (read, printf, declare, let, hash…) are
+// judged in builtins.ts, not here.
 classes('read-only', `
-  ls ll la dir vdir cat tac head tail less more grep egrep fgrep zgrep rg ag ack wc echo printf pwd
-  true false test [ [[ : stat file which whereis type uniq diff diff3 sdiff cmp comm cut tr jq column
+  ls ll la dir vdir cat tac head tail less more grep egrep fgrep zgrep rg ag ack wc echo pwd
+  true false [[ : stat file which whereis type uniq diff diff3 sdiff cmp comm cut tr jq column
   paste join nl fold fmt expand unexpand rev seq yes sleep basename dirname realpath readlink md5sum
   sha1sum sha224sum sha256sum sha384sum sha512sum shasum b2sum cksum sum base32 base64 basenc xxd
   hexdump od strings du df free uptime uname whoami id groups logname users who date cal printenv locale
   nproc lscpu getconf tty tput clear ps pgrep pstree lsof top htop vmstat tree fd fdfind exa eza bat
-  batcat zcat bzcat xzcat cd pushd popd dirs read readarray mapfile history help man info apropos
-  whatis jobs wait exit return break continue shift getopts let times umask ulimit unalias hash set
-  shopt declare typeset export readonly local unset env printenv nice nohup timeout time xargs
+  batcat zcat bzcat xzcat cd pushd popd dirs history help man info apropos
+  whatis jobs exit return break continue shift times umask ulimit unalias set
+  shopt env printenv nice nohup timeout time xargs
   command builtin exec stdbuf setsid coproc trap lsattr getcap numfmt factor expr shuf envsubst
   diffstat colordiff tsort dmesg find`);
 classes('test-build', `
@@ -73,15 +84,6 @@ classes('privilege', `
   passwd chpasswd chsh newgrp visudo service reboot shutdown halt poweroff setenforce capsh pkexec
   runuser setpriv launchctl at hostnamectl timedatectl losetup swapon swapoff ldconfig dpkg rpm
   mknod setfacl`);
-
-/**
- * Variables that make an ordinary command load or run other code (`LD_PRELOAD=x.so ls`,
- * `GIT_EXTERNAL_DIFF=x git diff`): a command run with one of them set is unknown.
- */
-export function riskyVariable(name: string, value: string): boolean {
-  if (/^(PAGER|GIT_PAGER|MANPAGER)$/.test(name)) return !/^(cat|less|less -R|more|)$/.test(value);
-  return /^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|PS4|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|SSH_ASKPASS|GIT_(SSH|SSH_COMMAND|EXTERNAL_DIFF|EDITOR|SEQUENCE_EDITOR|ASKPASS|EXEC_PATH|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\d+|CONFIG_VALUE_\d+|CONFIG|CONFIG_GLOBAL|CONFIG_SYSTEM|TEMPLATE_DIR|PROXY_COMMAND))$/.test(name);
-}
 
 /* ---------------------------------------------------------------- git */
 
@@ -187,6 +189,92 @@ function gitSubcommand(sub: string, a: string[]): [CommandClass, string] {
   return cls ? [cls, `git ${sub}: ${PHRASE[cls]}`] : ['unknown', `git ${sub}: not a known git subcommand (it could be an alias)`];
 }
 
+/**
+ * A word only known at run time where it could turn out to be an option that runs commands: a
+ * problem, unless it is an integer or a variable the line never sets (whose value is the fixed
+ * environment's); see evaluation.ts.
+ */
+function runTimeWord(w: Word, problem: string): Partial<Verdict> {
+  return w.numeric ? { conditions: [{ names: w.numeric, problem }] } : { problem };
+}
+
+/** Options of `git filter-branch` whose value is a shell command. */
+const FILTER_BRANCH_SCRIPTS = ['--env-filter', '--tree-filter', '--index-filter', '--parent-filter', '--msg-filter', '--commit-filter', '--tag-name-filter', '--setup'];
+
+/**
+ * Git subcommands that run shell commands given on the command line (`git rebase -x CMD`, `git
+ * bisect run CMD`, `git filter-branch --tree-filter CMD`): not followable, since the command runs
+ * over and over in other checkouts, but still parsed so deny rules see it. An argument only known
+ * at run time could be such an option. `git submodule foreach CMD` stays followable (unknown).
+ */
+function gitRunsCommands(sub: string, words: readonly Word[]): Partial<Verdict> | undefined {
+  const opaque = (what: string) => `git ${sub}: ${what}`;
+  const dynamic = words.find((w) => !w.literal);
+  const unless = (w: Word, problem: string) => runTimeWord(w, opaque(`${short(w.value)} is only known at run time and could be ${problem}`));
+  switch (sub) {
+    case 'rebase': {
+      const scripts: Word[] = [];
+      for (let i = 0; i < words.length; i++) {
+        const w = words[i]!;
+        const a = w.value;
+        if (!w.literal || a === '--') continue;
+        if (a === '--exec' && words[i + 1]) scripts.push(words[++i]!);
+        else if (a.startsWith('--exec=')) scripts.push({ ...w, value: a.slice(7), pattern: '' });
+        else if (/^-[^-]/.test(a)) {
+          for (let k = 1; k < a.length; k++) {
+            const c = a[k]!;
+            if (c === 'x') {
+              const s = k + 1 < a.length ? { ...w, value: a.slice(k + 1), pattern: '' } : words[++i];
+              if (s) scripts.push(s);
+              break;
+            }
+            if ('sXC'.includes(c)) {
+              if (k === a.length - 1) i++;
+              break;
+            }
+          }
+        }
+      }
+      if (scripts.length) {
+        const problem = opaque('--exec runs a shell command after each commit');
+        return { problem, inner: scripts.map((script) => ({ label: 'git rebase --exec', script, opaque: problem })) };
+      }
+      return dynamic && unless(dynamic, '--exec');
+    }
+    case 'bisect': {
+      const first = words[0];
+      if (first && !first.literal) return unless(first, 'run');
+      if (first?.value !== 'run') return undefined;
+      return { problem: opaque('run runs a command at every step'), inner: words.length > 1 ? [{ label: 'git bisect run', argv: words.slice(1) }] : [] };
+    }
+    case 'filter-branch': {
+      const scripts: Word[] = [];
+      for (let i = 0; i < words.length; i++) {
+        const w = words[i]!;
+        const [opt, inline] = w.value.split(/=(.*)/s, 2) as [string, string | undefined];
+        if (!w.literal || !FILTER_BRANCH_SCRIPTS.includes(opt)) continue;
+        const s = inline !== undefined ? { ...w, value: inline, pattern: '' } : words[++i];
+        if (s) scripts.push(s);
+      }
+      if (scripts.length) {
+        const problem = opaque('its filters run shell commands on every commit');
+        return { problem, inner: scripts.map((script) => ({ label: 'git filter-branch', script, opaque: problem })) };
+      }
+      return dynamic && unless(dynamic, 'a filter');
+    }
+    case 'submodule': {
+      // `git submodule [--quiet] foreach [--recursive] CMD…` runs CMD with sh in every submodule.
+      const at = words.findIndex((w) => !(w.literal && w.value.startsWith('-')));
+      if (at < 0 || !words[at]!.literal || words[at]!.value !== 'foreach') return undefined;
+      let from = at + 1;
+      while (from < words.length && words[from]!.literal && /^-/.test(words[from]!.value)) from++;
+      const cmd = words.slice(from);
+      return cmd.length ? { inner: [{ label: 'git submodule foreach', script: { value: cmd.map((w) => w.value).join(' '), literal: cmd.every((w) => w.literal), pattern: '' } }] } : undefined;
+    }
+  }
+  return undefined;
+}
+
 function git(args: readonly Word[]): Verdict {
   let i = 0;
   let risky: string | undefined;
@@ -206,7 +294,10 @@ function git(args: readonly Word[]): Verdict {
   if (!sub.literal) return v('unknown', 'the git subcommand is only known at run time', { argv, problem: `git ${short(sub.value)}: the subcommand is only known at run time` });
   const [cls, reason] = gitSubcommand(sub.value, argv.slice(2));
   // `git -c core.pager=… log` may run anything: its `git log` text must not be trusted to rules.
-  return risky ? v('unknown', risky, { argv, problem: risky }) : v(cls, reason, { argv });
+  if (risky) return v('unknown', risky, { argv, problem: risky });
+  const runs = gitRunsCommands(sub.value, rest.slice(1));
+  if (runs?.problem) return v('unknown', runs.problem, { ...runs, argv });
+  return v(cls, reason, { ...runs, argv });
 }
 
 /* ---------------------------------------------------------------- JavaScript package managers */
@@ -268,6 +359,41 @@ function npm(args: readonly Word[]): Verdict {
   return v(cls ?? 'unknown', reason, { argv });
 }
 
+/**
+ * Package runners (`npx TOOL`, `npm exec TOOL`, `pnpm exec|dlx TOOL`, `yarn exec|dlx TOOL`, `bunx
+ * TOOL`, `bun x TOOL`): a label and where TOOL's words start, or null when `words` is not one. The
+ * wrapper table uses this to follow a TOOL that runs another command (`npx env rm -rf x`).
+ */
+export function launcher(name: string, words: readonly Word[]): { label: string; next: number } | null {
+  switch (name) {
+    case 'npx':
+    case 'pnpx':
+    case 'bunx':
+      return { label: name, next: 1 };
+    case 'npm': {
+      let i = 1;
+      for (; i < words.length && words[i]!.literal; i++) {
+        const [opt, inline] = words[i]!.value.split(/=(.*)/s, 2) as [string, string | undefined];
+        if (!(opt in NPM_GLOBAL)) break;
+        if (NPM_GLOBAL[opt] && inline === undefined) i++;
+      }
+      const sub = words[i];
+      return sub?.literal && (sub.value === 'exec' || sub.value === 'x') ? { label: 'npm exec', next: i + 1 } : null;
+    }
+    case 'pnpm':
+    case 'yarn':
+    case 'bun': {
+      const o = readOptions(words, 1, { short: 'CF', long: ['dir', 'filter', 'cwd'] });
+      // `yarn workspace NAME exec …` runs in one workspace.
+      const at = name === 'yarn' && words[o.next]?.literal && words[o.next]!.value === 'workspace' ? o.next + 2 : o.next;
+      const sub = words[at];
+      const subs = name === 'bun' ? ['x'] : ['exec', 'dlx'];
+      return sub?.literal && subs.includes(sub.value) ? { label: `${name} ${sub.value}`, next: at + 1 } : null;
+    }
+  }
+  return null;
+}
+
 /** `npx tool args`: as risky as the tool, and unknown when the tool is not one this table knows. */
 function runsTool(via: string, args: readonly Word[], argv: string[]): Verdict {
   const o = readOptions(args, 0, { short: 'pc', long: ['package', 'call'] });
@@ -292,6 +418,9 @@ function packageManager(name: string, all: readonly Word[]): Verdict {
   const o = readOptions(all, 0, { short: 'CF', long: ['dir', 'filter', 'cwd'] });
   if (['--version', '-v', '--help', '-h'].some((f) => o.flags.has(f))) return v('read-only', `${name} prints information`);
   const args = all.slice(o.next);
+  // `yarn workspace NAME CMD` is CMD in one workspace; `yarn workspaces foreach CMD` runs CMD in each.
+  if (name === 'yarn' && args[0]?.literal && args[0].value === 'workspace' && args.length > 2) return packageManager(name, args.slice(2));
+  if (name === 'yarn' && args[0]?.literal && args[0].value === 'workspaces' && args[1]?.value === 'foreach') return v('unknown', 'yarn workspaces foreach runs a command in every workspace');
   const argv = [name, ...args.map((w) => w.value)];
   const sub = args[0];
   if (!sub) return name === 'bun' ? v('read-only', 'bun prints help', { argv }) : v('network', `${name} installs dependencies`, { argv });
@@ -415,7 +544,7 @@ const SUBCOMMANDS: Record<string, Record<string, CommandClass>> = {
 const SUBCOMMAND_DEFAULT: Record<string, CommandClass> = {
   cargo: 'unknown', go: 'unknown', dotnet: 'unknown', bundle: 'unknown', uv: 'unknown', apt: 'network', systemctl: 'privilege', playwright: 'unknown',
 };
-const ALIASES: Record<string, string> = { 'apt-get': 'apt', aptitude: 'apt', gsed: 'sed', gawk: 'awk', mawk: 'awk', nawk: 'awk', nodejs: 'node', bunzip2: 'gzip', gunzip: 'gzip', bzip2: 'gzip', xz: 'gzip', unxz: 'gzip', zstd: 'gzip', unzstd: 'gzip', pip3: 'pip', pipx: 'pip', python3: 'python', python2: 'python', pypy: 'python', pypy3: 'python', 'py.test': 'pytest' };
+const ALIASES: Record<string, string> = { 'apt-get': 'apt', aptitude: 'apt', gsed: 'sed', gawk: 'awk', mawk: 'awk', nawk: 'awk', nodejs: 'node', bunzip2: 'gzip', gunzip: 'gzip', bzip2: 'gzip', xz: 'gzip', unxz: 'gzip', zstd: 'gzip', unzstd: 'gzip', pip3: 'pip', pipx: 'pip', fdfind: 'fd', batcat: 'bat', python3: 'python', python2: 'python', pypy: 'python', pypy3: 'python', 'py.test': 'pytest' };
 
 /** Tools with a write or fix switch: class without it, class with it, and the switches. */
 const FIXERS: Record<string, [CommandClass, CommandClass, string, string[]]> = {
@@ -477,8 +606,61 @@ const SPECIAL: Record<string, (args: readonly Word[], a: string[], typed: string
   hostname: (_, a) => (operands(a).length ? v('privilege', 'hostname NAME changes the host name') : v('read-only', 'hostname prints the host name')),
   source: () => v('unknown', 'source runs a script file in this shell', { problem: 'source runs a script file whose commands cannot be seen' }),
   '.': () => v('unknown', '. runs a script file in this shell', { problem: '. runs a script file whose commands cannot be seen' }),
+  make: (args, _, typed) => make(typed, args),
+  gmake: (args, _, typed) => make(typed, args),
   ruff: (_, a) => (a[0] === 'format' && !hasFlag(a, '', '--check', '--diff')) || hasFlag(a, '', '--fix') ? v('write', 'ruff rewrites files') : v('test-build', 'ruff lints'),
 };
+
+/** Makefiles read from standard input: their recipes cannot be seen. */
+const STDIN_FILES = new Set(['-', '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
+
+/**
+ * make runs the project's Makefile (test-build). `make -f -` (or /dev/stdin) reads recipes from
+ * standard input and `--eval` takes them from the command line: shell commands the line hides.
+ */
+function make(typed: string, args: readonly Word[]): Verdict {
+  const problem = (p: string) => v('unknown', p, { problem: p });
+  const conditions: Condition[] = [];
+  const file = (w: Word | undefined) => {
+    if (w && !w.literal) return problem(`${typed} -f ${short(w.value)}: the makefile is only known at run time`);
+    if (w && STDIN_FILES.has(w.value)) return problem(`${typed} -f ${w.value} reads a makefile from standard input, whose recipes cannot be seen`);
+    return undefined;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const a = w.value;
+    if (!w.literal) {
+      if (!/^[$`]/.test(a)) continue;
+      const r = runTimeWord(w, `${typed} ${short(a)}: an argument only known at run time could be -f - or --eval`);
+      if (r.problem) return problem(r.problem);
+      conditions.push(...(r.conditions ?? []));
+      continue;
+    }
+    if (a === '--') break;
+    if (a.startsWith('--eval')) return problem(`${typed} --eval runs recipes given on the command line`);
+    const long = /^--(file|makefile)(=(.*))?$/s.exec(a);
+    if (long) {
+      const bad = file(long[2] !== undefined ? { ...w, value: long[3]!, pattern: '' } : args[++i]);
+      if (bad) return bad;
+      continue;
+    }
+    if (!/^-[^-]/.test(a)) continue;
+    for (let k = 1; k < a.length; k++) {
+      const c = a[k]!;
+      if (c === 'E') return problem(`${typed} -E runs recipes given on the command line`);
+      if (c === 'f') {
+        const bad = file(k + 1 < a.length ? { ...w, value: a.slice(k + 1), pattern: '' } : args[++i]);
+        if (bad) return bad;
+        break;
+      }
+      if ('CIoW'.includes(c)) {
+        if (k === a.length - 1) i++;
+        break;
+      }
+    }
+  }
+  return { ...plain(typed, 'test-build'), ...(conditions.length ? { conditions } : {}) };
+}
 
 /** Options that make an ordinary tool run another program (`tar --to-command=sh`, `sort --compress-program=x`). */
 const RUNS_PROGRAM: Record<string, string[]> = {
@@ -488,6 +670,11 @@ const RUNS_PROGRAM: Record<string, string[]> = {
   man: ['-P', '--pager', '-H', '--html'],
   split: ['--filter'],
   install: ['--strip-program'],
+  rg: ['--pre'],
+  fd: ['-x', '--exec', '-X', '--exec-batch'],
+  bat: ['--pager'],
+  sdiff: ['--diff-program'],
+  diff3: ['--diff-program'],
 };
 
 /** Writes to these are not writes to files. */
@@ -503,6 +690,8 @@ export function classifyCommand(typed: string, args: readonly Word[]): Verdict {
   const a = args.map((w) => w.value);
   const runs = RUNS_PROGRAM[name]?.find((o) => a.some((x) => x === o || x.startsWith(o.length === 2 ? o : `${o}=`)));
   if (runs) return v('unknown', `${typed} ${runs} runs another program`);
+  const builtin = BUILTINS[name];
+  if (builtin) return builtin(args, typed);
   const special = SPECIAL[name];
   if (special) return special(args, a, typed);
   const interp = INTERPRETERS[name];

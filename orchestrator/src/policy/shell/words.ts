@@ -16,6 +16,12 @@ export interface Word {
    * Empty for words that are not literal.
    */
   pattern: string;
+  /**
+   * Set by the walker on a word that is not literal but is an integer (so it cannot be an option
+   * such as `-v`) provided the variables listed only ever hold integers: `[]` for `$?`, `$!`,
+   * `$((…))`; `['pid']` for `"$pid"`. See evaluation.ts.
+   */
+  numeric?: string[];
 }
 
 const EXPANSIONS = new Set(['simple_expansion', 'expansion', 'command_substitution', 'process_substitution', 'arithmetic_expansion']);

@@ -1,5 +1,5 @@
 import { isAssignment, readOptions, type OptionSpec } from './arguments';
-import type { Verdict } from './commands';
+import { launcher, type Verdict } from './commands';
 import type { Word } from './words';
 
 /**
@@ -115,6 +115,37 @@ function find(words: Word[]): Unwrapped {
   return { self, runs, writes };
 }
 
+/** Names `unwrap` knows as running another command (a package runner launching one is followed). */
+const WRAPPERS = new Set([
+  ...Object.keys(PREFIX), ...SHELLS, 'env', 'timeout', 'time', 'command', 'xargs', 'find', 'sudo', 'doas', 'su', 'eval', 'alias', 'trap', 'watch',
+  'npx', 'pnpx', 'bunx', 'npm', 'pnpm', 'yarn', 'bun',
+]);
+
+/**
+ * A package runner (`npx`, `npm exec`, `pnpm dlx`…; see `launcher`). What it runs may be a package
+ * the registry supplies rather than the program of that name, so when TOOL is a wrapper (`npx env
+ * rm -rf x`, `npx find . -delete`) the runner is unknown, and TOOL is followed so rules still see
+ * the command it runs. `-c STR` runs a shell string. An ordinary TOOL is left to commands.ts, which
+ * classifies it as that tool (and an unknown one as unknown).
+ */
+function launch(label: string, words: Word[], next: number): Unwrapped | null {
+  const o = readOptions(words, next, { short: 'pc', long: ['package', 'call'] });
+  const call = o.values.get('-c') ?? o.values.get('--call');
+  if (call || o.flags.has('--shell-mode')) {
+    const script = call ?? joinWords(words.slice(o.next));
+    return { self: { class: 'unknown', reason: `${label} -c runs a shell string, with the project's programs first in PATH` }, runs: [{ label: `${label} -c`, script }] };
+  }
+  const tool = words[o.next];
+  if (!tool?.literal) return null;
+  // `@scope/pkg@1.2` runs the bin named after the package.
+  const bin = tool.value.replace(/^@[^/]+\//, '').replace(/@[^@]*$/, '');
+  if (!WRAPPERS.has(bin)) return null;
+  return {
+    self: { class: 'unknown', reason: `${label} ${bin}: a program the registry may supply, running another command` },
+    runs: [{ label, argv: [{ ...tool, value: bin, pattern: bin }, ...words.slice(o.next + 1)] }],
+  };
+}
+
 /**
  * If `words` (a command whose name is the literal `name`, already a basename) runs another
  * command, what it runs; null when it is an ordinary command (or a wrapper with nothing to run,
@@ -127,6 +158,11 @@ export function unwrap(name: string, words: Word[]): Unwrapped | null {
     return o.next < words.length ? { runs: [{ label: name, argv: words.slice(o.next) }] } : null;
   }
   if (SHELLS.has(name)) return shell(name, words);
+  const launched = launcher(name, words);
+  if (launched) {
+    const l = launch(launched.label, words, launched.next);
+    if (l) return l;
+  }
   switch (name) {
     case 'env': {
       let o = readOptions(words, 1, { short: 'uCS', long: ['unset', 'chdir', 'split-string'] });
