@@ -144,8 +144,14 @@ async function runChild(p: ParentRun, h: Handoff, callId: string, provider: RunE
   try {
     handedOver = await snapshotWorkspace(p.sandbox, raw.runDir, 'handoff');
   } catch (e) {
-    handedOver = { dir: null, files: [], deleted: [] };
-    log.append('run.feedback', 'runtime', { turn: 1, reason: `the parent's workspace could not be copied: ${(e as Error).message}` });
+    // Without the parent's workspace the child would work on something else: it does not start.
+    const reason = `handoff_failed: the parent's workspace could not be copied: ${(e as Error).message}`;
+    const failed = { status: 'failed' as const, stopReason: reason };
+    log.append('agent.completed', 'runtime', completed(p.runId, childRunId, callId, failed, [], []));
+    log.append('run.completed', 'runtime', { status: 'failed', stopReason: reason, filesChanged: [], applied: false });
+    raw.close();
+    p.log.append('agent.completed', 'runtime', completed(p.runId, childRunId, callId, failed, [], []));
+    return { ok: false, output: '', error: { code: 'sub_agent_failed', message: reason } };
   }
   // Kept beside the child's log: a resumed child compares its result against the same hand-over.
   writeFileSync(path.join(raw.runDir, HANDOFF_FILE), JSON.stringify(handedOver));
