@@ -19,6 +19,36 @@ function gatehouse(args: string[]) {
   return spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, CI: 'true' }, input: '' });
 }
 
+
+/**
+ * Starts a live headless run whose policy (given with --policy: approvers are trusted only from
+ * there) lists `approvers`, and resolves with its first approval request.
+ */
+function startLive(tmp: string, approvers: Array<{ name: string; publicKey: string }>, script: unknown) {
+  const repo = path.join(tmp, 'repo');
+  mkdirSync(path.join(repo, '.gatehouse'), { recursive: true });
+  writeFileSync(path.join(repo, 'README.md'), '# x\n');
+  writeFileSync(path.join(repo, '.gatehouse/policy.json'), JSON.stringify({ mode: 'sandboxed-auto', ask: ['bash(echo ran*)'], approvers }));
+  const scriptFile = path.join(tmp, 'script.json');
+  writeFileSync(scriptFile, JSON.stringify(script));
+  const stateDir = path.join(tmp, 'state');
+  const child = spawn(process.execPath, [cli, 'run', 'x', '--repo', repo, '--policy', path.join(repo, '.gatehouse/policy.json'), '--model', `scripted:${scriptFile}`, '--json', '--state-dir', stateDir, '--approval-wait', '60'], { env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 100_000);
+  const requested = new Promise<Event>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (l) => {
+      const e = JSON.parse(l) as Event;
+      if (e.type === 'approval.requested') resolve(e);
+    });
+    child.on('close', () => reject(new Error('the run ended before asking')));
+  });
+  const stop = (): void => {
+    clearTimeout(killer);
+    child.kill('SIGKILL');
+  };
+  return { stateDir, exited, requested, stop };
+}
+
 describe('approvals over NATS (real CLI, real NATS server, real sandbox)', () => {
   it('a signed answer from a listed approver is accepted; a forged one is refused and recorded; the command runs once', async () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'gh-nats-appr-'));
@@ -29,27 +59,10 @@ describe('approvals over NATS (real CLI, real NATS server, real sandbox)', () =>
     };
     const alice = keygen('alice');
     keygen('mallory'); // a valid key, but not in the policy
-    const repo = path.join(tmp, 'repo');
-    mkdirSync(path.join(repo, '.gatehouse'), { recursive: true });
-    writeFileSync(path.join(repo, 'README.md'), '# x\n');
-    writeFileSync(path.join(repo, '.gatehouse/policy.json'), JSON.stringify({ mode: 'sandboxed-auto', ask: ['bash(echo ran*)'], approvers: [alice] }));
-    const script = path.join(tmp, 'script.json');
-    writeFileSync(script, JSON.stringify({ turns: [{ toolCalls: [{ name: 'bash', input: { command: 'echo ran >> ran.log' } }] }, { final: 'done (obs-1)' }] }));
-    const stateDir = path.join(tmp, 'state');
-
-    // Approvers are trusted only from a policy given with --policy, never from the repository alone.
-    const child = spawn(process.execPath, [cli, 'run', 'x', '--repo', repo, '--policy', path.join(repo, '.gatehouse/policy.json'), '--model', `scripted:${script}`, '--json', '--state-dir', stateDir, '--approval-wait', '60'], { env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 100_000);
+    const live = startLive(tmp, [alice], { turns: [{ toolCalls: [{ name: 'bash', input: { command: 'echo ran >> ran.log' } }] }, { final: 'done (obs-1)' }] });
+    const { stateDir, exited } = live;
     try {
-      const requested = await new Promise<Event>((resolve, reject) => {
-        const lines = createInterface({ input: child.stdout });
-        lines.on('line', (l) => {
-          const e = JSON.parse(l) as Event;
-          if (e.type === 'approval.requested') resolve(e);
-        });
-        child.on('close', () => reject(new Error('the run ended before asking')));
-      });
+      const requested = await live.requested;
       const runId = requested.runId;
       const requestId = String(requested.data.requestId);
 
@@ -71,8 +84,7 @@ describe('approvals over NATS (real CLI, real NATS server, real sandbox)', () =>
       expect(runs[0]!.data.approvalId).toBe(grant.id);
       expect(log.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final' } });
     } finally {
-      clearTimeout(killer);
-      child.kill('SIGKILL');
+      live.stop();
     }
   });
 
@@ -80,26 +92,11 @@ describe('approvals over NATS (real CLI, real NATS server, real sandbox)', () =>
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'gh-nats-child-'));
     const keygen = gatehouse(['approver', 'keygen', 'alice', '--out', path.join(tmp, 'alice.key')]);
     const alice = JSON.parse(keygen.stdout) as { name: string; publicKey: string };
-    const repo = path.join(tmp, 'repo');
-    mkdirSync(path.join(repo, '.gatehouse'), { recursive: true });
-    writeFileSync(path.join(repo, 'README.md'), '# x\n');
-    writeFileSync(path.join(repo, '.gatehouse/policy.json'), JSON.stringify({ mode: 'sandboxed-auto', ask: ['bash(echo ran*)'], approvers: [alice] }));
-    const script = path.join(tmp, 'script.json');
     const handoff = { task: 'record', tools: ['bash'], paths: ['**'], evidence: [], budget: { turns: 3, toolCalls: 3, tokens: 100000, seconds: 120 }, expect: 'done' };
-    writeFileSync(script, JSON.stringify({ turns: [{ toolCalls: [{ name: 'delegate', input: handoff }] }, { final: 'recorded (obs-3)' }], children: [{ turns: [{ toolCalls: [{ name: 'bash', input: { command: 'echo ran >> ran.log' } }] }, { final: 'ok (obs-1)' }] }] }));
-    const stateDir = path.join(tmp, 'state');
-    // Approvers are trusted only from a policy given with --policy, never from the repository alone.
-    const child = spawn(process.execPath, [cli, 'run', 'x', '--repo', repo, '--policy', path.join(repo, '.gatehouse/policy.json'), '--model', `scripted:${script}`, '--json', '--state-dir', stateDir, '--approval-wait', '60'], { env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 100_000);
+    const live = startLive(tmp, [alice], { turns: [{ toolCalls: [{ name: 'delegate', input: handoff }] }, { final: 'recorded (obs-3)' }], children: [{ turns: [{ toolCalls: [{ name: 'bash', input: { command: 'echo ran >> ran.log' } }] }, { final: 'ok (obs-1)' }] }] });
+    const { stateDir, exited } = live;
     try {
-      const requested = await new Promise<Event>((resolve, reject) => {
-        createInterface({ input: child.stdout }).on('line', (l) => {
-          const e = JSON.parse(l) as Event;
-          if (e.type === 'approval.requested') resolve(e);
-        });
-        child.on('close', () => reject(new Error('the run ended before asking')));
-      });
+      const requested = await live.requested;
       const rootId = String((requested.data.lineage as string[])[0]);
       expect(requested.runId).not.toBe(rootId);
       expect(requested.data.lineage).toEqual([rootId, requested.runId]);
@@ -110,8 +107,7 @@ describe('approvals over NATS (real CLI, real NATS server, real sandbox)', () =>
       expect(childLog.find((e) => e.type === 'approval.granted')!.data).toMatchObject({ channel: 'nats', approver: `nats:alice:${alice.publicKey}` });
       expect(childLog.filter((e) => e.type === 'tool.execution.started')).toHaveLength(1);
     } finally {
-      clearTimeout(killer);
-      child.kill('SIGKILL');
+      live.stop();
     }
   });
 });
