@@ -2,6 +2,7 @@ import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
 import { sha256Hex } from '@gatehouse/shared';
 import { applyApproval, initialApprovalState } from './approval-state';
 import { listRuns } from './runs';
+import { lastEvent } from './state';
 import { RunLog } from './store';
 
 /**
@@ -206,7 +207,7 @@ function checkChild(child: AgentNode, parent: AgentNode, spawn: EventDataOf<'age
   }
 
   const childDone = events.filter((e) => e.type === 'agent.completed').map((e) => e.data as EventDataOf<'agent.completed'>).find((d) => d.childRunId === child.runId);
-  const runDone = [...events].reverse().find((e) => e.type === 'run.completed')?.data as EventDataOf<'run.completed'> | undefined;
+  const runDone = lastEvent(events, 'run.completed')?.data as EventDataOf<'run.completed'> | undefined;
   if (parentDone && childDone) {
     if (parentDone.status !== childDone.status) p.push(`agent.completed disagrees on status: parent's log ${parentDone.status}, child's log ${childDone.status}`);
     if (parentDone.resultSha256 !== childDone.resultSha256) p.push(`agent.completed disagrees on resultSha256: parent's log ${String(parentDone.resultSha256)}, child's log ${String(childDone.resultSha256)}`);

@@ -136,3 +136,9 @@ function apply(s: Mutable<RunState>, event: EventEnvelope): void {
 export function nextObservationId(state: RunState): string {
   return `obs-${state.observations.length + 1}`;
 }
+
+/** The newest event of a type in a run's events (resume, lineage and delegation all ask this). */
+export function lastEvent(events: readonly EventEnvelope[], type: EventType): EventEnvelope | undefined {
+  for (let i = events.length - 1; i >= 0; i--) if (events[i]?.type === type) return events[i];
+  return undefined;
+}

@@ -6,7 +6,7 @@ import { normaliseGlob } from '../agents/handoff';
 import { narrowPolicy } from '../agents/narrow';
 import { childTask, handoffHash, type Evidence } from '../agents/packet';
 import { RunLog } from '../events/store';
-import { StateTracker } from '../events/state';
+import { lastEvent, StateTracker } from '../events/state';
 import { pathPattern } from '../policy/rules';
 import type { Sandbox } from '../sandbox/index';
 import { codingTools } from '../tools/builtin/index';
@@ -245,7 +245,7 @@ async function resumeChild(p: ParentRun, callId: string, signal: AbortSignal): P
   // A child that already ended (the parent stopped while applying its changes) is concluded from
   // its log and saved result, not run again.
   const childEvents = readChildEvents(p, spawned.childRunId);
-  const ended = [...childEvents].reverse().find((e) => e.type === 'run.completed');
+  const ended = lastEvent(childEvents, 'run.completed');
   if (ended) {
     const d = ended.data as EventDataOf<'run.completed'>;
     const outcome: AgentRunResult = { status: d.status, stopReason: d.stopReason, ...(d.answer !== undefined ? { answer: d.answer } : {}), runId: spawned.childRunId, runDir, repoDir: p.repoDir, filesChanged: d.filesChanged ?? [], applied: false, pendingRequests: [] };

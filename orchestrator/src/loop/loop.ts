@@ -2,7 +2,7 @@ import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
 import { sha256Hex } from '@gatehouse/shared';
 import { compileContext } from '../context/compile';
 import type { Budgets } from '../context/system';
-import type { StateTracker } from '../events/state';
+import { lastEvent, type StateTracker } from '../events/state';
 import type { ModelProvider, ModelToolCall, ModelToolSpec, ProviderErrorKind, Usage } from '../providers/types';
 import type { ToolPipeline } from '../tools/pipeline';
 import type { LogPort } from '../tools/ports';
@@ -139,8 +139,7 @@ function paused(requestId: string | undefined): LoopOutcome {
  */
 async function finishLastTurn(d: LoopDeps, progress: Progress): Promise<LoopOutcome | undefined> {
   const events = d.log.events();
-  let last: EventEnvelope | undefined;
-  for (let i = events.length - 1; i >= 0 && !last; i--) if (events[i]?.type === 'model.output') last = events[i];
+  const last = lastEvent(events, 'model.output');
   if (!last) return undefined;
   const out = last.data as EventDataOf<'model.output'>;
   for (const call of out.toolCalls) {

@@ -1,6 +1,6 @@
 import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
 import { RunLog } from '../events/store';
-import { StateTracker } from '../events/state';
+import { lastEvent, StateTracker } from '../events/state';
 import type { Sandbox } from '../sandbox/index';
 import { codingTools } from '../tools/builtin/index';
 import { drive, tee, type AgentRunResult, type RunEnvironment, type RunHandle } from './session';
@@ -45,7 +45,7 @@ export async function resumeAgent(runId: string, o: RunEnvironment, finishFor?: 
         await orphan.destroy();
       }
     } else {
-      const paused = lastOf(events, 'run.paused');
+      const paused = lastEvent(events, 'run.paused');
       if (paused) {
         snapshot = (paused.data as EventDataOf<'run.paused'>).workspace;
         from = 'pause-snapshot';
@@ -70,10 +70,5 @@ export async function resumeAgent(runId: string, o: RunEnvironment, finishFor?: 
   } finally {
     if (!handed) raw.close();
   }
-}
-
-function lastOf(events: readonly EventEnvelope[], type: EventEnvelope['type']): EventEnvelope | undefined {
-  for (let i = events.length - 1; i >= 0; i--) if (events[i]?.type === type) return events[i];
-  return undefined;
 }
 

@@ -1,7 +1,7 @@
 import { actionHash, canonicalJson, errorResult, MAX_OUTPUT_CAP, newId, STREAM_CAP, type EventDataOf, type EventEnvelope, type InvocationResult, type ValidationError } from '@gatehouse/shared';
-import type { RunState, StateTracker } from '../events/state';
+import type { StateTracker } from '../events/state';
 import { nextObservationId } from '../events/state';
-import { pendingRequests, usableGrant, type RequestState } from '../events/approval-state';
+import { usableGrant, type RequestState } from '../events/approval-state';
 import type { ApprovalChannel, ApprovalPrompt } from '../policy/channels/types';
 import { previewOf } from '../policy/channels/preview';
 import type { ApprovalPolicy } from '../policy/mode';
@@ -192,11 +192,6 @@ export class ToolPipeline {
     return this.ask(this.requestApproval(callId, call.tool, input, call.decision.actionHash, executionHash, decision, call.decision.eventId), tool, input, plan, signal);
   }
 
-  /** Requests still waiting for an answer in this run. */
-  pending(): RequestState[] {
-    return pendingRequests(this.deps.tracker.state.approvals);
-  }
-
   private requestApproval(callId: string, tool: string, input: unknown, actionH: string, executionHash: string, decision: { policyId: string; reason: string; risk: string[]; shape: string }, causationId: string): RequestState {
     const requestId = newId('apr');
     const runId = this.deps.tracker.state.runId ?? 'unknown';
@@ -286,7 +281,7 @@ export class ToolPipeline {
     // changes nothing, so losing its record to a power cut loses nothing; it skips the fsync.
     if (!tool.isReadOnly(input)) this.deps.log.sync();
     const t0 = performance.now();
-    const raw = await this.invoke(plan, invocationId, grant, signal);
+    const raw = await this.invoke(plan, callId, invocationId, grant, signal);
     crashPoint('after-execution');
     const durationMs = Math.round((performance.now() - t0) * 100) / 100;
     return this.complete(callId, tool, input, plan, invocationId, started.id, raw, durationMs);
@@ -337,14 +332,14 @@ export class ToolPipeline {
     });
   }
 
-  private async invoke(plan: ExecutionPlan, invocationId: string, grant: Grant, signal?: AbortSignal): Promise<RawResult> {
+  private async invoke(plan: ExecutionPlan, callId: string, invocationId: string, grant: Grant, signal?: AbortSignal): Promise<RawResult> {
     if (plan.executor === 'orchestrator') {
       const delegate = this.deps.delegate;
       return {
         executor: 'orchestrator',
         result: await plan.run({
           readArtifact: (ref, offset, limit) => this.deps.log.artifacts.read(ref, offset, limit),
-          ...(delegate ? { delegate: (h: Handoff) => delegate(h, callIdOf(invocationId, this.deps.tracker.state), signal) } : {}),
+          ...(delegate ? { delegate: (h: Handoff) => delegate(h, callId, signal) } : {}),
         }),
       };
     }
@@ -472,10 +467,4 @@ function canonicalOrDescribe(value: unknown): string {
   } catch {
     return Object.prototype.toString.call(value);
   }
-}
-
-/** The call an invocation belongs to (from folded state: execution.started names both). */
-function callIdOf(invocationId: string, state: RunState): string {
-  for (const c of Object.values(state.approvals.calls)) if (c.started?.invocationId === invocationId) return c.callId;
-  return invocationId;
 }
