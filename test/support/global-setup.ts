@@ -9,5 +9,5 @@ import { ensureImages } from '@gatehouse/orchestrator';
 export default async function setup(): Promise<void> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
-  await ensureImages({ log: (m) => process.stderr.write(`[gatehouse] ${m}\n`) });
+  await ensureImages({ prune: false, log: (m) => process.stderr.write(`[gatehouse] ${m}\n`) });
 }

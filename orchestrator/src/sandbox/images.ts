@@ -34,6 +34,11 @@ export interface EnsureImagesOptions {
   /** auto: the public base if it is present or can be pulled, else a local debootstrap base. */
   base?: BaseChoice;
   log?: (msg: string) => void;
+  /**
+   * Remove images of older build contexts (default true). Test runs pass false: several runs may
+   * share one engine, and removing an image another run still starts sandboxes from breaks it.
+   */
+  prune?: boolean;
 }
 
 export interface Images {
@@ -49,8 +54,8 @@ export async function ensureImages(opts: EnsureImagesOptions = {}): Promise<Imag
   const choice = BaseChoice.parse(opts.base ?? process.env.GATEHOUSE_IMAGE_BASE ?? 'auto');
   const log = opts.log ?? (() => undefined);
   return {
-    sandbox: await ensureImage(SPECS.sandbox, choice, log),
-    nats: await ensureImage(SPECS.nats, choice, log),
+    sandbox: await ensureImage(SPECS.sandbox, choice, log, opts.prune ?? true),
+    nats: await ensureImage(SPECS.nats, choice, log, opts.prune ?? true),
   };
 }
 
@@ -64,7 +69,7 @@ export async function expectedImageTags(choice: BaseChoice = 'auto'): Promise<Re
   return result;
 }
 
-async function ensureImage(spec: ImageSpec, choice: BaseChoice, log: (m: string) => void): Promise<string> {
+async function ensureImage(spec: ImageSpec, choice: BaseChoice, log: (m: string) => void, prune: boolean): Promise<string> {
   const d = docker();
   // Fast path: an image for this exact context already exists, from either base.
   for (const base of choice === 'local' ? [spec.localBase] : choice === 'public' ? [spec.publicBase] : [spec.publicBase, spec.localBase]) {
@@ -77,7 +82,7 @@ async function ensureImage(spec: ImageSpec, choice: BaseChoice, log: (m: string)
   await buildImage(d, contextDir(spec), tag, base);
   // `latest` follows the newest build, for docker-compose.yml and people poking around by hand.
   await d.getImage(tag).tag({ repo: `gatehouse/${spec.kind}`, tag: 'latest' });
-  await pruneSuperseded(d, spec.kind, tag, log);
+  if (prune) await pruneSuperseded(d, spec.kind, tag, log);
   return tag;
 }
 
