@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureImages } from '@gatehouse/orchestrator';
 
@@ -8,6 +11,8 @@ import { ensureImages } from '@gatehouse/orchestrator';
  */
 export default async function setup(): Promise<void> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
+  // Runs made by tests anchor their logs with a test key, not the user's (~/.config/gatehouse/log.key).
+  process.env.GATEHOUSE_KEY_FILE ||= path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-test-key-')), 'log.key');
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
   await ensureImages({ prune: false, log: (m) => process.stderr.write(`[gatehouse] ${m}\n`) });
 }

@@ -3,17 +3,17 @@ import { canonicalJson, GENESIS_HASH, sha256Hex, type EventEnvelope } from '@gat
 
 export { GENESIS_HASH };
 
-/** An event before it is sealed: every envelope field but `hash`. */
-export type UnsealedEvent = Omit<EventEnvelope, 'hash'>;
+/** An event before it is sealed: every envelope field but `hash` and `mac`. */
+export type UnsealedEvent = Omit<EventEnvelope, 'hash' | 'mac'>;
 
 /**
  * The chain hash of an event: SHA-256 of the canonical JSON of every field except `hash` itself
- * (prevHash included, so each event commits to the whole history before it). This is the
- * definition; `sealEvent` is the fast path the store and the verifier use, and tests hold the two
- * equal.
+ * and `mac` (which is computed from the hash), prevHash included, so each event commits to the
+ * whole history before it. This is the definition; `sealEvent` is the fast path the store and the
+ * verifier use, and tests hold the two equal.
  */
 export function eventHash(event: UnsealedEvent): string {
-  const { hash: _ignored, ...rest } = event as UnsealedEvent & { hash?: unknown };
+  const { hash: _ignored, mac: _mac, ...rest } = event as UnsealedEvent & { hash?: unknown; mac?: unknown };
   return sha256Hex(canonicalJson(rest));
 }
 
@@ -25,20 +25,24 @@ export function eventHash(event: UnsealedEvent): string {
  * demand that a line re-encodes to itself and any byte edit, even one that parses to the same
  * value (`\u001f` -> `\u001F`), is detected.
  *
- * Envelope keys in code-point order are actor, causationId, data, hash, id, parentRunId, prevHash,
- * runId, seq, ts, type; so the hashed text is head + tail and the line is head + hash + tail, and
- * the (possibly large) `data` is canonicalized once instead of twice.
+ * Envelope keys in code-point order are actor, causationId, data, hash, id, mac, parentRunId,
+ * prevHash, runId, schemaVersion, seq, ts, type; so the hashed text is head + id + tail and the
+ * line is head + hash + id + mac + tail, and the (possibly large) `data` is canonicalized once.
+ * `mac` is either the MAC already on a line being checked, or a function of the new hash.
  */
-export function sealEvent(event: UnsealedEvent): { hash: string; line: string } {
+export function sealEvent(event: UnsealedEvent, mac?: string | ((hash: string) => string)): { hash: string; line: string } {
   const q = quote;
   if (event.data === undefined) throw new TypeError('sealEvent: event has no data');
   const head = `{"actor":${q(event.actor)},"causationId":${event.causationId === null ? 'null' : q(event.causationId)},"data":${encodeCanonical(event.data, 0)}`;
+  const id = `,"id":${q(event.id)}`;
+  const version = event.schemaVersion === undefined ? '' : `,"schemaVersion":${encodeCanonical(event.schemaVersion, 0)}`;
   const tail =
-    `,"id":${q(event.id)},"parentRunId":${event.parentRunId === null ? 'null' : q(event.parentRunId)},"prevHash":${q(event.prevHash)}` +
-    `,"runId":${q(event.runId)},"seq":${encodeCanonical(event.seq, 0)},"ts":${q(event.ts)},"type":${q(event.type)}}`;
+    `,"parentRunId":${event.parentRunId === null ? 'null' : q(event.parentRunId)},"prevHash":${q(event.prevHash)}` +
+    `,"runId":${q(event.runId)}${version},"seq":${encodeCanonical(event.seq, 0)},"ts":${q(event.ts)},"type":${q(event.type)}}`;
   // crypto.hash (one shot) is sha256Hex without a Hash object per call; same bytes (UTF-8), same digest.
-  const hash = oneShotHash('sha256', head + tail, 'hex');
-  return { hash, line: `${head},"hash":"${hash}"${tail}` };
+  const hash = oneShotHash('sha256', head + id + tail, 'hex');
+  const macText = typeof mac === 'function' ? mac(hash) : mac;
+  return { hash, line: `${head},"hash":"${hash}"${id}${macText === undefined ? '' : `,"mac":${q(macText)}`}${tail}` };
 }
 
 const MAX_DEPTH = 512;

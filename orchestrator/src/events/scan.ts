@@ -1,7 +1,8 @@
 import { isUtf8 } from 'node:buffer';
-import { EventData, EventEnvelope, GENESIS_HASH } from '@gatehouse/shared';
+import { EventData, EventEnvelope, GENESIS_HASH, LOG_SCHEMA_VERSION } from '@gatehouse/shared';
 import type { z } from 'zod';
 import { sealEvent } from './hash';
+import { EVENT_MAC, type LogKey } from './key';
 
 /**
  * Reading a log back: the one place that decides whether a line is a trustworthy event. Both
@@ -37,6 +38,21 @@ export interface ScanResult {
   goodBytes: number;
   totalBytes: number;
   firstBad?: BadEvent & { kind: BadKind };
+  /** What the keyed MACs of the good events showed. */
+  macs: MacTally;
+}
+
+export interface MacTally {
+  /** Events whose MAC verified with the given key. */
+  verified: number;
+  /** Events in the old format (schemaVersion 1): no MAC to check. */
+  unkeyed: number;
+  /** Events with a MAC made by another installation's key, by key id: not checkable here. */
+  foreign: Record<string, number>;
+  /** Events with a MAC that was not checked because no key was given. */
+  unchecked: number;
+  /** The first event whose MAC is another installation's. */
+  firstForeign?: BadEvent;
 }
 
 const NEWLINE = 0x0a;
@@ -53,6 +69,8 @@ export interface ScanOptions {
   runId?: string;
   /** Return the events (the store needs them; the verifier only counts, and keeps memory flat). */
   keepEvents?: boolean;
+  /** Check each event's MAC with this key (a MAC that does not verify is a bad event). */
+  key?: LogKey;
 }
 
 /** Check a whole log, stopping at the first bad line. */
@@ -65,13 +83,16 @@ export function scanLog(buf: Buffer, opts: ScanOptions = {}): ScanResult {
   let prevHash = GENESIS_HASH;
   let runId = opts.runId;
   let parentRunId: string | null | undefined;
+  let keyed = false;
+  const key = opts.key;
+  const macs: MacTally = { verified: 0, unkeyed: 0, foreign: {}, unchecked: 0 };
   const total = buf.length;
   // One closure for the whole scan (it reads lineNo and pos as they are when it is called).
   const fail = (kind: BadKind, reason: string, e?: { seq?: unknown; id?: unknown }): ScanResult => {
     const bad: BadEvent & { kind: BadKind } = { line: lineNo, reason, kind };
     if (typeof e?.seq === 'number') bad.seq = e.seq;
     if (typeof e?.id === 'string') bad.id = e.id;
-    return { events, count, lastHash: prevHash, goodBytes: pos, totalBytes: total, firstBad: bad };
+    return { events, count, lastHash: prevHash, goodBytes: pos, totalBytes: total, firstBad: bad, macs };
   };
 
   while (pos < total) {
@@ -111,14 +132,43 @@ export function scanLog(buf: Buffer, opts: ScanOptions = {}): ScanResult {
     if (e.prevHash !== prevHash) {
       return fail('invalid', expectedSeq === 0 ? 'prevHash of the first event is not the genesis hash: events before it were removed' : `prevHash does not match event ${expectedSeq - 1}: an event was removed or reordered`, e);
     }
+    if (e.schemaVersion !== undefined && e.schemaVersion > LOG_SCHEMA_VERSION) {
+      return fail('invalid', `schemaVersion ${e.schemaVersion} is newer than this gatehouse reads (${LOG_SCHEMA_VERSION}): verify it with a newer gatehouse`, e);
+    }
+    if (e.schemaVersion === undefined && (keyed || e.mac !== undefined)) {
+      return fail('invalid', keyed ? 'event is in the old format (no schemaVersion, no MAC) after keyed events: its MAC was stripped' : 'an old-format event (no schemaVersion) carries a MAC', e);
+    }
+    if (e.schemaVersion !== undefined && (e.mac === undefined || !EVENT_MAC.test(e.mac))) {
+      return fail('invalid', `${e.mac === undefined ? 'no' : 'a malformed'} MAC on an event of schemaVersion ${e.schemaVersion}: it was stripped or edited`, e);
+    }
     let sealed: { hash: string; line: string };
     try {
-      sealed = sealEvent(e);
+      sealed = sealEvent(e, e.mac);
     } catch (err) {
       return fail('invalid', `event cannot be encoded: ${(err as Error).message}`, e);
     }
     if (sealed.hash !== e.hash) return fail('invalid', 'hash mismatch: the event was modified after it was written', e);
     if (sealed.line !== text) return fail('invalid', 'line is not in canonical form: it was re-written after it was sealed (the content hashes the same)', e);
+    if (e.mac === undefined) macs.unkeyed++;
+    else if (!key) macs.unchecked++;
+    else {
+      const mac = key.checkEventMac(e.hash, e.mac);
+      if (mac === 'bad') {
+        return fail('invalid', "keyed MAC does not verify with this installation's key: the event was modified and the chain recomputed (only the key can make a MAC)", e);
+      }
+      if (mac === 'ok') macs.verified++;
+      else {
+        const id = e.mac.slice(0, 16);
+        macs.foreign[id] = (macs.foreign[id] ?? 0) + 1;
+        macs.firstForeign ??= {
+          line: lineNo,
+          seq: e.seq,
+          id: e.id,
+          reason: `MAC made with another installation's key (id ${id}, this one's is ${key.id}): it cannot be checked here`,
+        };
+      }
+    }
+    keyed ||= e.mac !== undefined;
     if (!Object.hasOwn(EventData, e.type)) return fail('invalid', `unknown event type ${JSON.stringify(e.type)}`, e);
     const schema = EventData[e.type as keyof typeof EventData] as z.ZodType;
     const data = schema.safeParse(e.data);
@@ -129,5 +179,5 @@ export function scanLog(buf: Buffer, opts: ScanOptions = {}): ScanResult {
     prevHash = e.hash;
     pos = nl + 1;
   }
-  return { events, count, lastHash: prevHash, goodBytes: pos, totalBytes: total };
+  return { events, count, lastHash: prevHash, goodBytes: pos, totalBytes: total, macs };
 }

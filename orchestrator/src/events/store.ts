@@ -1,10 +1,12 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { acquireWriterLock } from './lock';
-import { Actor, EventData, GENESIS_HASH, type EventDataOf, type EventEnvelope, type EventType } from '@gatehouse/shared';
+import { Actor, EventData, GENESIS_HASH, LOG_SCHEMA_VERSION, type EventDataOf, type EventEnvelope, type EventType } from '@gatehouse/shared';
 import type { z } from 'zod';
 import { ArtifactStore, fsyncDir } from './artifacts';
 import { sealEvent, type UnsealedEvent } from './hash';
+import { readHead, writeHead } from './heads';
+import { LogKey } from './key';
 import { ARTIFACTS_DIR, assertRunId, EVENTS_FILE, runDir as runDirOf, runsDir } from './paths';
 import { Redactor } from './redact';
 import { scanLog, type BadEvent } from './scan';
@@ -25,6 +27,11 @@ import { scanLog, type BadEvent } from './scan';
  * A write cut short (power loss, a kill in mid-write, a full disk) leaves a torn last line. Opening
  * the log cuts it off and says so; it is never glued to the next event. Anything else wrong with
  * the file (an edited, removed or reordered event) refuses the open: the log is evidence.
+ *
+ * Anchoring. Every event carries a MAC of its hash under the installation's log key (see key.ts),
+ * and `sync()` records the run's head (event count, last hash, whether it completed) apart from the
+ * log (see heads.ts). Between two syncs the newest events are protected by their MACs only: cutting
+ * them off is the one change verify cannot see, and sync runs before every side effect and at close.
  */
 
 export interface RunLogOptions {
@@ -34,6 +41,8 @@ export interface RunLogOptions {
   redactor?: Redactor;
   /** fsync after every append (default false: see the durability note above). */
   fsyncEachAppend?: boolean;
+  /** The key that anchors the log. Default: the installation's (GATEHOUSE_KEY_FILE, else ~/.config/gatehouse/log.key). */
+  key?: LogKey;
 }
 
 export interface AppendOptions {
@@ -87,14 +96,29 @@ export class RunLog {
   readonly parentRunId: string | null;
   readonly #redactor: Redactor;
   readonly #fsyncEachAppend: boolean;
+  readonly #key: LogKey;
   readonly #events: EventEnvelope[];
+  /** Seq of the last run.completed, for the head. */
+  #completedSeq: number | null;
+  /** Event count the head on disk records (so a sync with nothing new writes nothing). */
+  #headEvents: number;
   #fd: number | undefined;
   #prevHash: string;
   #dirsSynced: boolean;
   /** Set when a write failed part-way: the file may end in a partial line, so appending stops. */
   #broken: Error | undefined;
 
-  private constructor(args: { runId: string; runDir: string; fd: number; events: EventEnvelope[]; parentRunId: string | null; opts: RunLogOptions; dirsSynced: boolean }) {
+  private constructor(args: {
+    runId: string;
+    runDir: string;
+    fd: number;
+    events: EventEnvelope[];
+    parentRunId: string | null;
+    opts: RunLogOptions;
+    dirsSynced: boolean;
+    key: LogKey;
+    headEvents: number;
+  }) {
     this.runId = args.runId;
     this.runDir = args.runDir;
     this.file = path.join(args.runDir, EVENTS_FILE);
@@ -103,6 +127,9 @@ export class RunLog {
     this.#redactor = args.opts.redactor ?? Redactor.fromEnv(process.env);
     this.#fsyncEachAppend = args.opts.fsyncEachAppend ?? false;
     this.#events = args.events;
+    this.#key = args.key;
+    this.#headEvents = args.headEvents;
+    this.#completedSeq = args.events.findLast((e) => e.type === 'run.completed')?.seq ?? null;
     this.#fd = args.fd;
     this.#prevHash = args.events.at(-1)?.hash ?? GENESIS_HASH;
     this.#dirsSynced = args.dirsSynced;
@@ -113,6 +140,8 @@ export class RunLog {
   static create(stateDir: string, runId: string, opts: RunLogOptions = {}): RunLog {
     const dir = runDirOf(stateDir, runId);
     if (opts.parentRunId != null) assertRunId(opts.parentRunId);
+    // Before anything is created: a key that cannot be used stops the run with the reason.
+    const key = opts.key ?? LogKey.load({ stateDir });
     mkdirSync(runsDir(stateDir), { recursive: true });
     try {
       mkdirSync(dir);
@@ -122,7 +151,7 @@ export class RunLog {
     }
     const unlock = acquireWriterLock(dir, runId);
     const fd = openSync(path.join(dir, EVENTS_FILE), 'ax');
-    const log = new RunLog({ runId, runDir: dir, fd, events: [], parentRunId: opts.parentRunId ?? null, opts, dirsSynced: false });
+    const log = new RunLog({ runId, runDir: dir, fd, events: [], parentRunId: opts.parentRunId ?? null, opts, dirsSynced: false, key, headEvents: 0 });
     log.#unlock = unlock;
     return log;
   }
@@ -135,12 +164,16 @@ export class RunLog {
     const dir = runDirOf(stateDir, runId);
     const file = path.join(dir, EVENTS_FILE);
     if (!existsSync(file)) throw new Error(`run ${runId} not found: no ${file}`);
+    const key = opts.key ?? LogKey.load({ stateDir });
     // Taken before reading: what is read must be what is appended to.
     const unlock = acquireWriterLock(dir, runId);
     let scan;
+    let headEvents = 0;
     try {
-      scan = scanLog(readFileSync(file), { runId, keepEvents: true });
+      scan = scanLog(readFileSync(file), { runId, keepEvents: true, key });
       if (scan.firstBad && scan.firstBad.kind !== 'torn') throw new EventLogCorruptError(file, scan.firstBad, runId);
+      // Appending to a log that was cut or rewritten would anchor the forgery: check its head first.
+      headEvents = checkHead(key, file, runId, scan.events);
     } catch (e) {
       unlock();
       throw e;
@@ -158,7 +191,7 @@ export class RunLog {
     for (const e of scan.events) Object.freeze(e);
     const fd = openSync(file, 'a');
     if (recovered) fsyncSync(fd); // the cut must be durable before anything is appended after it
-    const log = new RunLog({ runId, runDir: dir, fd, events: scan.events, parentRunId: logParent ?? opts.parentRunId ?? null, opts, dirsSynced: true });
+    const log = new RunLog({ runId, runDir: dir, fd, events: scan.events, parentRunId: logParent ?? opts.parentRunId ?? null, opts, dirsSynced: true, key, headEvents });
     log.#unlock = unlock;
     return recovered ? { log, recovered } : { log };
   }
@@ -213,14 +246,18 @@ export class RunLog {
       parentRunId: this.parentRunId,
       data: clean,
       prevHash: this.#prevHash,
+      schemaVersion: LOG_SCHEMA_VERSION,
     };
-    const { hash, line } = sealEvent(unsealed);
+    let mac = '';
+    const { hash, line } = sealEvent(unsealed, (h) => (mac = this.#key.macEvent(h)));
     this.#write(line);
     // The unsealed object becomes the event: no copy per append (this path runs for every event).
     (unsealed as EventEnvelope).hash = hash;
+    (unsealed as EventEnvelope).mac = mac;
     const event = Object.freeze(unsealed as EventEnvelope);
     this.#events.push(event);
     this.#prevHash = hash;
+    if (type === 'run.completed') this.#completedSeq = seq;
     return event;
   }
 
@@ -257,6 +294,20 @@ export class RunLog {
       fsyncDir(path.dirname(this.runDir));
       this.#dirsSynced = true;
     }
+    // After the fsync: a head never records events the disk might not have.
+    const n = this.#events.length;
+    if (n > this.#headEvents) {
+      writeHead(this.#key, {
+        runId: this.runId,
+        firstHash: this.#events[0]!.hash,
+        events: n,
+        hash: this.#prevHash,
+        completedSeq: this.#completedSeq,
+        keyId: this.#key.id,
+        updated: new Date().toISOString(),
+      });
+      this.#headEvents = n;
+    }
   }
 
   /**
@@ -282,4 +333,25 @@ export class RunLog {
       this.#unlock();
     }
   }
+}
+
+/**
+ * The log as read must reach its recorded head and agree with it there; returns the head's event
+ * count (0 when there is none: an old log, one written elsewhere, or one never synced).
+ */
+function checkHead(key: LogKey, file: string, runId: string, events: readonly EventEnvelope[]): number {
+  if (events.length === 0) return 0;
+  const found = readHead(key, runId, events[0]!.hash);
+  const refuse = (reason: string): never => {
+    throw new EventLogCorruptError(file, { line: events.length + 1, reason }, runId);
+  };
+  if (found.status === 'forged') refuse(`its head ${found.file} cannot be trusted (${found.reason})`);
+  if (found.status !== 'found') return 0;
+  const head = found.head;
+  if (events.length < head.events) {
+    const completed = head.completedSeq !== null ? `, run.completed at seq ${head.completedSeq}` : '';
+    refuse(`cut tail: the log ends after ${events.length} events but its head records ${head.events}${completed}`);
+  }
+  if (events[head.events - 1]!.hash !== head.hash) refuse(`event ${head.events - 1} differs from the one its head recorded: the log was rewritten`);
+  return head.events;
 }

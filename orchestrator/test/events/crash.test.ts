@@ -2,7 +2,7 @@ import { cpSync, readFileSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RunLog, verifyLog } from '../../src/events/index';
-import { appendSample, tempStateDir, writeRun } from './helpers';
+import { appendSample, appendUnsynced, keyWithOwnHeads, tempStateDir, writeRun } from './helpers';
 
 /**
  * A crash can only cut the log at some byte inside the write in flight, i.e. inside the last line.
@@ -12,7 +12,8 @@ import { appendSample, tempStateDir, writeRun } from './helpers';
 describe('torn last line', () => {
   it('recovers from a cut at every byte offset of the last line', () => {
     const state = tempStateDir();
-    writeRun(state, 'orig', 10);
+    writeRun(state, 'orig', 9);
+    appendUnsynced(state, 'orig', 9, 1);
     const origFile = path.join(state, 'runs', 'orig', 'events.jsonl');
     const bytes = readFileSync(origFile);
     const lastStart = bytes.lastIndexOf(0x0a, bytes.length - 2) + 1;
@@ -36,7 +37,7 @@ describe('torn last line', () => {
       if (cut === 0) expect(before).toMatchObject({ ok: true, events: 9 });
       else expect(before.firstBad).toMatchObject({ line: 10, reason: expect.stringMatching(/^torn last line/) as unknown });
 
-      const { log, recovered } = RunLog.open(own, 'orig');
+      const { log, recovered } = RunLog.open(own, 'orig', { key: keyWithOwnHeads() });
       if (cut === 0) expect(recovered).toBeUndefined();
       else expect(recovered).toEqual({ droppedBytes: cut, reason: expect.stringContaining('torn last line') as unknown });
       expect(log.events()).toHaveLength(9);
@@ -53,7 +54,8 @@ describe('torn last line', () => {
 
   it('treats a complete line missing only its newline as torn (the write did not finish)', () => {
     const state = tempStateDir();
-    writeRun(state, 'r', 3);
+    writeRun(state, 'r', 2);
+    appendUnsynced(state, 'r', 2, 1);
     const file = path.join(state, 'runs', 'r', 'events.jsonl');
     truncateSync(file, statSync(file).size - 1);
     const { log, recovered } = RunLog.open(state, 'r');

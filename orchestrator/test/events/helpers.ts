@@ -3,9 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
 import type { Actor, EventDataOf, EventType } from '@gatehouse/shared';
+import { readFileSync } from 'node:fs';
 import { RunLog, type RunLogOptions } from '../../src/events/index';
+import { LogKey } from '../../src/events/key';
 
 const dirs: string[] = [];
+
+// Each test file anchors its logs with a key (and heads) of its own: sample runs are deterministic,
+// so two files writing the same run id would otherwise share a head.
+process.env.GATEHOUSE_KEY_FILE = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-events-key-')), 'log.key');
 
 /** A fresh state directory, removed after the test. */
 export function tempStateDir(): string {
@@ -61,4 +67,24 @@ export function writeRun(stateDir: string, runId: string, n: number, opts: RunLo
   for (let i = 0; i < n; i++) appendSample(log, i);
   log.close();
   return log;
+}
+
+/**
+ * Append events as a process that then crashed would: written, never synced nor closed, so the
+ * run's head does not cover them (a torn write can only ever hit such events).
+ */
+export function appendUnsynced(stateDir: string, runId: string, from: number, n: number): void {
+  const { log } = RunLog.open(stateDir, runId);
+  for (let i = from; i < from + n; i++) appendSample(log, i);
+}
+
+/**
+ * This test file's installation key, with a heads directory of its own: for tests that continue
+ * several copies of one run, each of which is then a history of its own (with one heads directory
+ * the copies would be told apart as a fork, which is what a real installation does).
+ */
+export function keyWithOwnHeads(): LogKey {
+  const keyFile = process.env.GATEHOUSE_KEY_FILE!;
+  const secret = Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'hex');
+  return LogKey.fromBytes(secret, { keyFile, headsDir: tempStateDir() });
 }

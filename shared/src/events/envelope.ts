@@ -9,9 +9,14 @@ const Hash = Sha256Hex;
 /** prevHash of a run's first event. */
 export const GENESIS_HASH = '0'.repeat(64);
 
+/** The log format events are written in now. Events without `schemaVersion` are version 1 (no keyed MAC). */
+export const LOG_SCHEMA_VERSION = 2;
+
 /**
  * The envelope every event shares. `hash` is the SHA-256 of the canonical JSON of every other
- * field (prevHash included), so editing, removing or reordering any event breaks the chain.
+ * field but `mac` (prevHash included), so editing, removing or reordering any event breaks the
+ * chain. From schemaVersion 2, `mac` is `<key id>:<HMAC-SHA256 of hash>` under the installation's
+ * log key: a forger who recomputes the chain cannot recompute it.
  */
 export const EventEnvelope = z.strictObject({
   id: z.string().min(1).max(128),
@@ -26,5 +31,7 @@ export const EventEnvelope = z.strictObject({
   data: z.unknown(),
   prevHash: Hash,
   hash: Hash,
+  schemaVersion: z.number().int().min(2).optional(),
+  mac: z.string().max(128).optional(),
 });
 export type EventEnvelope = z.infer<typeof EventEnvelope>;
