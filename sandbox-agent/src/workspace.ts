@@ -1,4 +1,4 @@
-import { constants, lstatSync, promises as fs, realpathSync } from 'node:fs';
+import { constants, lstatSync, promises as fs, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { PrimitiveError, errnoCode } from './errors';
 
@@ -10,6 +10,20 @@ export interface ResolvedPath {
   /** Whether something exists at the path. */
   exists: boolean;
 }
+
+/** Where a path really leads, as the `resolve` primitive reports it (see Workspace.locate). */
+export interface Location {
+  path: string;
+  /** Workspace-relative when inside, absolute when outside; absent when it cannot be resolved. */
+  real?: string;
+  exists: boolean;
+  outside: boolean;
+  dangling?: boolean;
+  error?: string;
+}
+
+/** Symlinks followed for one path before giving up, as the kernel's own limit (ELOOP). */
+const MAX_LINK_HOPS = 40;
 
 /**
  * The workspace boundary. Every path a primitive touches goes through `resolve`, which checks
@@ -78,11 +92,94 @@ export class Workspace {
     throw new PrimitiveError('invalid_path', 'path is too deep', 'rejected', printable(input));
   }
 
+  /**
+   * `resolve`, refusing when the path now leads elsewhere than `expectReal`, the resolved path the
+   * orchestrator's policy decided on: a symlink swapped in between must not redirect the call.
+   */
+  async resolveExpecting(input: string, expectReal: string | undefined): Promise<ResolvedPath> {
+    const target = await this.resolve(input);
+    if (expectReal !== undefined && target.rel !== expectReal) {
+      throw new PrimitiveError(
+        'path_changed',
+        `${printable(input)} now resolves to ${target.rel}, not to ${printable(expectReal)} as when the policy decided on it ` +
+          '(a symbolic link changed meanwhile); nothing was done: propose the call again',
+        'rejected',
+        printable(input),
+      );
+    }
+    return target;
+  }
+
+  /**
+   * Where a path really leads, for the policy rather than for access: every symlink resolved (a
+   * dangling one followed to where it points), a missing tail kept as written below its deepest
+   * existing ancestor. Unlike `resolve` it reports paths outside the workspace instead of refusing
+   * them, and never throws: a problem with one path is that path's `error`.
+   */
+  locate(input: string): Location {
+    if (input.includes('\0')) return { path: input, exists: false, outside: false, error: 'path contains a NUL byte' };
+    let target = path.resolve(this.root, input);
+    let dangling = false;
+    for (let hop = 0; hop < MAX_LINK_HOPS; hop++) {
+      const step = this.deepestReal(target);
+      if ('error' in step) return { path: input, exists: false, outside: false, error: step.error };
+      if ('real' in step) {
+        const outside = !this.contains(step.real);
+        const real = outside ? step.real : this.relative(step.real);
+        return { path: input, real, exists: step.exists, outside, ...(dangling ? { dangling } : {}) };
+      }
+      target = step.next;
+      dangling = true;
+    }
+    return { path: input, exists: false, outside: false, error: 'too many levels of symbolic links' };
+  }
+
+  /**
+   * The realpath of `target` (or of its deepest existing ancestor, plus the rest), or, when a
+   * dangling link is on the way, where that link points.
+   */
+  private deepestReal(target: string): { real: string; exists: boolean } | { next: string } | { error: string } {
+    const missing: string[] = [];
+    let probe = target;
+    for (let depth = 0; depth < 4096; depth++) {
+      try {
+        return { real: path.join(realpathSync.native(probe), ...missing), exists: missing.length === 0 };
+      } catch (e) {
+        const code = errnoCode(e);
+        if (code === 'ELOOP') return { error: 'a symbolic link loop' };
+        if (code === 'ENAMETOOLONG') return { error: 'path is too long for the file system' };
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') return { error: `cannot resolve path: ${code ?? String(e)}` };
+        const link = linkTarget(probe);
+        // A dangling link is read relative to its real directory, as the kernel would follow it.
+        if (link !== undefined) {
+          try {
+            return { next: path.resolve(realpathSync.native(path.dirname(probe)), link, ...missing) };
+          } catch (inner) {
+            return { error: `cannot resolve path: ${errnoCode(inner) ?? String(inner)}` };
+          }
+        }
+        if (probe === path.dirname(probe)) return { error: 'nothing on the path exists' };
+        missing.unshift(path.basename(probe));
+        probe = path.dirname(probe);
+      }
+    }
+    return { error: 'path is too deep' };
+  }
+
   private finish(realAncestor: string, missing: string[], input: string): ResolvedPath {
     if (!this.contains(realAncestor)) throw outside(input);
     const real = path.join(realAncestor, ...missing);
     if (!this.contains(real)) throw outside(input);
     return { real, rel: this.relative(real), exists: missing.length === 0 };
+  }
+}
+
+/** The target of `p` if it is a symbolic link, else undefined. */
+function linkTarget(p: string): string | undefined {
+  try {
+    return lstatSync(p).isSymbolicLink() ? readlinkSync(p) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

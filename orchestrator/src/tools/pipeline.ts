@@ -14,6 +14,8 @@ import type { ToolRegistry } from './registry';
 import type { ExecutionPlan, LocalResult, Observed, PeekResult, RawResult, Tool, ToolContext, ToolLimits } from './tool';
 import type { AgentScope, Handoff } from '../agents/handoff';
 import { rejectionText, schemaErrors } from './rejection';
+import { boundInput, decideOnPaths, type PathDecision } from './path-decision';
+import { checkWorkspacePaths, resolutionRecords, type ResolvedRef } from './workspace-paths';
 
 export interface ToolCall {
   callId: string;
@@ -104,26 +106,44 @@ export class ToolPipeline {
     const parsed = tool.input.safeParse(call.input);
     if (!parsed.success) return this.reject(call.callId, toolName, intent, 'schema', schemaErrors(parsed.error), tool);
     const input = parsed.data;
-    const ctx = this.context();
+    // Where the call's paths lead is settled first: a path outside the workspace is refused here,
+    // and the policy below decides on both the requested and the resolved form.
+    const paths = await checkWorkspacePaths(this.deps.sandbox, tool.workspacePaths?.(input) ?? []);
+    if (paths.errors.length > 0) return this.reject(call.callId, toolName, intent, 'semantic', paths.errors, tool, paths.resolved);
+    const ctx = this.context(paths.resolved);
     let semantic: ValidationError[] = [];
     try {
       semantic = (await tool.validate?.(input, ctx)) ?? [];
     } catch (e) {
       semantic = [{ path: '', code: 'validation_unavailable', message: `could not check the call against the workspace: ${(e as Error).message}` }];
     }
-    if (semantic.length > 0) return this.reject(call.callId, toolName, intent, 'semantic', semantic, tool);
-    const validated = this.record('tool.validation', 'runtime', { callId: call.callId, ok: true, stage: 'semantic', errors: [], input: jsonSafe(input) }, intent.id);
+    if (semantic.length > 0) return this.reject(call.callId, toolName, intent, 'semantic', semantic, tool, paths.resolved);
+    const validated = this.record(
+      'tool.validation',
+      'runtime',
+      { callId: call.callId, ok: true, stage: 'semantic', errors: [], input: jsonSafe(input), ...resolvedField(paths.resolved) },
+      intent.id,
+    );
 
     // Planned before the decision, so the approval records the hash of exactly what will run; that
     // recorded hash is what the daemon checks.
     const plan = tool.plan(input, ctx);
     const executionHash = actionHash({ name: plan.primitive, input: plan.input });
-    const actionH = actionHash({ name: toolName, input });
-    const decision = this.deps.policy.decide({ tool: toolName, input, readOnly: tool.isReadOnly(input), sideEffect: tool.sideEffect }, { approvedShapes: this.deps.tracker.state.approvals.approvedShapes });
+    const actionH = actionHash({ name: toolName, input: boundInput(input, paths.resolved) });
+    const { decision, resolvedFrom } = this.decide(tool, input, paths.resolved);
     const approval = this.record(
       'tool.approval',
       'policy',
-      { callId: call.callId, decision: decision.decision, policyId: decision.policyId, reason: decision.reason, actionHash: actionH, executionHash, risk: decision.risk },
+      {
+        callId: call.callId,
+        decision: decision.decision,
+        policyId: decision.policyId,
+        reason: decision.reason,
+        actionHash: actionH,
+        executionHash,
+        risk: decision.risk,
+        ...(resolvedFrom ? { resolvedFrom } : {}),
+      },
       validated.id,
     );
     if (decision.decision === 'deny') {
@@ -175,10 +195,17 @@ export class ToolPipeline {
       return this.observe({ callId, tool: call.tool, outcome: 'failed', body: `${call.tool} was interrupted before it was decided; it did not run. Propose it again if it is still needed.`, causationId: last ?? null, input: call.input });
     }
     const input = call.validated;
-    const plan = tool.plan(input, this.context());
+    // Resolved again: the plan carries where the paths led, and they must lead there still.
+    const paths = await checkWorkspacePaths(this.deps.sandbox, tool.workspacePaths?.(input) ?? []);
+    if (paths.errors.length > 0) {
+      const why = paths.errors.map((e) => e.message).join('; ');
+      return this.observe({ callId, tool: call.tool, outcome: 'failed', body: `${call.tool} was not run: ${why}. Propose it again.`, causationId: call.decision.eventId, input });
+    }
+    const plan = tool.plan(input, this.context(paths.resolved));
     const executionHash = actionHash({ name: plan.primitive, input: plan.input });
     if (call.decision.executionHash !== undefined && executionHash !== call.decision.executionHash) {
-      return this.observe({ callId, tool: call.tool, outcome: 'failed', body: `${call.tool} was not run: what it would execute now differs from what was decided (a different gatehouse version?). Propose it again.`, causationId: call.decision.eventId, input });
+      const body = `${call.tool} was not run: what it would execute now differs from what was decided (a path that now resolves elsewhere, or a different gatehouse version). Propose it again.`;
+      return this.observe({ callId, tool: call.tool, outcome: 'failed', body, causationId: call.decision.eventId, input });
     }
     if (call.decision.decision === 'allow') return this.execute(callId, tool, input, plan, { eventId: call.decision.eventId, executionHash, by: 'policy' }, signal);
     if (call.decision.decision === 'deny') return this.observe({ callId, tool: call.tool, outcome: 'denied', body: `${call.tool} was denied by policy. It was not run.`, causationId: call.decision.eventId, input });
@@ -188,7 +215,7 @@ export class ToolPipeline {
     if (request?.status === 'denied') return this.deniedByPerson(request, input);
     if (request) return this.ask(request, tool, input, plan, signal);
     // Stopped between the decision and the request: ask now.
-    const decision = this.deps.policy.decide({ tool: call.tool, input, readOnly: tool.isReadOnly(input), sideEffect: tool.sideEffect }, { approvedShapes: state.approvedShapes });
+    const { decision } = this.decide(tool, input, paths.resolved);
     return this.ask(this.requestApproval(callId, call.tool, input, call.decision.actionHash, executionHash, decision, call.decision.eventId), tool, input, plan, signal);
   }
 
@@ -296,7 +323,8 @@ export class ToolPipeline {
     const observed = safeObserve(tool, input, raw, this.context());
     // Redacted before it is cut: a cut through a secret would leave a fragment no pattern matches.
     const text = this.deps.log.redact(sanitize(observed.text) + (plan.executor === 'sandbox' && plan.note ? `\n[${plan.note}]` : ''));
-    const artifactRef = text.length > this.deps.limits.observationBudget ? this.deps.log.artifacts.put(text).ref : undefined;
+    const artifact = text.length > this.deps.limits.observationBudget ? this.deps.log.artifacts.put(text) : undefined;
+    const artifactRef = artifact?.ref;
     const r = raw.executor === 'sandbox' ? raw.result : undefined;
     const completed = this.record(
       'tool.execution.completed',
@@ -312,6 +340,7 @@ export class ToolPipeline {
         truncated: r?.truncated ?? false,
         filesChanged: r?.filesChanged ?? [],
         artifactRefs: artifactRef ? [artifactRef] : [],
+        ...(artifact ? { artifacts: [{ ref: artifact.ref, sha256: artifact.sha256, bytes: artifact.bytes }] } : {}),
         ...(observed.fileHashes ? { fileHashes: observed.fileHashes } : {}),
         ...(r?.error ? { error: { code: r.error.code, message: r.error.message } } : raw.executor === 'orchestrator' && raw.result.error ? { error: raw.result.error } : {}),
       },
@@ -373,8 +402,23 @@ export class ToolPipeline {
     }
   }
 
-  private reject(callId: string, toolName: string, intent: EventEnvelope, stage: EventDataOf<'tool.validation'>['stage'], errors: ValidationError[], tool?: Tool<unknown>): Observation {
-    const validation = this.record('tool.validation', 'runtime', { callId, ok: false, stage, errors }, intent.id);
+  /** The policy on the call as requested and on where its paths lead; strictest wins (path-decision.ts). */
+  private decide(tool: Tool<unknown>, input: unknown, resolved: readonly ResolvedRef[]): PathDecision {
+    const facts = { approvedShapes: this.deps.tracker.state.approvals.approvedShapes };
+    const ask = (i: unknown) => this.deps.policy.decide({ tool: tool.name, input: i, readOnly: tool.isReadOnly(i), sideEffect: tool.sideEffect }, facts);
+    return decideOnPaths(ask, input, resolved);
+  }
+
+  private reject(
+    callId: string,
+    toolName: string,
+    intent: EventEnvelope,
+    stage: EventDataOf<'tool.validation'>['stage'],
+    errors: ValidationError[],
+    tool?: Tool<unknown>,
+    resolved: readonly ResolvedRef[] = [],
+  ): Observation {
+    const validation = this.record('tool.validation', 'runtime', { callId, ok: false, stage, errors, ...resolvedField(resolved) }, intent.id);
     const text = rejectionText(stage, toolName, errors, { surface: this.deps.surface, tool, registry: this.deps.registry });
     return this.observe({ callId, tool: toolName, outcome: 'rejected', body: text, causationId: validation.id });
   }
@@ -405,8 +449,15 @@ export class ToolPipeline {
     return { id, callId: o.callId, tool: o.tool, outcome: o.outcome, content: recorded.content, truncated, ...(o.artifactRef ? { artifactRef: o.artifactRef } : {}) };
   }
 
-  private context(): ToolContext {
-    return { state: this.deps.tracker.state, limits: this.deps.limits, peek: (p) => this.peek(p), ...(this.deps.agent ? { agent: this.deps.agent } : {}) };
+  private context(resolved: readonly ResolvedRef[] = []): ToolContext {
+    const reals = new Map(resolved.flatMap((r) => (r.real !== undefined && !r.outside ? [[r.path, r.real] as const] : [])));
+    return {
+      state: this.deps.tracker.state,
+      limits: this.deps.limits,
+      peek: (p) => this.peek(p),
+      realPath: (p) => reals.get(p),
+      ...(this.deps.agent ? { agent: this.deps.agent } : {}),
+    };
   }
 
   /** A runtime read for semantic checks: full content and hash, never recorded as a tool call. */
@@ -429,6 +480,10 @@ export class ToolPipeline {
     this.deps.tracker.apply(event);
     return event;
   }
+}
+
+function resolvedField(resolved: readonly ResolvedRef[]): { resolved?: EventDataOf<'tool.validation'>['resolved'] } {
+  return resolved.length > 0 ? { resolved: resolutionRecords(resolved) } : {};
 }
 
 function safeObserve(tool: Tool<unknown>, input: unknown, raw: RawResult, ctx: ToolContext): Observed {

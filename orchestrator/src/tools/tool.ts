@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { InvocationResult, PrimitiveInput, PrimitiveName, ValidationError } from '@gatehouse/shared';
 import type { RunState } from '../events/state';
 import type { AgentScope, Handoff } from '../agents/handoff';
+import type { WorkspacePathRef } from './workspace-paths';
 
 import type { SideEffect } from '../policy/mode';
 export type { SideEffect };
@@ -14,6 +15,11 @@ export interface ToolContext {
   limits: ToolLimits;
   /** What this agent may hand to a sub-agent (its tools, paths, budget left, depth); absent where delegation is off. */
   agent?: () => AgentScope;
+  /**
+   * Where a path of this call resolved (workspace-relative, symlinks resolved) when the policy
+   * decided on it; plans pass it on so the daemon refuses the call if the path moved meanwhile.
+   */
+  realPath?(path: string): string | undefined;
 }
 
 export type PeekResult = { exists: false } | { exists: true; isDirectory: boolean; sha256?: string; content?: string };
@@ -73,6 +79,11 @@ export interface Tool<I = unknown> {
   input: z.ZodType<I>;
   sideEffect: SideEffect;
   isReadOnly(input: I): boolean;
+  /**
+   * The workspace paths the call names: each must stay inside the workspace, and (where `resolve`)
+   * the policy also decides on where it really leads.
+   */
+  workspacePaths?(input: I): WorkspacePathRef[];
   /** Semantic checks against run state; an empty list means valid. */
   validate?(input: I, ctx: ToolContext): Promise<ValidationError[]>;
   plan(input: I, ctx: ToolContext): ExecutionPlan;

@@ -4,7 +4,7 @@ import { hashOf, readRegularFile, writeAtomically } from './file-io';
 import { ok, type Outcome, type PrimitiveContext } from './context';
 
 export async function editFile(input: InvocationOf<'edit_file'>['input'], ctx: PrimitiveContext): Promise<Outcome> {
-  const target = await ctx.ws.resolve(input.path);
+  const target = await ctx.ws.resolveExpecting(input.path, input.expectReal);
   const before = await readRegularFile(target);
   const previousSha256 = hashOf(before);
   if (previousSha256 !== input.expectedSha256) {

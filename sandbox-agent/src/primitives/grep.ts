@@ -11,7 +11,7 @@ const DEFAULT_LIMIT = 500;
  * then costs a killable process at the invocation's timeout, not a frozen daemon.
  */
 export async function grep(input: InvocationOf<'grep'>['input'], ctx: PrimitiveContext): Promise<Outcome> {
-  const target = await ctx.ws.resolve(input.path ?? '.');
+  const target = await ctx.ws.resolveExpecting(input.path ?? '.', input.expectReal);
   // Report a missing path as not_found, like the other primitives, rather than as grep's exit-2
   // io_error (which reads like the search itself broke).
   if (!target.exists) throw new PrimitiveError('not_found', `${target.rel} does not exist`, 'failed', target.rel);

@@ -7,6 +7,7 @@ import { glob } from './glob';
 import { grep } from './grep';
 import { list } from './list';
 import { readFile } from './read-file';
+import { resolvePaths } from './resolve';
 import { writeFile } from './write-file';
 
 export type { Outcome, PrimitiveContext } from './context';
@@ -30,5 +31,7 @@ export function runPrimitive(inv: Invocation, ctx: PrimitiveContext): Promise<Ou
       return exec(inv.input, ctx);
     case 'changes':
       return changes(inv.input, ctx);
+    case 'resolve':
+      return resolvePaths(inv.input, ctx);
   }
 }

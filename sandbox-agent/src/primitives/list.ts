@@ -7,7 +7,7 @@ import { walk } from './walk';
 const DEFAULT_LIMIT = 1000;
 
 export async function list(input: InvocationOf<'list'>['input'], ctx: PrimitiveContext): Promise<Outcome> {
-  const target = await ctx.ws.resolve(input.path ?? '.');
+  const target = await ctx.ws.resolveExpecting(input.path ?? '.', input.expectReal);
   const st = statOrThrow(target);
   if (!st.isDirectory()) throw new PrimitiveError('not_a_directory', `${target.rel} is not a directory; read it instead`, 'rejected', target.rel);
 

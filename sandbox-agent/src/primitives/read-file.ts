@@ -4,7 +4,7 @@ import { hashOf, readRegularFile } from './file-io';
 import { ok, type Outcome, type PrimitiveContext } from './context';
 
 export async function readFile(input: InvocationOf<'read_file'>['input'], ctx: PrimitiveContext): Promise<Outcome> {
-  const target = await ctx.ws.resolve(input.path);
+  const target = await ctx.ws.resolveExpecting(input.path, input.expectReal);
   const bytes = await readRegularFile(target);
   const sha256 = hashOf(bytes);
   if (bytes.subarray(0, 8192).includes(0)) {

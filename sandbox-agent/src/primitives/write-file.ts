@@ -4,7 +4,7 @@ import { hashOf, readRegularFile, writeAtomically } from './file-io';
 import { ok, type Outcome, type PrimitiveContext } from './context';
 
 export async function writeFile(input: InvocationOf<'write_file'>['input'], ctx: PrimitiveContext): Promise<Outcome> {
-  const target = await ctx.ws.resolve(input.path);
+  const target = await ctx.ws.resolveExpecting(input.path, input.expectReal);
   if (input.expectedSha256 !== undefined) {
     if (input.expectedSha256 === null) {
       if (target.exists) throw new PrimitiveError('exists', `${target.rel} already exists; read it first`, 'rejected', target.rel);

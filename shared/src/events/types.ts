@@ -17,6 +17,16 @@ export const ValidationError = z.strictObject({
 });
 export type ValidationError = z.infer<typeof ValidationError>;
 
+/** One workspace path of a call and where it resolved (`real` absent when it could not be). */
+const ResolvedPathRecord = z.strictObject({
+  path: z.string(),
+  real: z.string().optional(),
+  exists: z.boolean(),
+  outside: z.boolean(),
+  dangling: z.boolean().optional(),
+  error: z.string().optional(),
+});
+
 export const EventData = {
   'run.started': z.strictObject({
     task: z.string(),
@@ -85,6 +95,8 @@ export const EventData = {
     errors: z.array(ValidationError),
     /** The input as validated (defaults applied); present when ok. */
     input: z.unknown().optional(),
+    /** Where the call's workspace paths really lead (symlinks resolved), as the policy saw them. */
+    resolved: z.array(ResolvedPathRecord).optional(),
   }),
   'tool.approval': z.strictObject({
     callId: CallId,
@@ -97,6 +109,8 @@ export const EventData = {
     executionHash: Hash.optional(),
     /** What made it risky (shell classes, side effect), for approvers and `gatehouse show`. */
     risk: z.array(z.string()).optional(),
+    /** Set when the decision came from where a path resolves, not from the path as requested. */
+    resolvedFrom: z.strictObject({ path: z.string(), real: z.string() }).optional(),
   }),
   /**
    * A person (or a CI rule) must decide. Written, and made durable, before anyone is asked; the
@@ -207,6 +221,8 @@ export const EventData = {
     truncated: z.boolean(),
     filesChanged: z.array(z.string()),
     artifactRefs: z.array(z.string()),
+    /** The full SHA-256 and size of each stored artifact (a ref names only a prefix): verify re-hashes the files. */
+    artifacts: z.array(z.strictObject({ ref: z.string(), sha256: Hash, bytes: z.number().int().nonnegative() })).optional(),
     /** Content hashes this run now knows (a full read, or its own write or edit), by workspace path. */
     fileHashes: z.record(z.string(), Hash).optional(),
     error: z.strictObject({ code: z.string(), message: z.string() }).optional(),

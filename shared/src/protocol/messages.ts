@@ -43,6 +43,7 @@ export const Invocation = z.discriminatedUnion('primitive', [
   invocationOf('grep'),
   invocationOf('exec'),
   invocationOf('changes'),
+  invocationOf('resolve'),
 ]);
 export type Invocation = z.infer<typeof Invocation>;
 export type InvocationOf<P extends PrimitiveName> = Extract<Invocation, { primitive: P }> & { input: PrimitiveInput<P> };
@@ -63,6 +64,8 @@ export const ErrorCode = z.enum([
   'not_a_directory',
   'exists',
   'hash_mismatch',
+  /** The path resolves elsewhere than when the policy decided on it (a symlink changed meanwhile). */
+  'path_changed',
   'old_text_not_found',
   'old_text_not_unique',
   'too_large',
@@ -99,6 +102,21 @@ export const ChangedFile = z.strictObject({
 });
 export type ChangedFile = z.infer<typeof ChangedFile>;
 
+/**
+ * Where one requested path leads: `real` is workspace-relative when inside, absolute when outside,
+ * absent when it cannot be resolved (`error` says why, e.g. a symlink loop).
+ */
+export const PathResolution = z.strictObject({
+  path: z.string(),
+  real: z.string().optional(),
+  exists: z.boolean(),
+  outside: z.boolean(),
+  /** The path (or one of its ancestors) is a symlink whose target does not exist. */
+  dangling: z.boolean().optional(),
+  error: z.string().max(1024).optional(),
+});
+export type PathResolution = z.infer<typeof PathResolution>;
+
 /** What each primitive returns beyond text; absent when the invocation did not run. */
 export const ResultData = z.discriminatedUnion('kind', [
   z.strictObject({
@@ -120,6 +138,7 @@ export const ResultData = z.discriminatedUnion('kind', [
     stderrBytes: z.number().int().nonnegative(),
   }),
   z.strictObject({ kind: z.literal('changes'), files: z.array(ChangedFile) }),
+  z.strictObject({ kind: z.literal('resolve'), paths: z.array(PathResolution) }),
 ]);
 export type ResultData = z.infer<typeof ResultData>;
 

@@ -9,6 +9,11 @@ import { MAX_PATH_LENGTH, MAX_WRITE_BYTES } from './limits';
 export const WorkspacePath = z.string().min(1).max(MAX_PATH_LENGTH);
 const Sha256 = Sha256Hex;
 const Limit = z.number().int().positive().max(100_000);
+/**
+ * The workspace-relative realpath the orchestrator's policy decided on (from `resolve`): the daemon
+ * refuses with `path_changed` if the path resolves elsewhere when it runs (a symlink swapped in between).
+ */
+const ExpectReal = z.string().min(1).max(MAX_PATH_LENGTH).optional();
 
 export const ReadFileInput = z.strictObject({
   path: WorkspacePath,
@@ -16,6 +21,7 @@ export const ReadFileInput = z.strictObject({
   offset: z.number().int().positive().optional(),
   /** Number of lines to return. */
   limit: z.number().int().positive().optional(),
+  expectReal: ExpectReal,
 });
 
 export const WriteFileInput = z.strictObject({
@@ -23,6 +29,7 @@ export const WriteFileInput = z.strictObject({
   content: z.string().max(MAX_WRITE_BYTES),
   /** Precondition: the file's current SHA-256, or null when the file must not exist yet. */
   expectedSha256: Sha256.nullable().optional(),
+  expectReal: ExpectReal,
 });
 
 export const EditFileInput = z.strictObject({
@@ -31,12 +38,14 @@ export const EditFileInput = z.strictObject({
   newText: z.string().max(MAX_WRITE_BYTES),
   /** Precondition: the file must still have the content that was read. */
   expectedSha256: Sha256,
+  expectReal: ExpectReal,
 });
 
 export const ListInput = z.strictObject({
   path: WorkspacePath.optional(),
   recursive: z.boolean().optional(),
   limit: Limit.optional(),
+  expectReal: ExpectReal,
 });
 
 export const GlobInput = z.strictObject({
@@ -53,6 +62,7 @@ export const GrepInput = z.strictObject({
   include: z.string().min(1).max(256).optional(),
   ignoreCase: z.boolean().optional(),
   limit: Limit.optional(),
+  expectReal: ExpectReal,
 });
 
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/);
@@ -69,7 +79,10 @@ export const ExecInput = z.strictObject({
 /** The workspace's changes since the sandbox started, as a git diff. */
 export const ChangesInput = z.strictObject({});
 
-export const PRIMITIVES = ['read_file', 'write_file', 'edit_file', 'list', 'glob', 'grep', 'exec', 'changes'] as const;
+/** Where workspace paths really lead (every symlink resolved); read-only, for the policy. */
+export const ResolveInput = z.strictObject({ paths: z.array(WorkspacePath).min(1).max(16) });
+
+export const PRIMITIVES = ['read_file', 'write_file', 'edit_file', 'list', 'glob', 'grep', 'exec', 'changes', 'resolve'] as const;
 export const PrimitiveName = z.enum(PRIMITIVES);
 export type PrimitiveName = z.infer<typeof PrimitiveName>;
 
@@ -82,6 +95,7 @@ export const PrimitiveInputs = {
   grep: GrepInput,
   exec: ExecInput,
   changes: ChangesInput,
+  resolve: ResolveInput,
 } as const satisfies Record<PrimitiveName, z.ZodType>;
 
 export type PrimitiveInput<P extends PrimitiveName> = z.infer<(typeof PrimitiveInputs)[P]>;

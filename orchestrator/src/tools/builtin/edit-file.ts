@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { countOccurrences, MAX_WRITE_BYTES } from '@gatehouse/shared';
 import { defineTool, semanticError } from '../tool';
-import { PATH_HINTS, PathField, failure, sandboxResult, workspaceKey } from './common';
+import { PATH_HINTS, PathField, expectReal, failure, pathRef, sandboxResult, workspaceKey } from './common';
 
 export const editFile = defineTool({
   name: 'edit_file',
@@ -14,6 +14,7 @@ export const editFile = defineTool({
   }),
   sideEffect: 'write',
   isReadOnly: () => false,
+  workspacePaths: (input) => pathRef(input.path),
   async validate(input, ctx) {
     const key = workspaceKey(input.path);
     const known = ctx.state.fileHashes[key];
@@ -31,7 +32,8 @@ export const editFile = defineTool({
   },
   plan(input, ctx) {
     const known = ctx.state.fileHashes[workspaceKey(input.path)] ?? '';
-    return { executor: 'sandbox', primitive: 'edit_file', input: { path: input.path, oldText: input.oldText, newText: input.newText, expectedSha256: known }, timeoutMs: 30_000 };
+    const primitiveInput = { path: input.path, oldText: input.oldText, newText: input.newText, expectedSha256: known, ...expectReal(ctx, input.path) };
+    return { executor: 'sandbox', primitive: 'edit_file', input: primitiveInput, timeoutMs: 30_000 };
   },
   observe(input, raw) {
     const r = sandboxResult(raw);

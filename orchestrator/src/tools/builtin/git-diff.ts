@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SAFE_GIT, SAFE_GIT_ENV } from '@gatehouse/shared';
 import { defineTool } from '../tool';
-import { PathField, sandboxResult } from './common';
+import { PathField, pathRef, sandboxResult } from './common';
 
 export const gitDiff = defineTool({
   name: 'git_diff',
@@ -9,6 +9,8 @@ export const gitDiff = defineTool({
   input: z.strictObject({ path: PathField.optional().describe('limit the diff to this path') }),
   sideEffect: 'read',
   isReadOnly: () => true,
+  // git does not follow a symlink in a pathspec, but the policy still decides on where it leads.
+  workspacePaths: (input) => pathRef(input.path),
   // The path travels in an environment variable, never spliced into the command line.
   plan: (input) => ({
     executor: 'sandbox',

@@ -8,6 +8,10 @@ export const glob = defineTool({
   input: z.strictObject({ pattern: z.string().min(1).max(1024).describe('glob, relative to the workspace root') }),
   sideEffect: 'read',
   isReadOnly: () => true,
+  // Checked as a path, the pattern stays inside exactly when its base (the part before the first
+  // wildcard) does and no `..` after a wildcard climbs out. The walk never follows links, so the
+  // policy need not decide on a resolved form.
+  workspacePaths: (input) => [{ field: 'pattern', path: input.pattern, resolve: false }],
   plan: (input) => ({ executor: 'sandbox', primitive: 'glob', input: { pattern: input.pattern, limit: 1000 }, timeoutMs: 30_000 }),
   observe(input, raw) {
     const r = sandboxResult(raw);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../tool';
-import { PATH_HINTS, PathField, failure, sandboxResult } from './common';
+import { PATH_HINTS, PathField, expectReal, failure, pathRef, sandboxResult } from './common';
 
 export const grep = defineTool({
   name: 'grep',
@@ -11,7 +11,13 @@ export const grep = defineTool({
   }),
   sideEffect: 'read',
   isReadOnly: () => true,
-  plan: (input) => ({ executor: 'sandbox', primitive: 'grep', input: { pattern: input.pattern, ...(input.path ? { path: input.path } : {}), limit: 500 }, timeoutMs: 60_000 }),
+  workspacePaths: (input) => pathRef(input.path),
+  plan: (input, ctx) => ({
+    executor: 'sandbox',
+    primitive: 'grep',
+    input: { pattern: input.pattern, ...(input.path ? { path: input.path } : {}), limit: 500, ...expectReal(ctx, input.path) },
+    timeoutMs: 60_000,
+  }),
   observe(input, raw) {
     const r = sandboxResult(raw);
     if (r.status !== 'ok' || r.data?.kind !== 'grep') return failure(r, { ...PATH_HINTS, io_error: 'check the pattern: it is grep -E syntax' });

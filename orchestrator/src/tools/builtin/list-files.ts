@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../tool';
-import { PATH_HINTS, PathField, failure, sandboxResult } from './common';
+import { PATH_HINTS, PathField, expectReal, failure, pathRef, sandboxResult } from './common';
 
 export const listFiles = defineTool({
   name: 'list_files',
@@ -8,7 +8,13 @@ export const listFiles = defineTool({
   input: z.strictObject({ path: PathField.optional().describe('directory, relative to the workspace root') }),
   sideEffect: 'read',
   isReadOnly: () => true,
-  plan: (input) => ({ executor: 'sandbox', primitive: 'list', input: { path: input.path ?? '.', limit: 1000 }, timeoutMs: 30_000 }),
+  workspacePaths: (input) => pathRef(input.path),
+  plan: (input, ctx) => ({
+    executor: 'sandbox',
+    primitive: 'list',
+    input: { path: input.path ?? '.', limit: 1000, ...expectReal(ctx, input.path) },
+    timeoutMs: 30_000,
+  }),
   observe(input, raw) {
     const r = sandboxResult(raw);
     if (r.status !== 'ok' || r.data?.kind !== 'list') return failure(r, PATH_HINTS);

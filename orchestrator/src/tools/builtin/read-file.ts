@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../tool';
-import { PATH_HINTS, PathField, failure, sandboxResult, workspaceKey } from './common';
+import { PATH_HINTS, PathField, expectReal, failure, pathRef, sandboxResult, workspaceKey } from './common';
 
 export const readFile = defineTool({
   name: 'read_file',
@@ -13,10 +13,16 @@ export const readFile = defineTool({
   }),
   sideEffect: 'read',
   isReadOnly: () => true,
+  workspacePaths: (input) => pathRef(input.path),
   plan: (input, ctx) => ({
     executor: 'sandbox',
     primitive: 'read_file',
-    input: { path: input.path, ...(input.offset ? { offset: input.offset } : {}), limit: Math.min(input.limit ?? ctx.limits.maxReadLines, ctx.limits.maxReadLines) },
+    input: {
+      path: input.path,
+      ...(input.offset ? { offset: input.offset } : {}),
+      limit: Math.min(input.limit ?? ctx.limits.maxReadLines, ctx.limits.maxReadLines),
+      ...expectReal(ctx, input.path),
+    },
     timeoutMs: 30_000,
   }),
   observe(input, raw) {

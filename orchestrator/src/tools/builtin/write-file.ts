@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_WRITE_BYTES } from '@gatehouse/shared';
 import { defineTool, semanticError } from '../tool';
-import { PATH_HINTS, PathField, failure, sandboxResult, workspaceKey } from './common';
+import { PATH_HINTS, PathField, expectReal, failure, pathRef, sandboxResult, workspaceKey } from './common';
 
 export const writeFile = defineTool({
   name: 'write_file',
@@ -13,6 +13,7 @@ export const writeFile = defineTool({
   }),
   sideEffect: 'write',
   isReadOnly: () => false,
+  workspacePaths: (input) => pathRef(input.path),
   async validate(input, ctx) {
     const key = workspaceKey(input.path);
     const now = await ctx.peek(input.path);
@@ -25,7 +26,8 @@ export const writeFile = defineTool({
   },
   plan(input, ctx) {
     const known = ctx.state.fileHashes[workspaceKey(input.path)];
-    return { executor: 'sandbox', primitive: 'write_file', input: { path: input.path, content: input.content, expectedSha256: known ?? null }, timeoutMs: 30_000 };
+    const primitiveInput = { path: input.path, content: input.content, expectedSha256: known ?? null, ...expectReal(ctx, input.path) };
+    return { executor: 'sandbox', primitive: 'write_file', input: primitiveInput, timeoutMs: 30_000 };
   },
   observe(input, raw) {
     const r = sandboxResult(raw);

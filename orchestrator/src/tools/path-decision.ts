@@ -1,0 +1,43 @@
+import type { Decision } from '../policy/mode';
+import { redirected, type ResolvedRef } from './workspace-paths';
+
+const STRICTNESS: Record<Decision['decision'], number> = { allow: 0, ask: 1, deny: 2 };
+
+export interface PathDecision {
+  decision: Decision;
+  /** The path whose resolved form decided, when that was stricter than the path as requested. */
+  resolvedFrom?: { path: string; real: string };
+}
+
+/**
+ * The policy's decision on a path tool call: asked about the path as requested and, for each path
+ * that leads somewhere else (a symlink on the way), about where it leads. The strictest answer wins
+ * (deny > ask > allow); on a tie the requested form's answer stands, so the common case reads as
+ * before. A link can make a call stricter, never looser.
+ */
+export function decideOnPaths(decide: (input: unknown) => Decision, input: unknown, resolved: readonly ResolvedRef[]): PathDecision {
+  let best = decide(input);
+  let resolvedFrom: PathDecision['resolvedFrom'];
+  const risk = new Set(best.risk);
+  for (const ref of redirected(resolved)) {
+    const d = decide({ ...(input as Record<string, unknown>), [ref.field]: ref.real });
+    for (const line of d.risk) risk.add(line);
+    if (STRICTNESS[d.decision] > STRICTNESS[best.decision]) {
+      const via = ref.dangling ? ' (through a dangling symbolic link)' : '';
+      best = { ...d, reason: `${ref.key} resolves to ${ref.real}${via}: ${d.reason}` };
+      resolvedFrom = { path: ref.key, real: ref.real };
+    }
+  }
+  return { decision: { ...best, risk: [...risk] }, ...(resolvedFrom ? { resolvedFrom } : {}) };
+}
+
+/**
+ * What an approval of this call is bound to: the tool input, plus where its paths led when any led
+ * elsewhere. A person's "approve for this run" of `read_file src/link` then does not stand for the
+ * same call once the link points somewhere new.
+ */
+export function boundInput(input: unknown, resolved: readonly ResolvedRef[]): unknown {
+  const moved = redirected(resolved);
+  if (moved.length === 0) return input;
+  return { input, resolved: moved.map((r) => ({ path: r.key, real: r.real })) };
+}
