@@ -9,3 +9,6 @@ export { newIdentity, serverConfig, sandboxCreds } from './nats-auth';
 export { DEFAULT_LIMITS, WORKSPACE, SANDBOX_UID, type SandboxLimits } from './container';
 export { LABEL } from './labels';
 export { docker, assertDockerReachable } from './docker';
+export { scanWorkspace, type ScannedChange } from './workspace-scan';
+export { readEntry, statPath, workspacePath, type WorkspaceEntry } from './workspace-io';
+export { saveWorkspace, loadWorkspace, restoreSaved, SavedWorkspaceError, WorkspaceManifest, DEFAULT_MAX_FILE_BYTES, type SavedWorkspace } from './workspace-save';

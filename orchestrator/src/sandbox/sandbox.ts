@@ -63,7 +63,8 @@ export class Sandbox {
     readonly info: SandboxInfo,
     private readonly nc: NatsConnection,
     private readonly subjects: SandboxSubjects,
-    private readonly container: Docker.Container,
+    /** For the archive API and `docker exec` around the daemon (workspace saves, exports). */
+    readonly container: Docker.Container,
     private readonly teardown: () => Promise<void>,
     private readonly subscriptions: Subscription[],
   ) {}

@@ -1,0 +1,121 @@
+import { PassThrough } from 'node:stream';
+import type Docker from 'dockerode';
+import { SAFE_GIT, SAFE_GIT_ENV } from '@gatehouse/shared';
+import { STATE_DIR, WORKSPACE } from './container';
+import { SandboxError } from './errors';
+
+/** A workspace path that differs from the sandbox's baseline (the repository as copied in). */
+export interface ScannedChange {
+  path: string;
+  /** As git saw it; only a hint: what is there now is read again through the archive API. */
+  status: 'added' | 'modified' | 'deleted' | 'type_changed';
+}
+
+export interface ScanResult {
+  changes: ScannedChange[];
+  /** Root's private scratch folder in the container's /tmp; pass it back to reuse git's stat cache. */
+  scratch: string;
+}
+
+/**
+ * Git run as root in the container, around the daemon: it works on an orphan whose daemon no
+ * longer answers us, and a daemon a command took over cannot lie to it. Git gets a fresh git
+ * directory of its own (root's, 0700, in /tmp), so no config, hook, filter or attribute file a
+ * command could have planted is read; the daemon's baseline is only read (its index, or its tree
+ * through the object alternates), never written. Nothing is hashed into objects: `diff-files`
+ * compares the work tree with the baseline index by stat and content, and new files come from
+ * `ls-files --others` (honouring the workspace's .gitignore, like the daemon's `changes`).
+ */
+const SCRIPT = `set -eu
+S="$1"; shift
+if [ -z "$S" ]; then S=$(mktemp -d /tmp/.gatehouse-scan.XXXXXXXX); fi
+case "$S" in /tmp/.gatehouse-scan.*) ;; *) echo "not a scan folder: $S" >&2; exit 3 ;; esac
+[ "$(stat -c '%u %a %F' -- "$S")" = "0 700 directory" ] || { echo "$S is not root's private folder" >&2; exit 3; }
+export HOME="$S" XDG_CONFIG_HOME="$S"
+B=${STATE_DIR}
+[ -d "$S/git" ] || "$@" init -q --bare "$S/git"
+export GIT_DIR="$S/git" GIT_INDEX_FILE="$S/index" GIT_WORK_TREE=${WORKSPACE}
+if [ ! -e "$S/index" ]; then
+  if [ -s "$B/baseline.index" ]; then cp -- "$B/baseline.index" "$S/index.new"; mv -- "$S/index.new" "$S/index"
+  elif [ -s "$B/baseline.tree" ]; then
+    echo "$B/baseline.git/objects" > "$GIT_DIR/objects/info/alternates"
+    "$@" read-tree "$(head -c 100 "$B/baseline.tree")"
+  else echo "the sandbox has no baseline in $B" >&2; exit 4; fi
+fi
+"$@" update-index -q --refresh >/dev/null 2>&1 || true
+printf '%s\\0' "$S"
+"$@" diff-files -z --name-status
+printf '\\0'
+"$@" ls-files -z --others --exclude-standard
+`;
+
+/** Options that make git ignore what the work tree could configure, on top of SAFE_GIT. */
+const GIT = ['git', ...SAFE_GIT, '-c', 'core.untrackedCache=false', '-c', 'core.autocrlf=false', '-c', 'core.safecrlf=false', '-c', 'core.symlinks=true', '-c', 'core.ignorecase=false', '-c', 'core.quotePath=false', '-c', 'core.bare=false', '-c', 'safe.directory=*', '-c', 'core.attributesFile=/dev/null', '-c', 'core.excludesFile=/dev/null'];
+
+const STATUS: Record<string, ScannedChange['status']> = { M: 'modified', D: 'deleted', T: 'type_changed', A: 'added' };
+
+/** Lists what changed in a sandbox's workspace since its baseline (live or orphaned sandbox alike). */
+export async function scanWorkspace(container: Docker.Container, scratch = '', timeoutMs = 600_000): Promise<ScanResult> {
+  const r = await execAsRoot(container, ['sh', '-c', SCRIPT, 'gatehouse-scan', scratch, ...GIT], timeoutMs, 256 * 1024 * 1024);
+  if (r.exitCode !== 0) throw new SandboxError(`listing the workspace's changes failed (exit ${r.exitCode}): ${r.stderr.slice(0, 500)}`);
+  const tokens = r.stdout.toString('utf8').split('\0');
+  const folder = tokens[0] ?? '';
+  const changes: ScannedChange[] = [];
+  let i = 1;
+  for (; i + 1 < tokens.length && tokens[i] !== ''; i += 2) {
+    changes.push({ path: tokens[i + 1]!, status: STATUS[tokens[i]!.charAt(0)] ?? 'modified' });
+  }
+  for (i += 1; i < tokens.length; i++) {
+    const p = tokens[i]!;
+    // A nested repository shows as `dir/`: its files are not the run's (git would not track them).
+    if (p !== '' && !p.endsWith('/')) changes.push({ path: p, status: 'added' });
+  }
+  return { changes, scratch: folder };
+}
+
+export interface ExecOutcome {
+  exitCode: number;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/** `docker exec` as root, no TTY, output captured up to a cap, bounded in time. */
+export async function execAsRoot(container: Docker.Container, cmd: string[], timeoutMs: number, maxBytes: number): Promise<ExecOutcome> {
+  const exec = await container.exec({ Cmd: cmd, User: '0', AttachStdout: true, AttachStderr: true, Env: Object.entries(SAFE_GIT_ENV).map(([k, v]) => `${k}=${v}`) });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  let size = 0;
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  stdout.on('data', (c: Buffer) => {
+    size += c.length;
+    if (size <= maxBytes) out.push(c);
+  });
+  stderr.on('data', (c: Buffer) => {
+    if (err.length < 64) err.push(c);
+  });
+  (container.modem as { demuxStream(s: NodeJS.ReadableStream, o: NodeJS.WritableStream, e: NodeJS.WritableStream): void }).demuxStream(stream, stdout, stderr);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      timer = setTimeout(() => {
+        stream.destroy();
+        reject(new SandboxError(`${cmd[0]} in the sandbox did not finish within ${timeoutMs} ms`));
+      }, timeoutMs);
+      stream.on('end', resolve);
+      stream.on('close', resolve);
+      stream.on('error', reject);
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+  if (size > maxBytes) throw new SandboxError(`${cmd[0]} in the sandbox printed more than ${maxBytes} bytes`);
+  // The stream can end a moment before Docker records the exit code.
+  let info: { ExitCode: number | null; Running: boolean } = await exec.inspect();
+  for (let i = 0; i < 100 && info.Running; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    info = await exec.inspect();
+  }
+  return { exitCode: info.ExitCode ?? -1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') };
+}
