@@ -1,18 +1,80 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { EVENTS_FILE, InvalidRunIdError, listRuns, resolveStateDir, runDir, verifyLog, type BadEvent } from '../events/index';
+import { EVENTS_FILE, InvalidRunIdError, listRuns, resolveStateDir, runDir, type BadEvent } from '../events/index';
+import { auditRun, type AuditReport } from '../events/audit';
+import { installationKey } from '../events/installation';
+import { LogKeyError } from '../events/key';
 
-const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+/** 0 intact and anchored; 1 tampered or torn; 2 usage (or an unusable key); 3 intact chain that nothing anchors. */
+export const VERIFY_EXIT = { ok: 0, failed: 1, usage: 2, unanchored: 3 } as const;
 
 /** What a bad line means for the person reading the report. */
 function meaning(bad: BadEvent): string {
   if (bad.reason.startsWith('torn last line') || bad.reason.includes('torn write')) {
     return 'the last write did not complete (the process was killed or the machine lost power mid-write). Every event before it is intact; resuming the run cuts the partial line off.';
   }
+  if (bad.reason.startsWith('cut tail')) {
+    return `events were removed from the end of the log after they were written. Events before line ${bad.line} verified; gatehouse refuses to resume this run.`;
+  }
+  if (bad.reason.startsWith('artifact')) return 'a stored output was changed or removed after the event that records it was written.';
   return `the log was modified after it was written (or the disk corrupted it). Events before line ${bad.line} verified; from line ${bad.line} on nothing can be trusted, and gatehouse refuses to resume this run.`;
 }
 
-/** `gatehouse verify RUN`: check a run's hash chain. Exit 0 intact, 1 tampered or torn, 2 usage. */
+const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+/** One line per check: what was checked and what it showed. */
+function checks(r: AuditReport): string[] {
+  const out: string[] = [];
+  out.push(`chain: ${r.firstBad && !r.firstBad.reason.startsWith('cut tail') && !r.firstBad.reason.startsWith('artifact') ? `broken at line ${r.firstBad.line}` : 'intact'}, ${plural(r.events, 'event')} verified`);
+  const m = r.macs;
+  const foreign = Object.values(m.foreign).reduce((a, b) => a + b, 0);
+  out.push(
+    r.key
+      ? `keyed MACs: ${m.verified} verified with this installation's key (id ${r.key.id})` +
+          (m.unkeyed ? `, ${m.unkeyed} old-format without MAC` : '') +
+          (foreign ? `, ${foreign} of another installation's key` : '')
+      : 'keyed MACs: not checked (no installation key)',
+  );
+  const h = r.head;
+  const at = h.file ? ` (${h.file})` : '';
+  const headLine: Record<AuditReport['head']['status'], string> = {
+    matched: `matches: ${plural(h.events ?? 0, 'event')} recorded at the last sync${h.unsynced ? `, ${h.unsynced} appended after it (covered by their MACs only)` : ''}${at}`,
+    missing: `none recorded${at}`,
+    forged: `cannot be trusted${at}`,
+    cut: `records ${plural(h.events ?? 0, 'event')}, the log has fewer${at}`,
+    rewritten: `disagrees with the log${at}`,
+    'not checked': 'not checked',
+  };
+  out.push(`head: ${headLine[h.status]}`);
+  out.push(r.completion ? `completion: run.completed at seq ${r.completion.seq} (${r.completion.status})` : 'completion: no run.completed (the run is in progress, paused, or stopped without finishing)');
+  const a = r.artifacts;
+  out.push(`artifacts: ${a.checked} re-hashed and matching (${a.full} against a full SHA-256, ${a.checked - a.full} against the ref's prefix only)${a.bad.length ? `, ${a.bad.length} bad` : ''}`);
+  return out;
+}
+
+function print(run: string, r: AuditReport): void {
+  const lines: string[] = [];
+  if (r.verdict === 'intact') {
+    lines.push(`ok: run ${run}: ${plural(r.events, 'event')}, hash chain intact${r.lastHash ? ` (last hash ${r.lastHash})` : ''}, anchored`);
+  } else if (r.verdict === 'unanchored') {
+    lines.push(`UNANCHORED: run ${run}: ${plural(r.events, 'event')}, hash chain intact, but nothing outside the log vouches for it:`);
+    for (const u of r.unanchored) lines.push(`  - ${u}`);
+  } else {
+    const bad = r.firstBad;
+    if (bad) {
+      const which = [bad.seq !== undefined ? `seq ${bad.seq}` : null, bad.id ? `id ${bad.id}` : null].filter(Boolean).join(', ');
+      lines.push(`FAILED: run ${run}: first bad event at line ${bad.line}${which ? ` (${which})` : ''} of ${r.file}`);
+      lines.push(`  ${bad.reason}`, `  meaning: ${meaning(bad)}`, `  ${plural(r.events, 'event')} before it verified.`);
+    } else {
+      lines.push(`FAILED: run ${run}: ${r.file}`);
+    }
+    for (const p of r.problems) if (p !== bad?.reason) lines.push(`  also: ${p}`);
+  }
+  lines.push('checked:', ...checks(r).map((c) => `  ${c}`));
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** `gatehouse verify RUN`: check a run's log, anchors and artifacts. */
 export async function verify(run: string, opts: { stateDir?: string; json?: boolean }): Promise<number> {
   const stateDir = resolveStateDir(opts.stateDir);
   let file: string;
@@ -21,7 +83,7 @@ export async function verify(run: string, opts: { stateDir?: string; json?: bool
   } catch (e) {
     if (e instanceof InvalidRunIdError) {
       process.stderr.write(`gatehouse verify: ${e.message}\n`);
-      return EXIT.usage;
+      return VERIFY_EXIT.usage;
     }
     throw e;
   }
@@ -31,23 +93,24 @@ export async function verify(run: string, opts: { stateDir?: string; json?: bool
       `gatehouse verify: unknown run ${JSON.stringify(run)} in ${stateDir}. ` +
         (runs.length > 0 ? `Runs there: ${runs.join(', ')}.\n` : 'There are no runs there (use --state-dir or GATEHOUSE_STATE_DIR to point elsewhere).\n'),
     );
-    return EXIT.usage;
+    return VERIFY_EXIT.usage;
+  }
+  let key;
+  try {
+    key = installationKey();
+  } catch (e) {
+    if (!(e instanceof LogKeyError)) throw e;
+    process.stderr.write(`gatehouse verify: ${e.message}\n`);
+    return VERIFY_EXIT.usage;
   }
 
-  const result = verifyLog(file);
+  const r = auditRun(stateDir, run, key);
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify({ runId: run, file, ...result, ...(result.firstBad ? { meaning: meaning(result.firstBad) } : {}) })}\n`);
-  } else if (result.ok) {
-    process.stdout.write(`ok: run ${run}: ${result.events} events, hash chain intact${result.lastHash ? ` (last hash ${result.lastHash})` : ''}\n`);
+    const { runId: _r, file: _f, ...rest } = r;
+    const meaningOf = r.firstBad && r.verdict === 'failed' ? { meaning: meaning(r.firstBad) } : {};
+    process.stdout.write(`${JSON.stringify({ runId: run, file, ok: r.verdict === 'intact', ...rest, ...meaningOf })}\n`);
   } else {
-    const bad = result.firstBad!;
-    const which = [bad.seq !== undefined ? `seq ${bad.seq}` : null, bad.id ? `id ${bad.id}` : null].filter(Boolean).join(', ');
-    process.stdout.write(
-      `FAILED: run ${run}: first bad event at line ${bad.line}${which ? ` (${which})` : ''} of ${file}\n` +
-        `  ${bad.reason}\n` +
-        `  meaning: ${meaning(bad)}\n` +
-        `  ${result.events} event${result.events === 1 ? '' : 's'} before it verified.\n`,
-    );
+    print(run, r);
   }
-  return result.ok ? EXIT.ok : EXIT.failed;
+  return r.verdict === 'intact' ? VERIFY_EXIT.ok : r.verdict === 'failed' ? VERIFY_EXIT.failed : VERIFY_EXIT.unanchored;
 }

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tempStateDir, writeRun } from './helpers';
+import { appendUnsynced, tempStateDir, writeRun } from './helpers';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const cli = path.join(root, 'orchestrator', 'bin', 'gatehouse.mjs');
@@ -21,7 +21,13 @@ describe('gatehouse verify', () => {
     writeRun(state, 'good_run', 8);
     const r = gatehouse(['verify', 'good_run', '--state-dir', state]);
     expect(r.stderr).toBe('');
-    expect(r.stdout).toMatch(/^ok: run good_run: 8 events, hash chain intact \(last hash [0-9a-f]{64}\)\n$/);
+    expect(r.stdout).toMatch(/^ok: run good_run: 8 events, hash chain intact \(last hash [0-9a-f]{64}\), anchored\nchecked:\n/);
+    // It says what it checked.
+    expect(r.stdout).toContain('chain: intact, 8 events verified');
+    expect(r.stdout).toMatch(/keyed MACs: 8 verified with this installation's key \(id [0-9a-f]{16}\)/);
+    expect(r.stdout).toMatch(/head: matches: 8 events recorded at the last sync \(.*good_run\.[0-9a-f]{32}\.json\)/);
+    expect(r.stdout).toContain('completion: no run.completed');
+    expect(r.stdout).toContain('artifacts: 1 re-hashed and matching (1 against a full SHA-256');
     expect(r.status).toBe(0);
     const j = gatehouse(['verify', 'good_run', '--json'], { GATEHOUSE_STATE_DIR: state });
     expect(j.status).toBe(0);
@@ -46,7 +52,8 @@ describe('gatehouse verify', () => {
 
   it('exits 1 on a torn last line and says what it means', () => {
     const state = tempStateDir();
-    writeRun(state, 'torn_run', 4);
+    writeRun(state, 'torn_run', 3);
+    appendUnsynced(state, 'torn_run', 3, 1); // a torn write only ever hits events after the last sync
     const file = path.join(state, 'runs', 'torn_run', 'events.jsonl');
     const text = readFileSync(file, 'utf8');
     writeFileSync(file, text.slice(0, -30));

@@ -57,7 +57,12 @@ export function sampleEvent(i: number): AnyEvent {
 }
 
 export function appendSample(log: RunLog, i: number): void {
-  const e = sampleEvent(i);
+  let e = sampleEvent(i);
+  if (e.type === 'tool.execution.completed') {
+    // A real stored output, as the pipeline keeps one: verify re-hashes it.
+    const a = log.artifacts.put(`full output of ${e.data.callId}\n`);
+    e = { ...e, data: { ...e.data, artifactRefs: [a.ref], artifacts: [{ ref: a.ref, sha256: a.sha256, bytes: a.bytes }] } };
+  }
   (log.append as (t: string, a: Actor, d: unknown, o?: { ts: Date }) => unknown)(e.type, e.actor, e.data, { ts: new Date(Date.UTC(2025, 0, 1, 0, 0, i)) });
 }
 

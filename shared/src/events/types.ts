@@ -50,6 +50,26 @@ export const EventData = {
     filesChanged: z.array(z.string()).optional(),
     applied: z.boolean().optional(),
     diffFile: z.string().optional(),
+    /** Changed files --apply refused, with the reason (one refusal and nothing is written). */
+    refused: z.array(z.strictObject({ path: z.string(), reason: z.string() })).optional(),
+    /** Changed files not exported (too large, or not a file), with their sizes. */
+    skipped: z.array(z.strictObject({ path: z.string(), size: z.number().int().nonnegative(), reason: z.string() })).optional(),
+    /** Writing to the repository failed part way: what was and was not written. */
+    applyError: z.string().optional(),
+  }),
+  /**
+   * The workspace saved beside the log after calls that can change it (resume restores the last
+   * one): a manifest of changed paths by content hash, relative to the run's folder.
+   */
+  'workspace.checkpoint': z.strictObject({
+    checkpoint: z.number().int().positive(),
+    manifest: z.string(),
+    manifestSha256: Hash,
+    /** Every call completed at or before this seq has its effects in this checkpoint. */
+    afterSeq: z.number().int().nonnegative(),
+    files: z.number().int().nonnegative(),
+    deleted: z.number().int().nonnegative(),
+    skipped: z.array(z.strictObject({ path: z.string(), size: z.number().int().nonnegative() })),
   }),
   /** A model call: which model, how big the context was, what was compacted. */
   'model.request': z.strictObject({
@@ -195,7 +215,7 @@ export const EventData = {
     /** seq of the last event before this resume. */
     fromSeq: z.number().int().nonnegative(),
     /** Where the restored workspace came from: the pause snapshot, or the previous sandbox itself. */
-    workspaceFrom: z.enum(['pause-snapshot', 'previous-sandbox', 'repository']),
+    workspaceFrom: z.enum(['pause-snapshot', 'previous-sandbox', 'repository', 'checkpoint']),
     files: z.array(z.string()),
   }),
   'tool.execution.started': z.strictObject({
