@@ -28,7 +28,15 @@ function instantSandbox(): SandboxPort {
     output: CONTENT, bytes: CONTENT.length, truncated: false, durationMs: 0.1, filesChanged: [], replayed: false,
     data: { kind: 'read_file', sha256, totalBytes: CONTENT.length, totalLines: 40, startLine: 1, endLine: 40 },
   };
-  return { sandboxId: 'sbx_bench', invoke: async () => result };
+  // `resolve` (the path stage of validation) answers that each path leads to itself.
+  const resolved = (paths: string[]): InvocationResult => ({
+    ...result, primitive: 'resolve', output: '', bytes: 0,
+    data: { kind: 'resolve', paths: paths.map((p) => ({ path: p, real: p, exists: true, outside: false })) },
+  });
+  return {
+    sandboxId: 'sbx_bench',
+    invoke: async (primitive, input) => (primitive === 'resolve' ? resolved((input as { paths: string[] }).paths) : result),
+  };
 }
 
 /** 100,000 events shaped like a real run's (intent, validation, approval, started, completed, observation). */
