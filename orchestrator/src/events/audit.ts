@@ -134,7 +134,9 @@ function checkHeadOf(key: LogKey, runId: string, events: readonly EventEnvelope[
   }
   if (events[head.events - 1]!.hash !== head.hash) {
     report.head = { status: 'rewritten', ...base };
-    report.problems.push(`event ${head.events - 1} is not the one the run's head recorded: the log was rewritten`);
+    const reason = `event ${head.events - 1} is not the one the run's head recorded: the log was rewritten at or before it`;
+    report.problems.push(reason);
+    report.firstBad ??= { line: head.events, seq: head.events - 1, id: events[head.events - 1]!.id, reason };
     return;
   }
   if (head.completedSeq !== null && events[head.completedSeq]?.type !== 'run.completed') {

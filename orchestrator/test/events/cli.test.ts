@@ -1,8 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { LogKey } from '../../src/events/key';
 import { appendUnsynced, tempStateDir, writeRun } from './helpers';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -61,6 +62,22 @@ describe('gatehouse verify', () => {
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/line 4.*\n {2}torn last line/);
     expect(r.stdout).toContain('resuming the run cuts the partial line off');
+  });
+
+  it('exits 3 on a log another installation wrote (unanchored here), 2 on an unsafe key file', () => {
+    const state = tempStateDir();
+    writeRun(state, 'copied_run', 5);
+    const other = path.join(tempStateDir(), 'other', 'log.key');
+    LogKey.load({ env: { GATEHOUSE_KEY_FILE: other } }); // that other installation's key
+    const r = gatehouse(['verify', 'copied_run', '--state-dir', state], { GATEHOUSE_KEY_FILE: other });
+    expect(r.status, r.stdout + r.stderr).toBe(3);
+    expect(r.stdout).toMatch(/^UNANCHORED: run copied_run: 5 events, hash chain intact, but nothing outside the log vouches for it:\n/);
+    expect(r.stdout).toMatch(/5 event\(s\) carry MACs of another installation's key/);
+    expect(r.stdout).toContain('head: none recorded');
+    chmodSync(other, 0o640);
+    const unsafe = gatehouse(['verify', 'copied_run', '--state-dir', state], { GATEHOUSE_KEY_FILE: other });
+    expect(unsafe.status).toBe(2);
+    expect(unsafe.stderr).toContain(`chmod 600 ${other}`);
   });
 
   it('exits 2 for an unknown run and lists the runs that exist', () => {
