@@ -20,18 +20,22 @@ export class Baseline {
   }
 
   /**
-   * Records the baseline and returns its tree id. The id is kept in the daemon's memory, not in a
-   * file: commands run as the same user and could rewrite a file in the state directory.
+   * Records the baseline and returns its tree id. The id is also written to `baseline.tree` (root's,
+   * in the root-only state directory) so the orchestrator can salvage a sandbox whose daemon it can
+   * no longer talk to, through `docker exec`.
    */
   async record(signal: AbortSignal): Promise<string> {
+    await fs.chmod(this.stateDir, 0o700);
     await this.git(['init', '-q'], 'baseline.index', signal, 60_000);
-    return this.writeTree('baseline.index', signal, 600_000);
+    const tree = await this.writeTree('baseline.index', signal, 600_000);
+    await fs.writeFile(path.join(this.stateDir, 'baseline.tree'), `${tree}\n`, { mode: 0o600 });
+    return tree;
   }
 
   /**
-   * Commands run as the same user and can write the state directory. Before git reads it, the
-   * config is put back to a known one (so it names no programs to run), and the index is removed
-   * (a planted index with matching stat data could make git skip a changed file).
+   * The state directory is root's and commands cannot write it; the config is still put back to a
+   * known one before git reads it (so it names no programs to run) and the index removed (a planted
+   * index with matching stat data could make git skip a changed file), as a second line.
    */
   private async reset(index: string): Promise<void> {
     await fs.writeFile(path.join(this.gitDir, 'config'), '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n').catch(() => undefined);

@@ -1,6 +1,9 @@
+import type { KeyObject } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { z } from 'zod';
-import { Id } from '@gatehouse/shared';
+import { Id, invocationPublicKey } from '@gatehouse/shared';
+import { ProtectList } from './protect';
+import type { CommandUser } from './users';
 
 const Env = z.object({
   GATEHOUSE_NATS_URL: z.string().min(1),
@@ -14,6 +17,11 @@ const Env = z.object({
    * complete": the daemon boots while the copy is still running and waits for it.
    */
   GATEHOUSE_NATS_CREDS_FILE: z.string().optional(),
+  /** The public key invocations must be signed with; written beside the credentials. */
+  GATEHOUSE_INVOKE_KEY_FILE: z.string().min(1),
+  /** Workspace paths to make read-only to commands (copy-in.ts); written beside the credentials. */
+  GATEHOUSE_PROTECT_FILE: z.string().optional(),
+  GATEHOUSE_COMMAND_UID: z.coerce.number().int().min(1).max(2 ** 31 - 2).default(10001),
   GATEHOUSE_CREDS_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(60_000),
   GATEHOUSE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
 });
@@ -26,6 +34,10 @@ export interface DaemonConfig {
   stateDir: string;
   creds?: string;
   heartbeatMs: number;
+  invokeKey: KeyObject;
+  protect: ProtectList;
+  /** Who commands run as: never the daemon's own user. */
+  user: CommandUser;
 }
 
 export async function loadConfig(env: NodeJS.ProcessEnv): Promise<DaemonConfig> {
@@ -40,6 +52,11 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<DaemonConfig> 
     creds = await waitForCreds(e.GATEHOUSE_NATS_CREDS_FILE, e.GATEHOUSE_CREDS_WAIT_MS);
     await fs.rm(e.GATEHOUSE_NATS_CREDS_FILE, { force: true });
   }
+  // Both are put in before the credentials, in the same archive: they are complete by now.
+  const invokeKey = invocationPublicKey(await fs.readFile(e.GATEHOUSE_INVOKE_KEY_FILE, 'utf8'));
+  const protect = e.GATEHOUSE_PROTECT_FILE
+    ? ProtectList.parse(JSON.parse(await fs.readFile(e.GATEHOUSE_PROTECT_FILE, 'utf8')))
+    : { entries: [], dirs: [] };
   return {
     natsUrl: e.GATEHOUSE_NATS_URL,
     runId: e.GATEHOUSE_RUN_ID,
@@ -47,6 +64,9 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<DaemonConfig> 
     workspace: e.GATEHOUSE_WORKSPACE,
     stateDir: e.GATEHOUSE_STATE_DIR,
     heartbeatMs: e.GATEHOUSE_HEARTBEAT_MS,
+    invokeKey,
+    protect,
+    user: { uid: e.GATEHOUSE_COMMAND_UID, gid: e.GATEHOUSE_COMMAND_UID },
     ...(creds === undefined ? {} : { creds }),
   };
 }

@@ -11,6 +11,7 @@ import {
   OutputChunk,
   sandboxSubjects,
   validate,
+  verifyMessage,
   type ErrorCode,
   type SandboxSubjects,
 } from '@gatehouse/shared';
@@ -20,22 +21,11 @@ import { PrimitiveError } from './errors';
 import { Journal } from './journal';
 import { log } from './log';
 import { runPrimitive, type Outcome } from './primitives/index';
+import { applyProtection } from './protect';
+import { killCommandUserProcesses } from './users';
 import { Workspace } from './workspace';
 
 export const AGENT_VERSION = '0.1.0';
-
-/**
- * A command can leave its process group (setsid, set -m) and outlive the call that started it.
- * When no exec is in flight, nothing but the daemon and init should be running: kill(-1) signals
- * every process this user may signal except init (tini) and the caller.
- */
-function killStragglers(): void {
-  try {
-    process.kill(-1, 'SIGKILL');
-  } catch {
-    // ESRCH: nothing else was running.
-  }
-}
 
 export interface RunningDaemon {
   nc: NatsConnection;
@@ -48,6 +38,8 @@ export interface RunningDaemon {
  */
 export async function startDaemon(cfg: DaemonConfig): Promise<RunningDaemon> {
   const ws = await Workspace.open(cfg.workspace);
+  // Before anything can run: what the policy denies writing becomes root's (protect.ts).
+  const protection = applyProtection(ws.root, cfg.protect);
   const subjects = sandboxSubjects(cfg.runId, cfg.sandboxId);
   const journal = new Journal();
   const inflight = new Map<string, AbortController>();
@@ -79,6 +71,7 @@ export async function startDaemon(cfg: DaemonConfig): Promise<RunningDaemon> {
       if (err) return log('error', 'cancel subscription error', { err: err.message });
       const cancel = decodeMessage(Cancel, msg.data);
       if (!cancel.ok) return log('warn', 'bad cancel message', { error: cancel.error });
+      if (!verifyMessage(cancel.value, cfg.invokeKey)) return log('warn', 'cancel with a bad signature ignored', { invocationId: cancel.value.invocationId });
       const { runId, sandboxId, invocationId } = cancel.value;
       if (runId !== cfg.runId || sandboxId !== cfg.sandboxId) return log('warn', 'cancel for another sandbox', { runId, sandboxId });
       inflight.get(invocationId)?.abort();
@@ -104,7 +97,7 @@ export async function startDaemon(cfg: DaemonConfig): Promise<RunningDaemon> {
   };
   beat('ready');
   const timer = setInterval(() => beat('heartbeat'), cfg.heartbeatMs);
-  log('info', 'ready', { runId: cfg.runId, sandboxId: cfg.sandboxId, workspace: ws.root });
+  log('info', 'ready', { runId: cfg.runId, sandboxId: cfg.sandboxId, workspace: ws.root, protection });
 
   return {
     nc,
@@ -166,8 +159,15 @@ class InvocationHandler {
     const echoId = typeof raw === 'object' && raw !== null && typeof (raw as { invocationId?: unknown }).invocationId === 'string'
       ? String((raw as { invocationId: string }).invocationId).slice(0, 128) || 'unknown'
       : 'unknown';
-    if (typeof raw === 'object' && raw !== null && !Array.isArray(raw) && (raw as { approval?: unknown }).approval === undefined) {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      return this.refusal(echoId, 'invalid_message', '(root): an invocation is a JSON object');
+    }
+    if ((raw as { approval?: unknown }).approval === undefined) {
       return this.refusal(echoId, 'approval_missing', 'invocation carries no approval reference; nothing runs without one', 'approval');
+    }
+    // Before anything else reads it: only the orchestrator that created this sandbox holds the key.
+    if (!verifyMessage(raw, this.cfg.invokeKey)) {
+      return this.refusal(echoId, 'signature_invalid', 'the invocation is not signed with this sandbox\'s invocation key; nothing runs without it', 'signature');
     }
     const parsed = validate(Invocation, raw);
     if (!parsed.ok) return this.refusal(echoId, 'invalid_message', parsed.error, parsed.path);
@@ -199,6 +199,7 @@ class InvocationHandler {
           signal: ac.signal,
           timeoutMs: inv.timeoutMs,
           outputCap: inv.outputCap,
+          user: this.cfg.user,
           onOutput: (stream, text) =>
             this.nc.publish(
               this.subjects.output(inv.invocationId),
@@ -210,7 +211,7 @@ class InvocationHandler {
         if (!(e instanceof PrimitiveError)) log('error', 'primitive threw', { err: String(e), primitive: inv.primitive });
       } finally {
         this.inflight.delete(inv.invocationId);
-        if (inv.primitive === 'exec' && this.inflight.size === 0) killStragglers();
+        if (inv.primitive === 'exec' && this.inflight.size === 0) killCommandUserProcesses(this.cfg.user);
       }
       const durationMs = performance.now() - started;
       const ids = { v: 1 as const, invocationId: inv.invocationId, runId: inv.runId, sandboxId: inv.sandboxId, primitive: inv.primitive, replayed: false };

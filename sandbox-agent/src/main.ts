@@ -1,9 +1,11 @@
 import { loadConfig } from './config';
 import { startDaemon } from './daemon';
 import { log } from './log';
+import { checkPrivileges } from './users';
 
 /** Entry point inside the sandbox container. Exits non-zero if it cannot serve. */
 async function main(): Promise<void> {
+  checkPrivileges();
   const cfg = await loadConfig(process.env);
   const daemon = await startDaemon(cfg);
   const stop = (signal: string): void => {

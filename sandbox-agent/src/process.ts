@@ -12,6 +12,8 @@ export interface ProcessOptions {
   onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
   streamCap?: number;
   stdin?: string;
+  /** Run as this user (with no supplementary groups and no capabilities); default: the daemon's own. */
+  user?: { uid: number; gid: number };
 }
 
 export interface ProcessOutcome {
@@ -54,6 +56,7 @@ export function runProcess(file: string, args: string[], opts: ProcessOptions): 
       cwd: opts.cwd,
       env: opts.env,
       detached: true,
+      ...(opts.user ? { uid: opts.user.uid, gid: opts.user.gid } : {}),
       stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
 

@@ -5,6 +5,7 @@ export * from './protocol/limits';
 export * from './protocol/primitives';
 export * from './protocol/messages';
 export * from './protocol/codec';
+export * from './protocol/signing';
 export * from './events/envelope';
 export * from './events/types';
 export * from './git';

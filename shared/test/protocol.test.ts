@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { decodeMessage, encodeMessage, Invocation, InvocationResult, sandboxPermissions, sandboxSubjects, validate } from '../src/index';
+import { generateKeyPairSync } from 'node:crypto';
+import {
+  decodeMessage,
+  encodeMessage,
+  invocationKeys,
+  invocationPublicKey,
+  Invocation,
+  InvocationResult,
+  sandboxPermissions,
+  sandboxSubjects,
+  signMessage,
+  validate,
+  verifyMessage,
+} from '../src/index';
 
 const valid = {
   v: 1,
@@ -12,6 +25,7 @@ const valid = {
   approval: { id: 'ap_1', actionHash: 'a'.repeat(64), by: 'policy' },
   timeoutMs: 1000,
   outputCap: 1024,
+  signature: `${'A'.repeat(86)}==`,
 };
 
 describe('wire protocol', () => {
@@ -34,6 +48,39 @@ describe('wire protocol', () => {
     const result = message instanceof Uint8Array ? decodeMessage(Invocation, message) : validate(Invocation, message);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.path.startsWith(path)).toBe(true);
+  });
+
+  it('rejects an invocation without a signature, naming the field', () => {
+    const { signature: _s, ...unsigned } = valid;
+    const result = validate(Invocation, unsigned);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.path).toBe('signature');
+  });
+
+  it('verifies a signature over every field but itself, and nothing else', () => {
+    const keys = invocationKeys();
+    const pub = invocationPublicKey(keys.publicKeyPem);
+    const { signature: _s, ...body } = valid;
+    const signed = { ...body, signature: signMessage(body, keys.privateKey) };
+    expect(verifyMessage(signed, pub)).toBe(true);
+    // Key order does not matter (canonical JSON), any change to a field does.
+    expect(verifyMessage(Object.fromEntries(Object.entries(signed).reverse()), pub)).toBe(true);
+    expect(verifyMessage({ ...signed, input: { path: 'b.ts' } }, pub)).toBe(false);
+    expect(verifyMessage({ ...signed, approval: { ...signed.approval, by: 'user' } }, pub)).toBe(false);
+    expect(verifyMessage({ ...signed, extra: 1 }, pub)).toBe(false);
+    expect(verifyMessage({ ...signed, signature: undefined }, pub)).toBe(false);
+    expect(verifyMessage({ ...signed, signature: 'not base64' }, pub)).toBe(false);
+    expect(verifyMessage([signed], pub)).toBe(false);
+    expect(verifyMessage(null, pub)).toBe(false);
+    // Another key's signature over the same body does not verify.
+    const other = invocationKeys();
+    expect(verifyMessage({ ...body, signature: signMessage(body, other.privateKey) }, pub)).toBe(false);
+  });
+
+  it('takes only an Ed25519 public key for verifying', () => {
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    expect(() => invocationPublicKey(rsa)).toThrow(/not ed25519/);
+    expect(() => invocationPublicKey('garbage')).toThrow();
   });
 
   it('refuses to encode a result that breaks its own schema', () => {

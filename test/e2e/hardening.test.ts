@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxDriver, Sandbox } from '@gatehouse/orchestrator';
-import { makeRepo, run, sh, startDriver } from '../support/sandbox';
+import { makeRepo, rootExec, run, sh, startDriver } from '../support/sandbox';
 
 describe('sandbox hardening, read back from Docker and from inside', () => {
   let driver: SandboxDriver;
@@ -13,21 +13,29 @@ describe('sandbox hardening, read back from Docker and from inside', () => {
   });
   afterAll(async () => driver?.close());
 
-  it('runs as a non-root user', async () => {
-    expect(info.Config.User).toBe('10001:10001');
-    expect((await sh(sandbox, 'id -u')).trim()).toBe('10001');
+  it('runs commands as an unprivileged user that is not the daemon\'s', async () => {
+    expect(info.Config.User).toBe('0:0');
+    expect((await sh(sandbox, 'id -u; id -g; id -G')).trim().split('\n')).toEqual(['10001', '10001', '10001']);
+    const daemonPid = (await sh(sandbox, 'for p in /proc/[0-9]*; do grep -qa agent.mjs $p/cmdline 2>/dev/null && basename $p; done')).trim().split('\n')[0];
+    expect(daemonPid).toMatch(/^\d+$/);
+    expect(await sh(sandbox, `grep -E '^Uid:' /proc/${daemonPid}/status`)).toMatch(/^Uid:\s+0\s+0\s+0\s+0/);
   });
 
-  it('drops every capability and forbids privilege gain', async () => {
+  it('commands hold no capability; the daemon only the six it needs; no privilege gain for either', async () => {
     expect(info.HostConfig.CapDrop).toEqual(['ALL']);
-    expect(info.HostConfig.CapAdd ?? []).toEqual([]);
+    expect([...(info.HostConfig.CapAdd ?? [])].sort()).toEqual(['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'KILL', 'SETGID', 'SETUID']);
     expect(info.HostConfig.Privileged).toBe(false);
     expect(info.HostConfig.SecurityOpt).toContain('no-new-privileges');
-    const status = await sh(sandbox, 'grep -E "^(CapEff|CapPrm|CapBnd|NoNewPrivs)" /proc/self/status');
+    const status = await sh(sandbox, 'grep -E "^(CapEff|CapPrm|CapAmb|NoNewPrivs)" /proc/self/status');
     expect(status).toMatch(/CapEff:\s+0000000000000000/);
     expect(status).toMatch(/CapPrm:\s+0000000000000000/);
-    expect(status).toMatch(/CapBnd:\s+0000000000000000/);
+    expect(status).toMatch(/CapAmb:\s+0000000000000000/);
     expect(status).toMatch(/NoNewPrivs:\s+1/);
+    // The daemon's set, read from its /proc status (world-readable; its memory and environment are not).
+    const daemon = await sh(sandbox, 'for p in /proc/[0-9]*; do grep -qa agent.mjs $p/cmdline 2>/dev/null && grep -E "^(CapEff|NoNewPrivs)" $p/status; done');
+    // CHOWN(0) DAC_OVERRIDE(1) FOWNER(3) KILL(5) SETGID(6) SETUID(7) = 0xeb
+    expect(daemon).toMatch(/CapEff:\s+00000000000000eb/);
+    expect(daemon).toMatch(/NoNewPrivs:\s+1/);
   });
 
   it('has a read-only root with a tmpfs scratch', async () => {
@@ -74,7 +82,11 @@ describe('sandbox hardening, read back from Docker and from inside', () => {
 
   it('keeps its NATS credentials out of the environment and deletes the file once read', async () => {
     expect(info.Config.Env.join('\n')).not.toMatch(/NKEY|BEGIN NATS|eyJ/);
-    const gone = await run(sandbox, 'exec', { command: 'ls /var/gatehouse/nats.creds' });
-    expect(gone.status).toBe('failed');
+    const closed = await run(sandbox, 'exec', { command: 'ls /var/gatehouse/' });
+    expect(closed.status).toBe('failed');
+    expect(closed.output).toMatch(/Permission denied/);
+    const asRoot = await rootExec(driver, sandbox, ['ls', '-la', '/var/gatehouse']);
+    expect(asRoot.output).not.toContain('nats.creds');
+    expect(asRoot.output).toMatch(/^drwx------\s+\d+\s+root\s+root\s.*\s\.$/m);
   });
 });

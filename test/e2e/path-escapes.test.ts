@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId, type ErrorCode, type InvocationResult, type PrimitiveName } from '@gatehouse/shared';
 import type { Sandbox, SandboxDriver } from '@gatehouse/orchestrator';
-import { invocation, makeRepo, run, sendRaw, sh, startDriver } from '../support/sandbox';
+import { invocation, makeRepo, run, sendRaw, sh, startDriver, rootExec } from '../support/sandbox';
 
 /**
  * Path-escape attempts sent straight to the daemon over NATS (bypassing the client), through every
@@ -197,7 +197,8 @@ describe('path escapes sent straight to the daemon', () => {
     expect(await sh(sandbox, 'head -c 10 etc-link/passwd; readlink -f link1 up tmp-chain')).toBe('root:x:0:0/etc\n/etc\n/tmp\n');
     tmpBefore = await sh(sandbox, 'ls -A /tmp /');
     // Content of a file in the daemon's private state directory, to recognise it if it leaked.
-    baselineTree = (await sh(sandbox, 'cat /var/gatehouse/baseline.git/HEAD')).trim();
+    // Commands cannot read it (it is root's); the test reads it around the daemon.
+    baselineTree = (await rootExec(driver, sandbox, ['cat', '/var/gatehouse/baseline.git/HEAD'])).output.trim();
     expect(baselineTree).toMatch(/^ref: refs\/heads\//);
   });
   afterAll(async () => {

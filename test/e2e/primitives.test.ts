@@ -14,7 +14,7 @@ import {
   type ResultData,
 } from '@gatehouse/shared';
 import type { Sandbox, SandboxDriver } from '@gatehouse/orchestrator';
-import { invocation, makeRepo, run, runtimeApproval, sendRaw, sh, startDriver } from '../support/sandbox';
+import { invocation, makeRepo, run, runtimeApproval, rootExec, sendRaw, sh, startDriver } from '../support/sandbox';
 
 /** Behaviour of each primitive, and of bad input at the NATS boundary, against a real sandbox. */
 
@@ -338,8 +338,15 @@ describe('exec', () => {
     expect(env).not.toContain('nats://');
     expect(env).not.toMatch(/^SU[A-Z2-7]{50,}/m); // an nkey seed
     expect(env).not.toContain('BEGIN');
-    // The credentials file was deleted once the daemon read it.
-    expect(await sh(t.sandbox, 'ls -A /var/gatehouse')).not.toContain('creds');
+    // The daemon's state directory is closed to commands; the credentials file in it was deleted
+    // once the daemon read it (looked at as root, around the daemon).
+    const closed = await run(t.sandbox, 'exec', { command: 'ls -A /var/gatehouse' });
+    expect(closed.status).toBe('failed');
+    expect(closed.output).toMatch(/Permission denied/);
+    const state = await rootExec(t.driver, t.sandbox, ['ls', '-A', '/var/gatehouse']);
+    expect(state.exitCode).toBe(0);
+    expect(state.output).toContain('baseline.git');
+    expect(state.output).not.toContain('creds');
     // Extra variables are passed through.
     const r = await run(t.sandbox, 'exec', { command: 'echo "$EXTRA_VAR"', env: { EXTRA_VAR: 'from-the-caller' } });
     expect(r.output).toBe('from-the-caller\n');

@@ -64,13 +64,45 @@ export function invocation(sandbox: Sandbox, primitive: PrimitiveName, input: un
   };
 }
 
-/** Sends raw bytes (or an object as JSON) straight to the daemon and decodes its reply. */
-export async function sendRaw(driver: SandboxDriver, sandbox: Sandbox, message: unknown): Promise<InvocationResult> {
-  const bytes = message instanceof Uint8Array ? message : new TextEncoder().encode(typeof message === 'string' ? message : JSON.stringify(message));
+/**
+ * Sends raw bytes (or an object as JSON) straight to the daemon and decodes its reply. An object is
+ * signed with the sandbox's key as it is (after whatever corruption the test made), so the daemon's
+ * other checks are reached; `unsigned` sends it as given.
+ */
+export async function sendRaw(driver: SandboxDriver, sandbox: Sandbox, message: unknown, opts: { unsigned?: boolean } = {}): Promise<InvocationResult> {
+  const signed = typeof message === 'object' && message !== null && !(message instanceof Uint8Array) && !Array.isArray(message) && !opts.unsigned
+    ? { ...message, signature: sandbox.sign(message) }
+    : message;
+  const bytes = signed instanceof Uint8Array ? signed : new TextEncoder().encode(typeof signed === 'string' ? signed : JSON.stringify(signed));
   const reply = await driver.nc.request(sandboxSubjects(sandbox.runId, sandbox.sandboxId).invoke, bytes, { timeout: 20_000 });
   const decoded = decodeMessage(InvocationResult, reply.data);
   if (!decoded.ok) throw new Error(`daemon reply failed the result schema: ${decoded.error}`);
   return decoded.value;
+}
+
+/**
+ * Runs a command in the sandbox as root through `docker exec`, around the daemon: for tests that
+ * must look at what commands cannot (the daemon's state directory, file owners).
+ */
+export async function rootExec(driver: SandboxDriver, sandbox: Sandbox, cmd: string[]): Promise<{ exitCode: number; output: string }> {
+  const exec = await driver.docker.getContainer(sandbox.info.containerId).exec({ Cmd: cmd, User: '0', AttachStdout: true, AttachStderr: true });
+  const stream = await exec.start({});
+  const chunks: Buffer[] = [];
+  await new Promise<void>((resolve, reject) => {
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('end', () => resolve());
+    stream.on('error', reject);
+  });
+  // The attached stream is multiplexed: 8-byte frame headers before each chunk.
+  const raw = Buffer.concat(chunks);
+  const parts: Buffer[] = [];
+  for (let i = 0; i + 8 <= raw.length; ) {
+    const size = raw.readUInt32BE(i + 4);
+    parts.push(raw.subarray(i + 8, i + 8 + size));
+    i += 8 + size;
+  }
+  const { ExitCode } = await exec.inspect();
+  return { exitCode: ExitCode ?? -1, output: Buffer.concat(parts).toString('utf8') };
 }
 
 /** Runs a shell command in the sandbox and returns its output; fails the test if it does not exit 0. */

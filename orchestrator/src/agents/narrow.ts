@@ -11,6 +11,7 @@ export function narrowPolicy(parent: ApprovalPolicy, paths: readonly string[]): 
   const matchers = paths.map((p) => pathPattern(normaliseGlob(p)));
   return {
     mode: parent.mode,
+    ...(parent.paths ? { paths: parent.paths } : {}),
     decide(req, facts) {
       const inherited = parent.decide(req, facts);
       if (inherited.decision === 'deny' || subjectKind(req.tool) !== 'path') return inherited;

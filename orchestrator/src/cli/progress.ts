@@ -65,6 +65,11 @@ export function humanProgress(out: (line: string) => void, tty = Boolean(process
       case 'sandbox.started': {
         const d = e.data as EventDataOf<'sandbox.started'>;
         write(`  sandbox ${d.sandboxId} ready in ${Math.round(d.timings.total ?? 0)} ms`);
+        if (d.withheldCount) {
+          const shown = (d.withheld ?? []).slice(0, 5).map(oneLine).join(', ');
+          write(`  withheld (the policy denies reading them): ${d.withheldCount} path(s): ${shown}${d.withheldCount > 5 ? ', …' : ''}`);
+        }
+        if (d.protectedPaths) write(`  read-only to commands (the policy denies writing them): ${d.protectedPaths} path(s)`);
         break;
       }
       case 'model.output': {

@@ -134,7 +134,7 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
   o.attachLog?.(log);
   let sandbox: Sandbox;
   try {
-    sandbox = await o.driver.createSandbox({ runId, repoDir: h.repoDir, ...stateDirIgnore(h.repoDir, o.stateDir) });
+    sandbox = await o.driver.createSandbox({ runId, repoDir: h.repoDir, ...stateDirIgnore(h.repoDir, o.stateDir), ...(o.policy.paths ? { pathRules: o.policy.paths } : {}) });
   } catch (e) {
     return end({ status: 'failed', stopReason: `sandbox_failed: ${(e as Error).message}` });
   }
@@ -142,7 +142,15 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
   const signal = AbortSignal.any([o.signal, lost.signal]);
   try {
     if (h.prepare) await h.prepare(sandbox);
-    log.append('sandbox.started', 'runtime', { sandboxId: sandbox.sandboxId, containerId: sandbox.info.containerId, image: o.driver.images.sandbox, timings: sandbox.info.timings });
+    const withheld = sandbox.info.withheld ?? [];
+    log.append('sandbox.started', 'runtime', {
+      sandboxId: sandbox.sandboxId,
+      containerId: sandbox.info.containerId,
+      image: o.driver.images.sandbox,
+      timings: sandbox.info.timings,
+      ...(withheld.length ? { withheld: withheld.slice(0, 200), withheldCount: withheld.length } : {}),
+      ...(sandbox.info.protectedPaths ? { protectedPaths: sandbox.info.protectedPaths } : {}),
+    });
     sandbox.onLost((e) => {
       log.append('sandbox.lost', 'sandbox', { sandboxId: sandbox.sandboxId, reason: e.reason });
       lost.abort();

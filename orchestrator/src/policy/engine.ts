@@ -1,5 +1,6 @@
 import type { LoadedPolicy, PolicyRule, RuleList } from './file';
 import type { ApprovalPolicy, Decision, Mode, PolicyRequest, RunFacts } from './mode';
+import { pathDenial } from './path-denial';
 import { pathSubject, subjectKind } from './rules';
 import { shapeOf } from './shape';
 import type { CommandClass, ShellAnalysis, ShellClassifier, SimpleCommand } from './shell/types';
@@ -17,6 +18,7 @@ export function createPolicy(policy: LoadedPolicy, mode: Mode, classifier: Shell
   const classify = memo(classifier);
   return {
     mode,
+    paths: pathDenial(policy.rules),
     decide(req: PolicyRequest, facts: RunFacts = NO_FACTS): Decision {
       if (req.tool === 'bash') return decideCommand(index, mode, classify(commandOf(req.input)), facts);
       return decideCall(index, mode, req, facts);

@@ -9,6 +9,7 @@ export { createPolicy } from './engine';
 export { compilePolicy, emptyPolicy, loadPolicyFile, PolicyFile, PolicyFileError, type LoadedPolicy, type PolicyRule } from './file';
 export { DEFAULT_MODE, Mode, modeRank, type ApprovalPolicy, type Decision, type PolicyRequest, type RunFacts, type SideEffect } from './mode';
 export { parseRule, RuleSyntaxError } from './rules';
+export { pathDenial, type PathDenial } from './path-denial';
 export { shapeOf } from './shape';
 export { loadShellClassifier } from './shell/index';
 export type { CommandClass, ShellAnalysis, ShellClassifier, SimpleCommand } from './shell/types';

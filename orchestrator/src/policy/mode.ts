@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { PathDenial } from './path-denial';
 
 /**
  * Permission modes, from strictest to most permissive. A mode is only the default for what no
@@ -50,4 +51,6 @@ export interface RunFacts {
 export interface ApprovalPolicy {
   readonly mode: Mode;
   decide(request: PolicyRequest, facts?: RunFacts): Decision;
+  /** The path rules the sandbox enforces in its file system (absent: none). */
+  readonly paths?: PathDenial;
 }

@@ -1,10 +1,25 @@
 import type Docker from 'dockerode';
 import { LABEL, labels } from './labels';
 
+/** The user every command runs as; it owns the workspace. */
 export const SANDBOX_UID = 10001;
+/** The daemon's user: root in the container, holding only DAEMON_CAPABILITIES. */
+export const DAEMON_UID = 0;
 export const WORKSPACE = '/workspace';
 export const STATE_DIR = '/var/gatehouse';
 export const CREDS_FILE = `${STATE_DIR}/nats.creds`;
+/** The public half of the sandbox's invocation key (signing.ts). */
+export const INVOKE_KEY_FILE = `${STATE_DIR}/invoke.pub`;
+/** Workspace paths the policy denies writing, made root-owned by the daemon before anything runs. */
+export const PROTECT_FILE = `${STATE_DIR}/protect.json`;
+
+/**
+ * What the daemon keeps of root's power (docs/decisions/0001-sandbox-process-separation.md): to start
+ * commands as SANDBOX_UID (SETUID, SETGID), to end every process of that user after a call (KILL),
+ * and to manage workspace files that user owns (CHOWN, DAC_OVERRIDE, FOWNER). A process it starts
+ * under another uid keeps none of them, and no-new-privileges stops any way back.
+ */
+export const DAEMON_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'SETUID', 'SETGID', 'KILL'];
 
 export interface SandboxLimits {
   memoryBytes: number;
@@ -28,8 +43,8 @@ export interface ContainerSpec {
 }
 
 /**
- * The hardened container: non-root, no capabilities, no privilege gain, read-only root with a tmpfs
- * scratch, memory/CPU/pids limits, no Docker socket (nothing is mounted but two anonymous volumes),
+ * The hardened container: commands as an unprivileged user with no capabilities, the daemon as a
+ * different user holding six, no privilege gain, read-only root with a tmpfs scratch, memory/CPU/pids limits, no Docker socket (nothing is mounted but two anonymous volumes),
  * attached only to the run's internal network. The workspace and the daemon's state are volumes
  * because Docker's archive API cannot write into tmpfs mounts of a read-only container.
  */
@@ -38,7 +53,7 @@ export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCr
   return {
     name: `gatehouse-sbx-${spec.sandboxId}`,
     Image: spec.image,
-    User: `${SANDBOX_UID}:${SANDBOX_UID}`,
+    User: `${DAEMON_UID}:${DAEMON_UID}`,
     WorkingDir: WORKSPACE,
     Env: [
       `GATEHOUSE_NATS_URL=${spec.natsUrl}`,
@@ -47,6 +62,9 @@ export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCr
       `GATEHOUSE_WORKSPACE=${WORKSPACE}`,
       `GATEHOUSE_STATE_DIR=${STATE_DIR}`,
       `GATEHOUSE_NATS_CREDS_FILE=${CREDS_FILE}`,
+      `GATEHOUSE_INVOKE_KEY_FILE=${INVOKE_KEY_FILE}`,
+      `GATEHOUSE_PROTECT_FILE=${PROTECT_FILE}`,
+      `GATEHOUSE_COMMAND_UID=${SANDBOX_UID}`,
       `GATEHOUSE_HEARTBEAT_MS=${spec.heartbeatMs}`,
     ],
     Labels: labels('sandbox', { [LABEL.run]: spec.runId, [LABEL.sandbox]: spec.sandboxId }),
@@ -58,6 +76,7 @@ export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCr
       Dns: ['127.0.0.1'],
       DnsOptions: ['timeout:1', 'attempts:1'],
       CapDrop: ['ALL'],
+      CapAdd: DAEMON_CAPABILITIES,
       SecurityOpt: ['no-new-privileges'],
       Privileged: false,
       ReadonlyRootfs: true,

@@ -2,10 +2,11 @@ import { stat } from 'node:fs/promises';
 import type Docker from 'dockerode';
 import type { NatsConnection, Subscription } from 'nats';
 import type { Logger } from 'pino';
-import tar from 'tar-fs';
-import { decodeMessage, Heartbeat, newId, sandboxSubjects, type Id } from '@gatehouse/shared';
+import { decodeMessage, Heartbeat, invocationKeys, newId, sandboxSubjects, type Id } from '@gatehouse/shared';
+import type { PathDenial } from '../policy/path-denial';
 import { putFiles } from './archive';
-import { CREDS_FILE, DEFAULT_LIMITS, SANDBOX_UID, STATE_DIR, WORKSPACE, sandboxContainerOptions, type SandboxLimits } from './container';
+import { CREDS_FILE, DAEMON_UID, DEFAULT_LIMITS, INVOKE_KEY_FILE, PROTECT_FILE, STATE_DIR, sandboxContainerOptions, type SandboxLimits } from './container';
+import { copyRepository, type CopyReport } from './copy-in';
 import { assertDockerReachable, docker } from './docker';
 import { SandboxError } from './errors';
 import { ensureImages, type BaseChoice, type Images } from './images';
@@ -15,7 +16,6 @@ import { connectOrchestrator, ensureNatsServer, type NatsEndpoint } from './nats
 import { attachNats, createRunNetwork, removeNetwork } from './network';
 import { reapOrphans, type ReapReport } from './reaper';
 import { Sandbox } from './sandbox';
-import { nodeStream } from './streams';
 import { watchContainerDeaths } from './watch';
 
 export interface DriverOptions {
@@ -38,6 +38,11 @@ export interface CreateSandboxOptions {
   repoDir?: string;
   /** Paths (relative to repoDir) to leave out of the copy. */
   ignore?: (relPath: string) => boolean;
+  /**
+   * The policy's path rules, enforced by the file system: what is denied for reading is not copied
+   * in, what is denied for writing is made root-owned (read-only to commands) before anything runs.
+   */
+  pathRules?: PathDenial;
   limits?: Partial<SandboxLimits>;
 }
 
@@ -117,6 +122,7 @@ export class SandboxDriver {
       t = mark('network', t);
       // Minted first: if this fails there is no container yet to leak.
       const creds = await sandboxCreds(this.nats.identity, runId, sandboxId);
+      const keys = invocationKeys();
       const [created] = await Promise.all([
         d.createContainer(
           sandboxContainerOptions({
@@ -141,6 +147,7 @@ export class SandboxDriver {
         container,
         cleanup,
         subscriptions,
+        keys.privateKey,
       );
       subscriptions.push(
         this.nc.subscribe(subjects.heartbeat, {
@@ -154,9 +161,19 @@ export class SandboxDriver {
       t = mark('start', t);
       // The daemon loads while the repository is copied in. Credentials go in last, as a file
       // (deleted by the daemon once read) rather than an environment variable `docker inspect`
-      // would show; their arrival tells the daemon the workspace is complete.
-      if (opts.repoDir) await this.copyIn(container, opts.repoDir, opts.ignore);
-      await putFiles(container, STATE_DIR, [{ name: CREDS_FILE.slice(STATE_DIR.length + 1), content: creds, mode: 0o600, uid: SANDBOX_UID, gid: SANDBOX_UID }]);
+      // would show; their arrival tells the daemon the workspace is complete. Everything in the
+      // state directory is root's, mode 0600, in a 0700 directory: commands cannot read it.
+      const copy: CopyReport = opts.repoDir
+        ? await copyRepository(container, opts.repoDir, { ...(opts.ignore ? { ignore: opts.ignore } : {}), ...(opts.pathRules ? { rules: opts.pathRules } : {}) })
+        : { withheld: [], protect: { entries: [], dirs: [] } };
+      sandbox.info.withheld = copy.withheld;
+      sandbox.info.protectedPaths = copy.protect.entries.length + copy.protect.dirs.length;
+      const own = { mode: 0o600, uid: DAEMON_UID, gid: DAEMON_UID };
+      await putFiles(container, STATE_DIR, [
+        { name: INVOKE_KEY_FILE.slice(STATE_DIR.length + 1), content: keys.publicKeyPem, ...own },
+        { name: PROTECT_FILE.slice(STATE_DIR.length + 1), content: JSON.stringify(copy.protect), ...own },
+        { name: CREDS_FILE.slice(STATE_DIR.length + 1), content: creds, ...own },
+      ]);
       t = mark('copy', t);
       await this.raceReady(ready.promise, container, sandboxId);
       ready.dispose();
@@ -170,14 +187,6 @@ export class SandboxDriver {
       await cleanup();
       throw e;
     }
-  }
-
-  private async copyIn(container: Docker.Container, repoDir: string, ignore?: (rel: string) => boolean): Promise<void> {
-    const pack = tar.pack(repoDir, {
-      ...(ignore ? { ignore: (name: string) => ignore(name.slice(repoDir.length + 1)) } : {}),
-      map: (header) => ({ ...header, uid: SANDBOX_UID, gid: SANDBOX_UID, uname: 'sandbox', gname: 'sandbox' }),
-    });
-    await container.putArchive(nodeStream(pack), { path: WORKSPACE });
   }
 
   private awaitReady(subject: string, subscriptions: Subscription[]): { promise: Promise<void>; dispose: () => void } {

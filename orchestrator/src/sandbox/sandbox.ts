@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
 import type Docker from 'dockerode';
 import type { NatsConnection, Subscription } from 'nats';
@@ -13,6 +14,7 @@ import {
   MAX_OUTPUT_CAP,
   newId,
   OutputChunk,
+  signMessage,
   type ApprovalRef,
   type ChangedFile,
   type PrimitiveInput,
@@ -42,6 +44,10 @@ export interface SandboxInfo {
   networkId: string;
   /** Milliseconds spent in each start-up phase. */
   timings: Record<string, number>;
+  /** Repository paths not copied in because the policy denies reading them. */
+  withheld?: string[];
+  /** How many repository paths were made read-only to commands because the policy denies writing them. */
+  protectedPaths?: number;
 }
 
 /** How long past the invocation's own timeout we wait for the daemon's reply. */
@@ -67,6 +73,12 @@ export class Sandbox {
     readonly container: Docker.Container,
     private readonly teardown: () => Promise<void>,
     private readonly subscriptions: Subscription[],
+    /**
+     * The sandbox's invocation key, made when it was created and never written anywhere. Absent for
+     * a sandbox adopted from a dead orchestrator: its key died with that process, so nothing can be
+     * run in it any more (its files can still be copied out through Docker).
+     */
+    private readonly invocationKey?: KeyObject,
   ) {}
 
   get runId(): string {
@@ -95,14 +107,25 @@ export class Sandbox {
     for (const l of this.lostListeners) l(this.lostError);
   }
 
+  /**
+   * Signs a message with this sandbox's invocation key, for callers that build raw messages (the
+   * protocol tests). The key itself never leaves this object.
+   */
+  sign(message: object): string {
+    if (!this.invocationKey) throw new SandboxError(`sandbox ${this.sandboxId} has no invocation key in this process`);
+    return signMessage(message, this.invocationKey);
+  }
+
   async invoke<P extends PrimitiveName>(primitive: P, input: PrimitiveInput<P>, opts: InvokeOptions): Promise<InvocationResult> {
     if (this.destroyed) throw new SandboxError(`sandbox ${this.sandboxId} was destroyed`);
     if (this.lostError) throw this.lostError;
     // A cancel sent before the invocation would reach a daemon with nothing to cancel.
     if (opts.signal?.aborted) throw new SandboxError(`invocation cancelled before it was sent`);
+    const key = this.invocationKey;
+    if (!key) throw new SandboxError(`sandbox ${this.sandboxId} was started by another orchestrator process; its invocation key died with it`);
     const invocationId = opts.invocationId ?? newId('inv');
     const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const payload = encodeMessage(Invocation, {
+    const unsigned = {
       v: 1,
       invocationId,
       intentId: opts.intentId ?? invocationId,
@@ -113,11 +136,13 @@ export class Sandbox {
       approval: opts.approval,
       timeoutMs,
       outputCap: opts.outputCap ?? DEFAULT_OUTPUT_CAP,
-    } as Invocation);
+    };
+    const payload = encodeMessage(Invocation, { ...unsigned, signature: signMessage(unsigned, key) } as Invocation);
 
     const outputSub = opts.onOutput ? this.subscribeOutput(invocationId, opts.onOutput) : undefined;
     const cancel = (): void => {
-      this.nc.publish(this.subjects.cancel, encodeMessage(Cancel, { v: 1, runId: this.runId, sandboxId: this.sandboxId, invocationId, reason: 'cancelled by the orchestrator' }));
+      const message = { v: 1 as const, runId: this.runId, sandboxId: this.sandboxId, invocationId, reason: 'cancelled by the orchestrator' };
+      this.nc.publish(this.subjects.cancel, encodeMessage(Cancel, { ...message, signature: signMessage(message, key) }));
     };
     opts.signal?.addEventListener('abort', cancel, { once: true });
     let unsubscribeLost: (() => void) | undefined;

@@ -1,5 +1,6 @@
 import type { ResultData, ResultStatus } from '@gatehouse/shared';
 import type { Baseline } from '../baseline';
+import type { CommandUser } from '../users';
 import type { Workspace } from '../workspace';
 
 export interface PrimitiveContext {
@@ -10,6 +11,8 @@ export interface PrimitiveContext {
   timeoutMs: number;
   outputCap: number;
   onOutput: (stream: 'stdout' | 'stderr', text: string) => void;
+  /** Commands run as this user; files the daemon creates are given to it. */
+  user: CommandUser;
 }
 
 /** What a primitive produced; the daemon wraps it into an InvocationResult. */

@@ -18,7 +18,7 @@ export async function editFile(input: InvocationOf<'edit_file'>['input'], ctx: P
     throw new PrimitiveError('old_text_not_unique', `oldText occurs ${count} times in ${target.rel}; include more context to make it unique`, 'rejected', target.rel);
   }
   const after = text.slice(0, first) + input.newText + text.slice(first + input.oldText.length);
-  await writeAtomically(target, after);
+  await writeAtomically(target, after, ctx.user);
   const sha256 = hashOf(after);
   return ok(`edited ${target.rel}`, { kind: 'edit_file', sha256, previousSha256 }, { filesChanged: [target.rel] });
 }

@@ -32,6 +32,7 @@ export async function exec(input: InvocationOf<'exec'>['input'], ctx: PrimitiveC
     signal: ctx.signal,
     onOutput: ctx.onOutput,
     streamCap: STREAM_CAP,
+    user: ctx.user,
   });
   const filesChanged = before ? diffSnapshots(before, await snapshot(ctx.ws.root)) : [];
   return outcomeOf(run, ctx.timeoutMs, { filesChanged });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { closeSync, fchmodSync, fchownSync, fstatSync, chownSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '@gatehouse/shared';
 import { PrimitiveError, errnoCode } from '../errors';
@@ -41,18 +41,23 @@ export async function readRegularFile(target: ResolvedPath): Promise<Buffer> {
 /**
  * Writes through a temporary file and a rename, so a reader never sees half a file and a crash
  * never leaves one. The temporary file is created with O_EXCL|O_NOFOLLOW in the real directory.
+ * The daemon writes as root: the file keeps the owner it had, and what it creates (the file, missing
+ * directories) goes to the command user, as if that user had written it.
  */
-export async function writeAtomically(target: ResolvedPath, content: string | Buffer): Promise<void> {
+export async function writeAtomically(target: ResolvedPath, content: string | Buffer, user: { uid: number; gid: number }): Promise<void> {
   const dir = path.dirname(target.real);
   let mode = 0o644;
+  let owner = user;
   try {
     if (target.exists) {
       const st = lstatSync(target.real);
       if (st.isDirectory()) throw new PrimitiveError('is_directory', `${target.rel} is a directory`, 'rejected', target.rel);
       if (!st.isFile()) throw new PrimitiveError('invalid_path', `${target.rel} is not a regular file`, 'rejected', target.rel);
       mode = st.mode & 0o7777;
+      owner = { uid: st.uid, gid: st.gid };
     } else {
-      mkdirSync(dir, { recursive: true });
+      const first = mkdirSync(dir, { recursive: true });
+      if (first !== undefined) giveDirs(first, dir, user);
     }
   } catch (e) {
     throw ioError(e, target.rel);
@@ -62,6 +67,7 @@ export async function writeAtomically(target: ResolvedPath, content: string | Bu
     const fd = openSync(tmp, O_WRITE_NEW, mode);
     try {
       writeFileSync(fd, content);
+      if (process.getuid?.() === 0) fchownSync(fd, owner.uid, owner.gid);
       fchmodSync(fd, mode);
     } finally {
       closeSync(fd);
@@ -70,6 +76,15 @@ export async function writeAtomically(target: ResolvedPath, content: string | Bu
   } catch (e) {
     rmSync(tmp, { force: true });
     throw ioError(e, target.rel);
+  }
+}
+
+/** Directories `mkdir -p` created, from the first one down to `last`, handed to the command user. */
+function giveDirs(first: string, last: string, user: { uid: number; gid: number }): void {
+  if (process.getuid?.() !== 0) return;
+  for (let d = last; d.length >= first.length; d = path.dirname(d)) {
+    chownSync(d, user.uid, user.gid);
+    if (d === first) break;
   }
 }
 

@@ -26,6 +26,7 @@ export async function grep(input: InvocationOf<'grep'>['input'], ctx: PrimitiveC
     timeoutMs: ctx.timeoutMs,
     outputCap: ctx.outputCap,
     signal: ctx.signal,
+    user: ctx.user,
   });
   const base = { exitCode: run.exitCode, signal: run.signal, bytes: run.bytes, truncated: run.truncated };
   if (run.aborted) return { ...base, status: 'aborted', output: '', error: { code: 'cancelled', message: 'cancelled' } };

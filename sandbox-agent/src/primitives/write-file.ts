@@ -15,7 +15,7 @@ export async function writeFile(input: InvocationOf<'write_file'>['input'], ctx:
       }
     }
   }
-  await writeAtomically(target, input.content);
+  await writeAtomically(target, input.content, ctx.user);
   const sha256 = hashOf(input.content);
   return ok(`wrote ${Buffer.byteLength(input.content)} bytes to ${target.rel}`, { kind: 'write_file', sha256, created: !target.exists }, {
     filesChanged: [target.rel],

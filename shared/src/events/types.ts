@@ -98,6 +98,11 @@ export const EventData = {
     containerId: z.string(),
     image: z.string(),
     timings: z.record(z.string(), z.number()),
+    /** Repository paths not copied in because the policy denies reading them (first 200). */
+    withheld: z.array(z.string()).max(200).optional(),
+    withheldCount: z.number().int().nonnegative().optional(),
+    /** Repository paths made read-only to commands because the policy denies writing them. */
+    protectedPaths: z.number().int().nonnegative().optional(),
   }),
   'sandbox.lost': z.strictObject({ sandboxId: Id, reason: z.string() }),
   /** Exactly what the model proposed, before anything was checked. */

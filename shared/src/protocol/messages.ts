@@ -28,6 +28,8 @@ const InvocationBase = {
   approval: ApprovalRef,
   timeoutMs: z.number().int().positive().max(MAX_TIMEOUT_MS),
   outputCap: z.number().int().positive().max(MAX_OUTPUT_CAP),
+  /** Ed25519 over everything else, by the sandbox's invocation key (see signing.ts). */
+  signature: z.string().regex(/^[A-Za-z0-9+/]{86}==$/, 'an Ed25519 signature in base64'),
 };
 
 function invocationOf<P extends PrimitiveName>(primitive: P) {
@@ -56,6 +58,7 @@ export const ErrorCode = z.enum([
   'invalid_message',
   'approval_missing',
   'approval_mismatch',
+  'signature_invalid',
   'wrong_sandbox',
   'path_outside_workspace',
   'invalid_path',
@@ -195,6 +198,8 @@ export const Cancel = z.strictObject({
   sandboxId: Id,
   invocationId: Id,
   reason: z.string().max(1024).optional(),
+  /** Signed like invocations: a forged cancel would kill approved work. */
+  signature: z.string().regex(/^[A-Za-z0-9+/]{86}==$/, 'an Ed25519 signature in base64'),
 });
 export type Cancel = z.infer<typeof Cancel>;
 

@@ -1,0 +1,59 @@
+import type Docker from 'dockerode';
+import tar from 'tar-fs';
+import type { PathDenial } from '../policy/path-denial';
+import { DAEMON_UID, SANDBOX_UID, WORKSPACE } from './container';
+import { nodeStream } from './streams';
+
+/** Workspace paths to make read-only to commands (the daemon also locks their parent directories). */
+export interface ProtectList {
+  /** Files, links and directories the policy denies writing, owned by root in the copy. */
+  entries: string[];
+  /** Directories under which every path is denied: nothing can be created in them either. */
+  dirs: string[];
+}
+
+export interface CopyReport {
+  /** Paths left out because the policy denies reading them (a withheld directory is listed alone). */
+  withheld: string[];
+  protect: ProtectList;
+}
+
+export interface CopyOptions {
+  ignore?: (relPath: string) => boolean;
+  rules?: PathDenial;
+}
+
+/**
+ * Copies a repository into a sandbox's workspace with tar-fs (never a bind mount). Files belong to
+ * the command user, except those the policy denies writing, which belong to root and lose their
+ * group and other write bits. What the policy denies reading is not copied at all, so no command,
+ * glob or symlink inside the sandbox can reach it.
+ */
+export async function copyRepository(container: Docker.Container, repoDir: string, opts: CopyOptions): Promise<CopyReport> {
+  const report: CopyReport = { withheld: [], protect: { entries: [], dirs: [] } };
+  const rules = opts.rules;
+  const pack = tar.pack(repoDir, {
+    ignore: (name: string) => {
+      const rel = name.slice(repoDir.length + 1);
+      if (opts.ignore?.(rel)) return true;
+      if (rules && rel !== '' && (rules.readDenied(rel) || rules.readDeniedBelow(rel))) {
+        report.withheld.push(rel);
+        return true;
+      }
+      return false;
+    },
+    map: (header) => {
+      const rel = header.name.replace(/^\.\/?/, '').replace(/\/$/, '');
+      const isDir = header.type === 'directory';
+      const whole = isDir && rules !== undefined && rel !== '' && rules.writeDeniedBelow(rel);
+      const locked = whole || (rules !== undefined && rel !== '' && rules.writeDenied(rel));
+      if (whole) report.protect.dirs.push(rel);
+      else if (locked) report.protect.entries.push(rel);
+      const uid = locked ? DAEMON_UID : SANDBOX_UID;
+      const mode = locked && header.mode !== undefined ? header.mode & ~0o022 : header.mode;
+      return { ...header, uid, gid: uid, uname: locked ? 'root' : 'sandbox', gname: locked ? 'root' : 'sandbox', ...(mode === undefined ? {} : { mode }) };
+    },
+  });
+  await container.putArchive(nodeStream(pack), { path: WORKSPACE });
+  return report;
+}
