@@ -40,6 +40,8 @@ export interface ContainerSpec {
   natsUrl: string;
   heartbeatMs: number;
   limits: SandboxLimits;
+  /** The run's state directory on the host (a label for the reaper, which saves orphans' workspaces there). */
+  stateDir?: string;
 }
 
 /**
@@ -67,7 +69,7 @@ export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCr
       `GATEHOUSE_COMMAND_UID=${SANDBOX_UID}`,
       `GATEHOUSE_HEARTBEAT_MS=${spec.heartbeatMs}`,
     ],
-    Labels: labels('sandbox', { [LABEL.run]: spec.runId, [LABEL.sandbox]: spec.sandboxId }),
+    Labels: labels('sandbox', { [LABEL.run]: spec.runId, [LABEL.sandbox]: spec.sandboxId, ...(spec.stateDir ? { [LABEL.state]: spec.stateDir } : {}) }),
     NetworkingConfig: { EndpointsConfig: { [spec.network]: {} } },
     HostConfig: {
       NetworkMode: spec.network,

@@ -44,6 +44,8 @@ export interface CreateSandboxOptions {
    */
   pathRules?: PathDenial;
   limits?: Partial<SandboxLimits>;
+  /** Where the run's log lives: a label, so a reaper in any process saves the orphan's workspace there. */
+  stateDir?: string;
 }
 
 /**
@@ -133,6 +135,7 @@ export class SandboxDriver {
             natsUrl: `nats://${natsIp}:4222`,
             heartbeatMs: this.heartbeatMs,
             limits,
+            ...(opts.stateDir ? { stateDir: opts.stateDir } : {}),
           }),
         ),
       ]);

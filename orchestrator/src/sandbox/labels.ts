@@ -6,6 +6,8 @@ export const LABEL = {
   sandbox: 'gatehouse.sandbox',
   /** host:pid:starttime of the orchestrator process that owns the object. */
   owner: 'gatehouse.owner',
+  /** The absolute state directory of the sandbox's run (where the reaper saves its workspace). */
+  state: 'gatehouse.state',
 } as const;
 
 export type Role = 'sandbox' | 'run-network' | 'nats';
