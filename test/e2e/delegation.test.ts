@@ -185,16 +185,16 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
     const { parent, logOf } = run(dir, script);
     const childId = String(parent.find((e) => e.type === 'agent.spawned')!.data.childRunId);
     const child = observations(logOf(childId));
-    expect(child.map((o) => o.outcome)).toEqual(['rejected', 'denied', 'failed', 'denied', 'ok', 'ok']);
+    expect(child.map((o) => o.outcome)).toEqual(['rejected', 'denied', 'failed', 'rejected', 'ok', 'ok']);
     expect(child[0]!.content).toContain('not available in this run');
     expect(child[1]!.content).toContain("outside this sub-agent's paths");
     expect(child[2]!.content).toContain(ref);
-    // The parent's log file on the host: outside its paths (and outside any sandbox).
-    expect(child[3]!.content).toContain("outside this sub-agent's paths");
+    // The parent's log file on the host: outside the workspace, refused at validation before any policy.
+    expect(child[3]!.content).toContain('outside the workspace');
     const completed = parent.find((e) => e.type === 'agent.completed')!.data;
     expect(completed).toMatchObject({ status: 'partial', stopReason: 'max_turns', withheld: ['src/b.js'] });
     // What the child was refused is part of the lineage, in both logs.
-    expect(completed.denied).toEqual(['read_file: denied by handoff:paths', 'read_file: denied by handoff:paths']);
+    expect(completed.denied).toEqual(['read_file: denied by handoff:paths']);
     expect(logOf(childId).find((e) => e.type === 'agent.completed')!.data.denied).toEqual(completed.denied);
     const delegateObs = observations(parent).find((o) => o.tool === 'delegate')!;
     expect(delegateObs.outcome).toBe('failed');
