@@ -21,6 +21,7 @@ import { PrimitiveError } from './errors';
 import { Journal } from './journal';
 import { log } from './log';
 import { runPrimitive, type Outcome } from './primitives/index';
+import { startFreshRepository } from './fresh-repository';
 import { applyProtection } from './protect';
 import { killCommandUserProcesses } from './users';
 import { Workspace } from './workspace';
@@ -38,13 +39,15 @@ export interface RunningDaemon {
  */
 export async function startDaemon(cfg: DaemonConfig): Promise<RunningDaemon> {
   const ws = await Workspace.open(cfg.workspace);
-  // Before anything can run: what the policy denies writing becomes root's (protect.ts).
+  const shutdown = new AbortController();
+  // Before anything can run: what the policy denies writing becomes root's (protect.ts), and a
+  // workspace whose .git was left out gets a fresh one (before protection: git must write freely).
+  if (cfg.protect.freshRepository) await startFreshRepository(ws.root, cfg.user, shutdown.signal);
   const protection = applyProtection(ws.root, cfg.protect);
   const subjects = sandboxSubjects(cfg.runId, cfg.sandboxId);
   const journal = new Journal();
   const inflight = new Map<string, AbortController>();
   const startedAt = Date.now();
-  const shutdown = new AbortController();
 
   // The baseline must exist before anything can change the workspace, so it is taken before ready;
   // connecting to NATS meanwhile saves start-up time.

@@ -6,6 +6,8 @@ import { z } from 'zod';
 export const ProtectList = z.strictObject({
   entries: z.array(z.string().max(4096)).max(1_000_000),
   dirs: z.array(z.string().max(4096)).max(1_000_000),
+  /** The repository's .git was not copied: start a fresh one (fresh-repository.ts). */
+  freshRepository: z.boolean().optional(),
 });
 export type ProtectList = z.infer<typeof ProtectList>;
 

@@ -56,8 +56,22 @@ describe('path rules enforced in the sandbox\'s file system', () => {
     }
     const grep = await run(sandbox, 'exec', { command: 'grep -rI top-secret . ; cat ./*/.env ./.e* 2>&1; true' });
     expect(grep.output).not.toContain('top-secret-');
-    // The repository itself still has them: nothing on the host changed.
     expect(grep.output).not.toContain('API_TOKEN=');
+  });
+
+  it('withholds git history too when anything is withheld: a fresh one-commit repository stands in', async () => {
+    expect(sandbox.info.freshRepository).toBe(true);
+    // The fixture committed .env and secrets/: their content is in the host repository's objects.
+    const leaks = ['git show HEAD:.env', 'git show HEAD:secrets/key.pem', 'git log --all -p', 'git fsck --lost-found; cat .git/lost-found/other/* 2>/dev/null', 'cat .git/objects/*/* | zlib-flate -uncompress 2>/dev/null', 'git stash list -p'];
+    for (const command of leaks) {
+      const r = await run(sandbox, 'exec', { command });
+      expect(r.output, command).not.toContain('top-secret');
+    }
+    expect((await sh(sandbox, 'git log --all --format=%s')).trim()).toBe('workspace as copied by gatehouse (history withheld: the policy denies reading some files)');
+    // git works as it would have: clean at the start, a change shows.
+    expect(await sh(sandbox, 'git status --porcelain')).toBe('');
+    const owner = await rootExec(driver, sandbox, ['stat', '-c', '%u', '.git', '.git/index']);
+    expect(owner.output.trim().split('\n')).toEqual(['10001', '10001']);
   });
 
   it('makes what the policy denies writing unwritable by the command user, in every way', async () => {

@@ -150,6 +150,7 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
       timings: sandbox.info.timings,
       ...(withheld.length ? { withheld: withheld.slice(0, 200), withheldCount: withheld.length } : {}),
       ...(sandbox.info.protectedPaths ? { protectedPaths: sandbox.info.protectedPaths } : {}),
+      ...(sandbox.info.freshRepository ? { freshRepository: true } : {}),
     });
     sandbox.onLost((e) => {
       log.append('sandbox.lost', 'sandbox', { sandboxId: sandbox.sandboxId, reason: e.reason });

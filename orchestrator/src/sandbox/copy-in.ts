@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import type Docker from 'dockerode';
 import tar from 'tar-fs';
 import type { PathDenial } from '../policy/path-denial';
@@ -16,6 +18,12 @@ export interface CopyReport {
   /** Paths left out because the policy denies reading them (a withheld directory is listed alone). */
   withheld: string[];
   protect: ProtectList;
+  /**
+   * Set when something was withheld: the repository's .git (whose objects may hold the withheld
+   * files' content, in history, the index or dangling blobs) was not copied either, and the daemon
+   * starts a fresh repository whose one commit is the workspace as copied.
+   */
+  freshRepository: boolean;
 }
 
 export interface CopyOptions {
@@ -30,13 +38,16 @@ export interface CopyOptions {
  * glob or symlink inside the sandbox can reach it.
  */
 export async function copyRepository(container: Docker.Container, repoDir: string, opts: CopyOptions): Promise<CopyReport> {
-  const report: CopyReport = { withheld: [], protect: { entries: [], dirs: [] } };
   const rules = opts.rules;
+  const withholds = (rel: string): boolean => rules !== undefined && rel !== '' && (rules.readDenied(rel) || rules.readDeniedBelow(rel));
+  const freshRepository = rules !== undefined && anyWithheld(repoDir, '', withholds, opts.ignore);
+  const report: CopyReport = { withheld: [], protect: { entries: [], dirs: [] }, freshRepository };
   const pack = tar.pack(repoDir, {
     ignore: (name: string) => {
       const rel = name.slice(repoDir.length + 1);
       if (opts.ignore?.(rel)) return true;
-      if (rules && rel !== '' && (rules.readDenied(rel) || rules.readDeniedBelow(rel))) {
+      if (freshRepository && isGitDir(rel)) return true;
+      if (withholds(rel)) {
         report.withheld.push(rel);
         return true;
       }
@@ -56,4 +67,29 @@ export async function copyRepository(container: Docker.Container, repoDir: strin
   });
   await container.putArchive(nodeStream(pack), { path: WORKSPACE });
   return report;
+}
+
+/** `.git` at any depth (submodules and nested repositories keep their objects there too). */
+function isGitDir(rel: string): boolean {
+  return rel === '.git' || rel.startsWith('.git/') || rel.endsWith('/.git') || rel.includes('/.git/');
+}
+
+/**
+ * Whether the copy will withhold anything, found before copying (the copy must know whether to
+ * leave .git out before it reaches it). Stops at the first path; .git itself is not searched.
+ */
+function anyWithheld(root: string, rel: string, withholds: (rel: string) => boolean, ignore?: (rel: string) => boolean): boolean {
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = readdirSync(path.join(root, rel), { withFileTypes: true });
+  } catch {
+    return false;
+  }
+  for (const e of entries) {
+    const child = rel === '' ? e.name : `${rel}/${e.name}`;
+    if (e.name === '.git' || ignore?.(child)) continue;
+    if (withholds(child)) return true;
+    if (e.isDirectory() && anyWithheld(root, child, withholds, ignore)) return true;
+  }
+  return false;
 }

@@ -168,13 +168,14 @@ export class SandboxDriver {
       // state directory is root's, mode 0600, in a 0700 directory: commands cannot read it.
       const copy: CopyReport = opts.repoDir
         ? await copyRepository(container, opts.repoDir, { ...(opts.ignore ? { ignore: opts.ignore } : {}), ...(opts.pathRules ? { rules: opts.pathRules } : {}) })
-        : { withheld: [], protect: { entries: [], dirs: [] } };
+        : { withheld: [], protect: { entries: [], dirs: [] }, freshRepository: false };
       sandbox.info.withheld = copy.withheld;
+      sandbox.info.freshRepository = copy.freshRepository;
       sandbox.info.protectedPaths = copy.protect.entries.length + copy.protect.dirs.length;
       const own = { mode: 0o600, uid: DAEMON_UID, gid: DAEMON_UID };
       await putFiles(container, STATE_DIR, [
         { name: INVOKE_KEY_FILE.slice(STATE_DIR.length + 1), content: keys.publicKeyPem, ...own },
-        { name: PROTECT_FILE.slice(STATE_DIR.length + 1), content: JSON.stringify(copy.protect), ...own },
+        { name: PROTECT_FILE.slice(STATE_DIR.length + 1), content: JSON.stringify({ ...copy.protect, freshRepository: copy.freshRepository }), ...own },
         { name: CREDS_FILE.slice(STATE_DIR.length + 1), content: creds, ...own },
       ]);
       t = mark('copy', t);

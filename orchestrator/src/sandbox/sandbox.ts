@@ -48,6 +48,8 @@ export interface SandboxInfo {
   withheld?: string[];
   /** How many repository paths were made read-only to commands because the policy denies writing them. */
   protectedPaths?: number;
+  /** The repository's .git was left out (something was withheld); the sandbox has a fresh one. */
+  freshRepository?: boolean;
 }
 
 /** How long past the invocation's own timeout we wait for the daemon's reply. */

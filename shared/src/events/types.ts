@@ -103,6 +103,8 @@ export const EventData = {
     withheldCount: z.number().int().nonnegative().optional(),
     /** Repository paths made read-only to commands because the policy denies writing them. */
     protectedPaths: z.number().int().nonnegative().optional(),
+    /** Something was withheld, so the repository's .git (its objects) was too: a fresh one stands in. */
+    freshRepository: z.boolean().optional(),
   }),
   'sandbox.lost': z.strictObject({ sandboxId: Id, reason: z.string() }),
   /** Exactly what the model proposed, before anything was checked. */
