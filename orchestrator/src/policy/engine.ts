@@ -33,6 +33,9 @@ function decideCall(index: RuleIndex, mode: Mode, req: PolicyRequest, facts: Run
   for (const list of ['deny', 'ask', 'allow'] as const) {
     const rule = index.find(req.tool, list, subject);
     if (rule) return { decision: list, policyId: rule.id, reason: rule.reason ?? `${req.tool}${subject !== undefined ? ` ${subject}` : ''} matches ${list} rule ${rule.text}`, risk, shape };
+    if (list === 'deny' && mode !== 'read-only' && !req.readOnly && subject !== undefined && inGitDir(subject)) {
+      return { decision: 'ask', policyId: GIT_DIR_POLICY, reason: `${req.tool} ${subject}: ${GIT_DIR_REASON}`, risk, shape };
+    }
   }
   // A sub-agent is sandboxed and held to a narrowed copy of this policy, so delegating is treated
   // like a write: allowed in sandboxed-auto, asked once per shape in confirm-novel.
@@ -60,6 +63,8 @@ function decideCommand(index: RuleIndex, mode: Mode, a: ShellAnalysis, facts: Ru
   const toolDeny = index.find('bash', 'deny', undefined);
   if (toolDeny) return { ...base, decision: 'deny', policyId: toolDeny.id, reason: toolDeny.reason ?? `bash is denied by ${toolDeny.text}` };
   if (mode === 'read-only') return { ...base, decision: 'deny', policyId: 'mode:read-only', reason: 'the run is in read-only mode: commands do not run' };
+  const gitDir = gitDirWrite(a);
+  if (gitDir) return { ...base, decision: 'ask', policyId: GIT_DIR_POLICY, reason: `\`${short(gitDir)}\`: ${GIT_DIR_REASON}` };
   if (!a.followable) {
     return { ...base, decision: 'ask', policyId: 'classifier:unfollowable', reason: `the command cannot be fully analysed (${a.problems.slice(0, 3).join('; ') || 'unknown construct'}); it needs a person's approval` };
   }
@@ -115,6 +120,31 @@ function modeDefault(mode: Mode, cls: CommandClass, shape: string, facts: RunFac
       if (RISKY.has(cls)) return { decision: 'ask', policyId: 'mode:sandboxed-auto', reason: `${cls} actions ask even in sandboxed-auto` };
       return { decision: 'allow', policyId: 'mode:sandboxed-auto', reason: 'inside the sandbox, allowed in sandboxed-auto mode' };
   }
+}
+
+/**
+ * A `.git` directory (the repository's, or a nested one) holds what git runs: config, hooks,
+ * attributes. A write there always asks, whatever the mode; only a deny rule decides first.
+ */
+const GIT_DIR_POLICY = 'gatehouse:git-dir';
+const GIT_DIR_REASON = 'writes under .git/, which names programs git runs (config, hooks); always asked';
+
+function inGitDir(key: string): boolean {
+  return /(^|[/=])\.git(\/|$)/.test(key);
+}
+
+/**
+ * What in a command line may write under `.git`: a redirection or output operand there, or, when
+ * the line changes anything at all, any word naming such a path (`cp x .git/config`, `cd .git && …`).
+ */
+function gitDirWrite(a: ShellAnalysis): string | undefined {
+  const target = a.writes.find((w) => inGitDir(pathSubject({ path: w })));
+  if (target !== undefined) return `> ${target}`;
+  if (a.class === 'read-only') return undefined;
+  for (const c of a.commands) {
+    if (c.argv.some((w) => inGitDir(pathSubject({ path: w })))) return c.text;
+  }
+  return undefined;
 }
 
 /** Classes that leave the sandbox's guarantees (or cannot be judged): never allowed by a mode alone. */

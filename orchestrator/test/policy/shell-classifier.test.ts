@@ -108,7 +108,7 @@ describe('wrappers are unwrapped and recorded in via', () => {
     ["bash <<'EOF'\ngit push\nEOF", ['bash <<EOF']],
     ['bash <<< "git push"', ['bash <<<']],
     ['env git push', ['env']],
-    ['env -i -u HOME A=1 B=2 git push', ['env']],
+    ['env -C /tmp A=1 B=2 git push', ['env']],
     ['env -- git push', ['env']],
     ['xargs -0 -n 1 -P4 -I {} git push', ['xargs']],
     ['nice git push', ['nice']],

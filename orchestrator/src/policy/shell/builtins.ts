@@ -183,7 +183,8 @@ export function unset(words: readonly Word[]): Verdict {
   for (const w of words.slice(o.next)) {
     if (functions) f.add(w.literal ? undefined : `unset -f ${short(w.value)}: the name is only known at run time`);
     else {
-      f.add(nameProblem('unset', w, false));
+      // Unsetting PATH or git's overrides changes what later commands run as much as setting them.
+      f.add(nameProblem('unset', w, true));
       f.payload('unset', w);
     }
   }

@@ -325,6 +325,7 @@ class Walker {
   private verdict(argv: string[], verdict: Verdict, scope: Scope): void {
     if (verdict.problem) this.problems.add(verdict.problem);
     this.conditions.push(...(verdict.conditions ?? []));
+    for (const w of verdict.writes ?? []) this.write(w);
     this.emit(verdict.argv ?? argv, verdict, scope.via);
     for (const inner of verdict.inner ?? []) this.inner(inner, argv, scope, []);
   }
@@ -395,6 +396,14 @@ class Walker {
       return;
     }
     let verdict = classifyCommand(cmd, words.slice(1));
+    if (cmd === 'git' && dir !== undefined) {
+      // Only `git` found on PATH is gatehouse's wrapper, which disables programs the repository's
+      // config names (filters, textconv…); `/usr/bin/git` is the bare program, so no rule about
+      // `git …` may allow it (deny rules still see it).
+      const problem = `${short(name.value)} bypasses the sandbox's git wrapper, so the repository's config may name programs it runs`;
+      this.problems.add(problem);
+      if (verdict.class === 'read-only') verdict = { ...verdict, class: 'unknown', reason: problem };
+    }
     const risky = assignments.find((a) => riskyVariable(a.name, a.value));
     if (risky) {
       // `PATH=/tmp/x git status` may not run git at all: its text must not be trusted to rules.

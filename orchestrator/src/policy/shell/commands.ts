@@ -1,5 +1,7 @@
 import { awkEffects, hasFlag, operands, readOptions, sedEffects } from './arguments';
 import { BUILTINS } from './builtins';
+import { judgeOptions } from './options';
+import { FREE, READ_ONLY_SPECS } from './readonly-table';
 import type { CommandClass } from './types';
 import type { Condition } from './variables';
 import type { Inner } from './wrappers';
@@ -26,6 +28,8 @@ export interface Verdict {
   conditions?: Condition[];
   /** What the command runs besides itself (`git bisect run CMD`, `mapfile -C CODE`), followed like a wrapper's command. */
   inner?: Inner[];
+  /** Files the command writes through its options or operands (`sort -o F`, `uniq IN OUT`), for the path rules. */
+  writes?: string[];
 }
 
 const PHRASE: Record<CommandClass, string> = {
@@ -50,7 +54,7 @@ function classes(cls: CommandClass, names: string): void {
 // Builtins that set variables by name or evaluate strings (read, printf, declare, let, hash…) are
 // judged in builtins.ts, not here.
 classes('read-only', `
-  ls ll la dir vdir cat tac head tail less more grep egrep fgrep zgrep rg ag ack wc echo pwd
+  ls ll la dir vdir cat tac head tail less more grep egrep fgrep zgrep rg ag wc echo pwd
   true false [[ : stat file which whereis type uniq diff diff3 sdiff cmp comm cut tr jq column
   paste join nl fold fmt expand unexpand rev seq yes sleep basename dirname realpath readlink md5sum
   sha1sum sha224sum sha256sum sha384sum sha512sum shasum b2sum cksum sum base32 base64 basenc xxd
@@ -60,7 +64,7 @@ classes('read-only', `
   whatis jobs exit return break continue shift times umask ulimit unalias set
   shopt env printenv nice nohup timeout time xargs
   command builtin exec stdbuf setsid coproc trap lsattr getcap numfmt factor expr shuf envsubst
-  diffstat colordiff tsort dmesg find`);
+  diffstat colordiff tsort dmesg find sort`);
 classes('test-build', `
   make gmake cmake ctest ninja meson bazel bazelisk mvn mvnw gradle gradlew ant sbt lein tsc jest
   vitest mocha ava tap karma jasmine cypress pytest py.test tox nox mypy pyright pylint flake8
@@ -119,8 +123,23 @@ const GIT_GLOBAL: Record<string, boolean> = {
   '--icase-pathspecs': false, '--no-optional-locks': false, '--no-lazy-fetch': false, '--no-advice': false,
 };
 
+/**
+ * git's parse-options accepts any unambiguous prefix of a long option (`git grep --open-files=x`,
+ * `git archive --outp=f`): true when some argument is `--P` or `--P=…` with P a prefix of one of
+ * `names` at least `min` letters long. Over-matching only makes a command ask.
+ */
+function gitLong(a: readonly string[], min: number, ...names: string[]): boolean {
+  return a.some((x) => {
+    if (!x.startsWith('--')) return false;
+    const p = x.slice(2).split('=', 1)[0]!;
+    return p.length >= min && names.some((n) => n.startsWith(p));
+  });
+}
+
 function gitSubcommand(sub: string, a: string[]): [CommandClass, string] {
   const first = operands(a)[0];
+  // Submodules are other repositories, whose config the git wrapper does not see.
+  if (gitLong(a, 4, 'recurse-submodules')) return ['unknown', `git ${sub} --recurse-submodules runs git in submodules, whose config may name programs`];
   switch (sub) {
     case 'branch': {
       if (hasFlag(a, 'DMCf', '--force')) return ['destructive', 'git branch -D/-M/-f can drop commits'];
@@ -141,9 +160,11 @@ function gitSubcommand(sub: string, a: string[]): [CommandClass, string] {
       if (first === 'update' || first === 'prune') return ['network', `git remote ${first} fetches from remotes`];
       return ['write', `git remote ${first} changes the remote configuration`];
     case 'config': {
-      if (hasFlag(a, 'l', '--list', '--get', '--get-all', '--get-regexp', '--get-urlmatch', '--get-color', '--get-colorbool') || first === 'get' || first === 'list') return ['read-only', 'git config reads settings'];
+      const changes = gitLong(a, 2, 'unset', 'unset-all', 'add', 'replace-all', 'edit', 'rename-section', 'remove-section') || hasFlag(a, 'e');
+      if (!changes && (hasFlag(a, 'l', '--list', '--get', '--get-all', '--get-regexp', '--get-urlmatch', '--get-color', '--get-colorbool') || first === 'get' || first === 'list')) return ['read-only', 'git config reads settings'];
       const ops = operands(a).filter((o) => o !== 'set');
-      if (ops.length <= 1 && !hasFlag(a, '', '--unset', '--unset-all', '--add', '--replace-all', '--edit', '--rename-section', '--remove-section') && !hasFlag(a, 'e')) return ['read-only', 'git config reads a setting'];
+      if (ops.length <= 1 && !changes) return ['read-only', 'git config reads a setting'];
+      if (ops.length <= 1) return ['write', 'git config changes the configuration'];
       const key = ops[0] ?? '';
       return SAFE_GIT_CONFIG.test(key)
         ? ['write', 'git config changes a setting']
@@ -173,16 +194,33 @@ function gitSubcommand(sub: string, a: string[]): [CommandClass, string] {
     case 'diff':
     case 'log':
     case 'show':
-      if (hasFlag(a, '', '--output')) return ['write', `git ${sub} --output writes a file`];
+    case 'whatchanged':
+    case 'diff-tree':
+    case 'diff-files':
+    case 'diff-index':
+    case 'range-diff':
+    case 'shortlog':
+    case 'cherry':
+      if (gitLong(a, 3, 'output')) return ['write', `git ${sub} --output writes a file`];
       if (hasFlag(a, '', '--ext-diff', '--textconv')) return ['unknown', `git ${sub} --ext-diff runs a configured program`];
       return ['read-only', `git ${sub} only reads`];
     case 'grep':
-      return hasFlag(a, 'O', '--open-files-in-pager') ? ['unknown', 'git grep -O runs a pager program'] : ['read-only', 'git grep only reads'];
+      return hasFlag(a, 'O') || gitLong(a, 2, 'open-files-in-pager') ? ['unknown', 'git grep -O runs a pager program'] : ['read-only', 'git grep only reads'];
+    case 'fsck':
+      return gitLong(a, 3, 'lost-found') ? ['write', 'git fsck --lost-found writes into .git'] : ['read-only', 'git fsck only reads'];
+    case 'help':
+      return hasFlag(a, 'wmi', '--web', '--man', '--info') ? ['unknown', 'git help -w/-m/-i runs a configured viewer'] : ['read-only', 'git help prints help'];
+    case 'blame':
+    case 'annotate':
+      return gitLong(a, 4, 'textconv') ? ['unknown', `git ${sub} --textconv runs a configured program`] : ['read-only', `git ${sub} only reads`];
+    case 'cat-file':
+      return gitLong(a, 3, 'textconv', 'filters') ? ['unknown', 'git cat-file --textconv/--filters runs configured programs'] : ['read-only', 'git cat-file only reads'];
     case 'difftool':
     case 'mergetool':
       return ['unknown', `git ${sub} runs a configured program`];
     case 'archive':
-      return hasFlag(a, '', '--remote') ? ['network', 'git archive --remote asks a remote'] : hasFlag(a, 'o', '--output') ? ['write', 'git archive writes a file'] : ['read-only', 'git archive prints an archive'];
+      if (gitLong(a, 3, 'remote', 'exec')) return ['network', 'git archive --remote asks a remote'];
+      return hasFlag(a, 'o') || gitLong(a, 2, 'output') ? ['write', 'git archive writes a file'] : ['read-only', 'git archive prints an archive'];
   }
   const cls = GIT_SUB[sub];
   if (cls === 'network') return [cls, `git ${sub} talks to a remote`];
@@ -548,13 +586,13 @@ const ALIASES: Record<string, string> = { 'apt-get': 'apt', aptitude: 'apt', gse
 
 /** Tools with a write or fix switch: class without it, class with it, and the switches. */
 const FIXERS: Record<string, [CommandClass, CommandClass, string, string[]]> = {
-  prettier: ['read-only', 'write', 'w', ['--write']],
+  // prettier loads the project's config, which may be JavaScript (prettier.config.js): project code.
+  prettier: ['test-build', 'write', 'w', ['--write']],
   eslint: ['test-build', 'write', '', ['--fix']],
   biome: ['test-build', 'write', '', ['--write', '--apply', '--fix']],
   rubocop: ['test-build', 'write', 'aA', ['--autocorrect', '--autocorrect-all']],
   gofmt: ['read-only', 'write', 'w', []],
   yq: ['read-only', 'write', 'i', ['--inplace']],
-  sort: ['read-only', 'write', 'o', ['--output']],
 };
 /** Tools that write unless told only to check: the short and long check switches. */
 const CHECKERS: Record<string, [string, string[]]> = { black: ['', ['--check', '--diff']], isort: ['c', ['--check', '--check-only', '--diff']], rustfmt: ['', ['--check']] };
@@ -604,6 +642,8 @@ const SPECIAL: Record<string, (args: readonly Word[], a: string[], typed: string
   unzip: (_, a) => (hasFlag(a, 'lvtZp') ? v('read-only', 'unzip -l lists an archive') : v('write', 'unzip extracts files')),
   crontab: (_, a) => (hasFlag(a, 'l') ? v('read-only', 'crontab -l lists jobs') : v('privilege', 'crontab schedules commands')),
   hostname: (_, a) => (operands(a).length ? v('privilege', 'hostname NAME changes the host name') : v('read-only', 'hostname prints the host name')),
+  // ack reads options, --pager among them, from a .ackrc the project can ship.
+  ack: () => v('unknown', "ack reads options (such as --pager) from the project's .ackrc"),
   source: () => v('unknown', 'source runs a script file in this shell', { problem: 'source runs a script file whose commands cannot be seen' }),
   '.': () => v('unknown', '. runs a script file in this shell', { problem: '. runs a script file whose commands cannot be seen' }),
   make: (args, _, typed) => make(typed, args),
@@ -707,5 +747,43 @@ export function classifyCommand(typed: string, args: readonly Word[]): Verdict {
   const checks = CHECKERS[name];
   if (checks) return hasFlag(a, checks[0], ...checks[1]) ? v('test-build', `${typed} only checks`) : v('write', `${typed} rewrites files`);
   const cls = TABLE[name];
+  if (cls === 'read-only') return readOnly(name, typed, args);
   return cls ? plain(typed, cls) : plain(typed, 'unknown');
+}
+
+/**
+ * A command of the read-only table is read-only only with options known to be read-only
+ * (readonly-table.ts); any other option gives it that option's class, an unknown one `unknown`.
+ */
+function readOnly(name: string, typed: string, args: readonly Word[]): Verdict {
+  if (FREE.has(name)) return plain(typed, 'read-only');
+  if (name === 'xxd') return xxd(args);
+  const spec = READ_ONLY_SPECS[name];
+  if (!spec) return v('unknown', `${typed}: no read-only options are listed for it`);
+  const o = judgeOptions(typed, spec, args);
+  const extra: Partial<Verdict> = { ...(o.writes.length ? { writes: o.writes } : {}), ...(o.conditions.length ? { conditions: o.conditions } : {}) };
+  if (o.class === 'read-only') return { ...plain(typed, 'read-only'), ...extra };
+  return v(o.class, o.reason ?? `${typed}: ${PHRASE[o.class]}`, extra);
+}
+
+/** xxd's own option syntax: single-dash words (`-c 16`, `-cols 16`, `-c16`); a second operand is its output file. */
+const XXD_FLAGS = /^-(a|autoskip|b|bits|C|capitalize|d|decimal|e|E|EBCDIC|h|help|i|include|p|ps|postscript|plain|r|revert|u|uppercase|v|version)$/;
+const XXD_VALUED = /^-(c|cols|g|groupsize|l|len|n|name|o|offset|s|seek|R)$/;
+function xxd(args: readonly Word[]): Verdict {
+  const ops: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    if (!w.literal) return v('unknown', `xxd ${short(w.value)}: an argument only known at run time could be an output file`);
+    if (w.value === '--') {
+      ops.push(...args.slice(i + 1));
+      break;
+    }
+    if (!w.value.startsWith('-') || w.value === '-') ops.push(w);
+    else if (XXD_VALUED.test(w.value)) i++;
+    else if (!XXD_FLAGS.test(w.value) && !/^-[cglnosR][^a-z]/.test(w.value)) return v('unknown', `xxd ${short(w.value)}: not an option known to be read-only`);
+  }
+  const out = ops[1];
+  if (!out || out.value === '-') return plain('xxd', 'read-only');
+  if (!out.literal) return v('unknown', 'xxd writes a file whose name is only known at run time');
+  return v('write', `xxd IN OUT writes ${short(out.value)}`, { writes: [out.value] });
 }

@@ -64,6 +64,32 @@ function withAssignments(label: string, words: Word[], from: number, self?: Verd
   return { self, runs: [{ label, argv: words.slice(i) }], assignments: words.slice(from, i) };
 }
 
+/**
+ * What `env -u NAME` and `env -i` (or `-`, and any abbreviation GNU env accepts) take out of the
+ * environment, as empty assignments, so that removing PATH or git's overrides is judged like
+ * setting them (`env -u GIT_CONFIG_COUNT git status`; `env -i` leaves PATH unset).
+ */
+function clearedVariables(options: Word[]): Word[] {
+  const out: Word[] = [];
+  const empty = (name: string): Word => ({ value: `${name}=`, literal: true, pattern: `${name}=` });
+  for (let i = 0; i < options.length; i++) {
+    const a = options[i]!.value;
+    const long = /^--([^=]+)(?:=(.*))?$/s.exec(a);
+    if (a === '-' || (long && long[1]!.length >= 1 && 'ignore-environment'.startsWith(long[1]!))) out.push(empty('PATH'));
+    else if (long && long[1]!.length >= 1 && 'unset'.startsWith(long[1]!)) out.push(empty(long[2] ?? options[++i]?.value ?? ''));
+    else if (/^-[^-]/.test(a)) {
+      for (let k = 1; k < a.length; k++) {
+        if (a[k] === 'i') out.push(empty('PATH'));
+        if (a[k] === 'u' || a[k] === 'C' || a[k] === 'S') {
+          if (a[k] === 'u') out.push(empty(k + 1 < a.length ? a.slice(k + 1) : options[++i]?.value ?? ''));
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
 function shell(name: string, words: Word[]): Unwrapped {
   let i = 1;
   let command = false;
@@ -170,7 +196,9 @@ export function unwrap(name: string, words: Word[]): Unwrapped | null {
       const split = o.values.get('-S') ?? o.values.get('--split-string');
       // `env -S 'cmd args'` splits a string into words: close enough to a shell string to parse as one.
       if (split) return { runs: [{ label: 'env -S', script: joinWords([split, ...words.slice(o.next)]) }] };
-      return withAssignments('env', words, o.next);
+      const found = withAssignments('env', words, o.next);
+      const cleared = clearedVariables(words.slice(1, o.next));
+      return found && cleared.length ? { ...found, assignments: [...cleared, ...(found.assignments ?? [])] } : found;
     }
     case 'timeout': {
       const o = readOptions(words, 1, { short: 'sk', long: ['signal', 'kill-after'] });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { GIT_SAFE_ENV } from '@gatehouse/shared';
 import { defineTool, type Observed } from '../tool';
 import { sandboxResult } from './common';
 
@@ -20,8 +21,9 @@ export const bash = defineTool({
     return {
       executor: 'sandbox',
       primitive: 'exec',
-      // cwd is explicit so the log says where the command ran, not just what it was.
-      input: { command: input.command, cwd: '.', trackChanges: true },
+      // cwd is explicit so the log says where the command ran, not just what it was. The git
+      // overrides ride along so no git the command starts runs a program the repository names.
+      input: { command: input.command, cwd: '.', trackChanges: true, env: { ...GIT_SAFE_ENV } },
       timeoutMs,
       ...(wanted > timeoutMs ? { note: `timeout capped at ${timeoutMs} ms (asked for ${wanted})` } : {}),
     };

@@ -9,7 +9,8 @@ export const gitStatus = defineTool({
   input: z.strictObject({}),
   sideEffect: 'read',
   isReadOnly: () => true,
-  // Read-only tools may run in read-only mode: git must not run programs the repository configures.
+  // Read-only tools may run in read-only mode: git must not run programs the repository configures
+  // (SAFE_GIT_ENV carries the overrides and puts gatehouse's git wrapper first on PATH).
   plan: () => ({ executor: 'sandbox', primitive: 'exec', input: { command: `git ${SAFE_GIT.join(' ')} status --porcelain=v1 --branch --untracked-files=all`, env: SAFE_GIT_ENV }, timeoutMs: 30_000 }),
   observe(_input, raw) {
     const r = sandboxResult(raw);
