@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import type Docker from 'dockerode';
 import tar from 'tar-fs';
@@ -79,7 +79,7 @@ function isGitDir(rel: string): boolean {
  * leave .git out before it reaches it). Stops at the first path; .git itself is not searched.
  */
 function anyWithheld(root: string, rel: string, withholds: (rel: string) => boolean, ignore?: (rel: string) => boolean): boolean {
-  let entries: import('node:fs').Dirent[];
+  let entries: Dirent[];
   try {
     entries = readdirSync(path.join(root, rel), { withFileTypes: true });
   } catch {
