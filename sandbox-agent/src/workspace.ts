@@ -101,8 +101,8 @@ export class Workspace {
     if (expectReal !== undefined && target.rel !== expectReal) {
       throw new PrimitiveError(
         'path_changed',
-        `${printable(input)} now resolves to ${target.rel}, not to ${printable(expectReal)} as when the policy decided on it ` +
-          '(a symbolic link changed meanwhile); nothing was done: propose the call again',
+        `${printable(input)} now resolves to ${target.rel}, not to ${printable(expectReal)} as when the policy ` +
+          'decided on it (a symbolic link changed meanwhile); nothing was done: propose the call again',
         'rejected',
         printable(input),
       );

@@ -15,7 +15,11 @@ export interface PathDecision {
  * (deny > ask > allow); on a tie the requested form's answer stands, so the common case reads as
  * before. A link can make a call stricter, never looser.
  */
-export function decideOnPaths(decide: (input: unknown) => Decision, input: unknown, resolved: readonly ResolvedRef[]): PathDecision {
+export function decideOnPaths(
+  decide: (input: unknown) => Decision,
+  input: unknown,
+  resolved: readonly ResolvedRef[],
+): PathDecision {
   let best = decide(input);
   let resolvedFrom: PathDecision['resolvedFrom'];
   const risk = new Set(best.risk);

@@ -109,7 +109,9 @@ export class ToolPipeline {
     // Where the call's paths lead is settled first: a path outside the workspace is refused here,
     // and the policy below decides on both the requested and the resolved form.
     const paths = await checkWorkspacePaths(this.deps.sandbox, tool.workspacePaths?.(input) ?? []);
-    if (paths.errors.length > 0) return this.reject(call.callId, toolName, intent, 'semantic', paths.errors, tool, paths.resolved);
+    if (paths.errors.length > 0) {
+      return this.reject(call.callId, toolName, intent, 'semantic', paths.errors, tool, paths.resolved);
+    }
     const ctx = this.context(paths.resolved);
     let semantic: ValidationError[] = [];
     try {
@@ -117,11 +119,20 @@ export class ToolPipeline {
     } catch (e) {
       semantic = [{ path: '', code: 'validation_unavailable', message: `could not check the call against the workspace: ${(e as Error).message}` }];
     }
-    if (semantic.length > 0) return this.reject(call.callId, toolName, intent, 'semantic', semantic, tool, paths.resolved);
+    if (semantic.length > 0) {
+      return this.reject(call.callId, toolName, intent, 'semantic', semantic, tool, paths.resolved);
+    }
     const validated = this.record(
       'tool.validation',
       'runtime',
-      { callId: call.callId, ok: true, stage: 'semantic', errors: [], input: jsonSafe(input), ...resolvedField(paths.resolved) },
+      {
+        callId: call.callId,
+        ok: true,
+        stage: 'semantic',
+        errors: [],
+        input: jsonSafe(input),
+        ...resolvedField(paths.resolved),
+      },
       intent.id,
     );
 
@@ -199,13 +210,18 @@ export class ToolPipeline {
     const paths = await checkWorkspacePaths(this.deps.sandbox, tool.workspacePaths?.(input) ?? []);
     if (paths.errors.length > 0) {
       const why = paths.errors.map((e) => e.message).join('; ');
-      return this.observe({ callId, tool: call.tool, outcome: 'failed', body: `${call.tool} was not run: ${why}. Propose it again.`, causationId: call.decision.eventId, input });
+      const body = `${call.tool} was not run: ${why}. Propose it again.`;
+      const causationId = call.decision.eventId;
+      return this.observe({ callId, tool: call.tool, outcome: 'failed', body, causationId, input });
     }
     const plan = tool.plan(input, this.context(paths.resolved));
     const executionHash = actionHash({ name: plan.primitive, input: plan.input });
     if (call.decision.executionHash !== undefined && executionHash !== call.decision.executionHash) {
-      const body = `${call.tool} was not run: what it would execute now differs from what was decided (a path that now resolves elsewhere, or a different gatehouse version). Propose it again.`;
-      return this.observe({ callId, tool: call.tool, outcome: 'failed', body, causationId: call.decision.eventId, input });
+      const body =
+        `${call.tool} was not run: what it would execute now differs from what was decided ` +
+        '(a path that now resolves elsewhere, or a different gatehouse version). Propose it again.';
+      const causationId = call.decision.eventId;
+      return this.observe({ callId, tool: call.tool, outcome: 'failed', body, causationId, input });
     }
     if (call.decision.decision === 'allow') return this.execute(callId, tool, input, plan, { eventId: call.decision.eventId, executionHash, by: 'policy' }, signal);
     if (call.decision.decision === 'deny') return this.observe({ callId, tool: call.tool, outcome: 'denied', body: `${call.tool} was denied by policy. It was not run.`, causationId: call.decision.eventId, input });
@@ -405,7 +421,9 @@ export class ToolPipeline {
   /** The policy on the call as requested and on where its paths lead; strictest wins (path-decision.ts). */
   private decide(tool: Tool<unknown>, input: unknown, resolved: readonly ResolvedRef[]): PathDecision {
     const facts = { approvedShapes: this.deps.tracker.state.approvals.approvedShapes };
-    const ask = (i: unknown) => this.deps.policy.decide({ tool: tool.name, input: i, readOnly: tool.isReadOnly(i), sideEffect: tool.sideEffect }, facts);
+    const sideEffect = tool.sideEffect;
+    const ask = (i: unknown) =>
+      this.deps.policy.decide({ tool: tool.name, input: i, readOnly: tool.isReadOnly(i), sideEffect }, facts);
     return decideOnPaths(ask, input, resolved);
   }
 
@@ -418,7 +436,8 @@ export class ToolPipeline {
     tool?: Tool<unknown>,
     resolved: readonly ResolvedRef[] = [],
   ): Observation {
-    const validation = this.record('tool.validation', 'runtime', { callId, ok: false, stage, errors, ...resolvedField(resolved) }, intent.id);
+    const data = { callId, ok: false, stage, errors, ...resolvedField(resolved) };
+    const validation = this.record('tool.validation', 'runtime', data, intent.id);
     const text = rejectionText(stage, toolName, errors, { surface: this.deps.surface, tool, registry: this.deps.registry });
     return this.observe({ callId, tool: toolName, outcome: 'rejected', body: text, causationId: validation.id });
   }
@@ -450,7 +469,8 @@ export class ToolPipeline {
   }
 
   private context(resolved: readonly ResolvedRef[] = []): ToolContext {
-    const reals = new Map(resolved.flatMap((r) => (r.real !== undefined && !r.outside ? [[r.path, r.real] as const] : [])));
+    const reals = new Map<string, string>();
+    for (const r of resolved) if (r.real !== undefined && !r.outside) reals.set(r.path, r.real);
     return {
       state: this.deps.tracker.state,
       limits: this.deps.limits,

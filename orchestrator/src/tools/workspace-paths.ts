@@ -36,7 +36,9 @@ export function outsideErrors(refs: readonly WorkspacePathRef[]): ValidationErro
     .map((r) => ({
       path: r.field,
       code: 'path_outside_workspace',
-      message: `${quote(r.path)} is outside the workspace; use a path inside ${WORKSPACE_ROOT} (relative paths are relative to it)`,
+      message:
+        `${quote(r.path)} is outside the workspace; use a path inside ${WORKSPACE_ROOT} ` +
+        '(relative paths are relative to it)',
     }));
 }
 
@@ -44,7 +46,10 @@ export function outsideErrors(refs: readonly WorkspacePathRef[]): ValidationErro
  * Asks the sandbox where the paths really lead, in one round trip. The `resolve` primitive only
  * reads link targets, so the runtime authorises it itself, as it does the validation peek.
  */
-export async function resolveRefs(sandbox: SandboxPort, refs: readonly WorkspacePathRef[]): Promise<ResolvedRef[]> {
+export async function resolveRefs(
+  sandbox: SandboxPort,
+  refs: readonly WorkspacePathRef[],
+): Promise<ResolvedRef[]> {
   const input = { paths: refs.map((r) => r.path) };
   const r = await sandbox.invoke('resolve', input, {
     approval: { id: 'runtime:validation-resolve', actionHash: actionHash({ name: 'resolve', input }), by: 'runtime' },
@@ -55,7 +60,12 @@ export async function resolveRefs(sandbox: SandboxPort, refs: readonly Workspace
     throw new Error(r.error?.message ?? `the sandbox could not resolve the paths (${r.status})`);
   }
   const answers = r.data.paths;
-  return refs.map((ref, i) => ({ ...(answers[i] as PathResolution), path: ref.path, field: ref.field, key: workspaceKey(ref.path) }));
+  return refs.map((ref, i) => ({
+    ...(answers[i] as PathResolution),
+    path: ref.path,
+    field: ref.field,
+    key: workspaceKey(ref.path),
+  }));
 }
 
 /** Paths that resolve outside the workspace, or cannot be resolved, fail validation. */
@@ -63,13 +73,14 @@ export function resolutionErrors(resolved: readonly ResolvedRef[]): ValidationEr
   const errors: ValidationError[] = [];
   for (const r of resolved) {
     if (r.error !== undefined || r.real === undefined) {
-      errors.push({ path: r.field, code: 'invalid_path', message: `${quote(r.path)} cannot be resolved: ${r.error ?? 'unknown reason'}` });
+      const message = `${quote(r.path)} cannot be resolved: ${r.error ?? 'unknown reason'}`;
+      errors.push({ path: r.field, code: 'invalid_path', message });
     } else if (r.outside) {
       const via = r.dangling ? ' through a dangling symbolic link' : '';
       errors.push({
         path: r.field,
         code: 'path_outside_workspace',
-        message: `${quote(r.path)} resolves to ${r.real}${via}, outside the workspace; use a path inside ${WORKSPACE_ROOT}`,
+        message: `${quote(r.path)} resolves to ${r.real}${via}, outside the workspace; use a path inside it`,
       });
     }
   }
@@ -78,7 +89,9 @@ export function resolutionErrors(resolved: readonly ResolvedRef[]): ValidationEr
 
 /** Paths that lead somewhere other than they say: the policy decides on these a second time. */
 export function redirected(resolved: readonly ResolvedRef[]): Array<ResolvedRef & { real: string }> {
-  return resolved.filter((r): r is ResolvedRef & { real: string } => r.real !== undefined && !r.outside && r.real !== r.key);
+  return resolved.filter(
+    (r): r is ResolvedRef & { real: string } => r.real !== undefined && !r.outside && r.real !== r.key,
+  );
 }
 
 /** What the log keeps of a resolution (the event schema's shape). */

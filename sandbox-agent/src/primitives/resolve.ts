@@ -14,7 +14,11 @@ export function resolvePaths(input: InvocationOf<'resolve'>['input'], ctx: Primi
 
 function describe(r: Location): string {
   if (r.error !== undefined) return `${r.path} -> (${r.error})`;
-  const notes = [r.outside ? 'outside the workspace' : '', r.exists ? '' : 'does not exist', r.dangling ? 'through a dangling link' : ''];
+  const notes = [
+    r.outside && 'outside the workspace',
+    !r.exists && 'does not exist',
+    r.dangling && 'through a dangling link',
+  ];
   const said = notes.filter(Boolean).join(', ');
   return `${r.path} -> ${r.real ?? '?'}${said ? ` (${said})` : ''}`;
 }

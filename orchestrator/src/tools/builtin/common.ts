@@ -34,7 +34,7 @@ export function failure(result: InvocationResult, hints: Partial<Record<string, 
 
 export const PATH_HINTS: Partial<Record<string, string>> = {
   path_outside_workspace: 'use a path inside the workspace (relative paths are relative to its root)',
-  path_changed: 'a symbolic link on the path changed after the policy decided; check it with list_files, then propose the call again',
+  path_changed: 'a symbolic link on the path changed after the policy decided; check it, then propose the call again',
   not_found: 'check the path with list_files or glob',
   is_directory: 'it is a directory: use list_files {"path": …} or glob {"pattern": …}',
   not_a_directory: 'that path is a file: use read_file',

@@ -32,7 +32,13 @@ export const editFile = defineTool({
   },
   plan(input, ctx) {
     const known = ctx.state.fileHashes[workspaceKey(input.path)] ?? '';
-    const primitiveInput = { path: input.path, oldText: input.oldText, newText: input.newText, expectedSha256: known, ...expectReal(ctx, input.path) };
+    const primitiveInput = {
+      path: input.path,
+      oldText: input.oldText,
+      newText: input.newText,
+      expectedSha256: known,
+      ...expectReal(ctx, input.path),
+    };
     return { executor: 'sandbox', primitive: 'edit_file', input: primitiveInput, timeoutMs: 30_000 };
   },
   observe(input, raw) {

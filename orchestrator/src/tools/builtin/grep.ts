@@ -15,7 +15,12 @@ export const grep = defineTool({
   plan: (input, ctx) => ({
     executor: 'sandbox',
     primitive: 'grep',
-    input: { pattern: input.pattern, ...(input.path ? { path: input.path } : {}), limit: 500, ...expectReal(ctx, input.path) },
+    input: {
+      pattern: input.pattern,
+      ...(input.path ? { path: input.path } : {}),
+      limit: 500,
+      ...expectReal(ctx, input.path),
+    },
     timeoutMs: 60_000,
   }),
   observe(input, raw) {

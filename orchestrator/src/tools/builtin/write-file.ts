@@ -26,7 +26,12 @@ export const writeFile = defineTool({
   },
   plan(input, ctx) {
     const known = ctx.state.fileHashes[workspaceKey(input.path)];
-    const primitiveInput = { path: input.path, content: input.content, expectedSha256: known ?? null, ...expectReal(ctx, input.path) };
+    const primitiveInput = {
+      path: input.path,
+      content: input.content,
+      expectedSha256: known ?? null,
+      ...expectReal(ctx, input.path),
+    };
     return { executor: 'sandbox', primitive: 'write_file', input: primitiveInput, timeoutMs: 30_000 };
   },
   observe(input, raw) {
