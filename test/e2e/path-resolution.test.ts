@@ -114,6 +114,34 @@ describe('path tools decide on the requested and the resolved path', () => {
     expect(obs.content).toContain('src/secretsdir resolves to secrets');
   });
 
+  it.each([
+    // Spellings an attacker might try: the link to the root, an absolute link back into the
+    // workspace, a /proc detour, doubled slashes and dots.
+    ['src/root/secrets/token.txt', 'secrets/token.txt'],
+    ['src/abs', 'secrets/token.txt'],
+    ['src/procpath', 'secrets/token.txt'],
+    ['src//secretsdir/./token.txt', 'secrets/token.txt'],
+  ])('read_file %s leads to %s and is denied', async (p, real) => {
+    await sh(
+      sandbox,
+      'test -e src/root || (ln -s .. src/root && ln -s /workspace/secrets/token.txt src/abs && ' +
+        'ln -s /proc/self/root/workspace/secrets/token.txt src/procpath)',
+    );
+    const obs = await h.call('read_file', { path: p });
+    expect(types(h)).toEqual(DENIED);
+    expect(obs.content).toContain(`resolves to ${real}`);
+    expect(obs.content).not.toContain(TOKEN);
+  });
+
+  it('`..` after a link is normalised before the link is followed, by the policy and the daemon alike', async () => {
+    // The kernel would read secrets/token.txt (test/../secrets); gatehouse reads src/secrets/token.txt,
+    // which does not exist: both the decision and the execution see the same lexical path.
+    const obs = await h.call('read_file', { path: 'src/testdir/../secrets/token.txt' });
+    expect(obs.content).not.toContain(TOKEN);
+    const v = eventOf(h, 'tool.validation')!.data as { resolved?: Array<{ real?: string }> };
+    expect(v.resolved?.[0]?.real).toBe('src/secrets/token.txt');
+  });
+
   it('a link chain is followed to its end', async () => {
     const obs = await h.call('read_file', { path: 'src/chain1' });
     expect(types(h)).toEqual(DENIED);
