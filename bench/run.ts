@@ -7,6 +7,7 @@ import { runtimeApproval, SandboxDriver, type Sandbox } from '@gatehouse/orchest
 import { benchEvents } from './events';
 import { benchPipeline } from './pipeline';
 import { benchPolicy } from './policy';
+import { benchPolicyBatch } from './policy-batch';
 import { benchPause } from './pause';
 import { benchClassifier } from './classify';
 import { benchFanout } from './fanout';
@@ -90,6 +91,7 @@ async function main(): Promise<void> {
     log('policy and classifier');
     const policy = await benchPolicy();
     const classifier = await benchClassifier();
+    const policyBatch = benchPolicyBatch();
     log('headless pause x5');
     const pause = await benchPause();
     log('fan-out');
@@ -116,6 +118,7 @@ async function main(): Promise<void> {
       events,
       policy,
       classifier: { ...classifier, target: '>= 10,000 commands/s' },
+      policyBatch,
       pause,
       fanout,
     };

@@ -11,7 +11,7 @@ import { treeCommand } from './tree';
 import { resumeCommand, runCommand, RUN_EXIT } from './run';
 import { answerCommand, approvalsCommand, ApprovalCommandError } from './approvals';
 import { answerOverNatsCommand, approverCredsCommand, approverKeygen } from './approver';
-import { policyCheck } from './policy';
+import { policyCheckCommand } from './policy-command';
 import { UsageError } from './usage';
 import { Mode } from '../policy/mode';
 import { PolicyFileError } from '../policy/file';
@@ -206,14 +206,15 @@ program
   .command('policy')
   .description('permission policy')
   .command('check')
-  .description('print the decision, the matching rule and the reason for one tool call, as JSON')
-  .requiredOption('--tool <name>', 'tool name, e.g. bash')
-  .requiredOption('--input <json>', 'the call\'s input, e.g. \'{"command":"npm test"}\'')
+  .description('print the decision, the matching rule and the reason for one tool call (or, with --batch, one per line), as JSON')
+  .option('--tool <name>', 'tool name, e.g. bash')
+  .option('--input <json>', 'the call\'s input, e.g. \'{"command":"npm test"}\'')
+  .option('--batch <file>', 'JSON lines {"tool": ..., "input": ...} from FILE (- for stdin), one decision per line out; exit 1 if any line was bad')
   .option('--policy <file>', 'policy file (default: REPO/.gatehouse/policy.json if present)')
   .option('--mode <mode>', Mode.options.join(' | '), parseMode)
   .option('--repo <dir>', 'repository whose default policy applies', parseRepo, '.')
-  .action(async (o: Parameters<typeof policyCheck>[0]) => {
-    process.exitCode = await policyCheck(o);
+  .action(async (o: Parameters<typeof policyCheckCommand>[0]) => {
+    process.exitCode = await policyCheckCommand(o);
   });
 
 program

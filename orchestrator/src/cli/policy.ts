@@ -1,27 +1,54 @@
-import { resolveRunPolicy } from '../policy/index';
+import { resolveRunPolicy, type RunPolicy } from '../policy/index';
 import { UsageError } from './usage';
 import type { Mode } from '../policy/mode';
 import { codingTools } from '../tools/builtin/index';
 
 export class PolicyCheckUsageError extends UsageError {}
 
+export type PolicyCheckOptions = { policy?: string; mode?: Mode; repo: string };
+
+/** What `policy check` prints for one call: the decision, the rule that made it and why. */
+export type DecisionJson = Record<string, unknown> & { decision: string };
+
+/** The policy and the tools, resolved once: a batch decides thousands of calls with them. */
+export interface Checker {
+  /** The decision for one call, or what is wrong with the call (nothing was decided then). */
+  decide(toolName: string, input: unknown): { ok: true; json: DecisionJson } | { ok: false; error: string };
+}
+
+export async function policyChecker(o: PolicyCheckOptions): Promise<Checker> {
+  const run: RunPolicy = await resolveRunPolicy({ repoDir: o.repo, ...(o.policy ? { policyFile: o.policy } : {}), ...(o.mode ? { mode: o.mode } : {}) });
+  const tools = codingTools();
+  const fixed = { mode: run.policy.mode, policy: run.loaded.source, ...(run.ignored.length ? { ignored: run.ignored } : {}) };
+  return {
+    decide(toolName, input) {
+      const tool = tools.get(toolName);
+      if (!tool) return { ok: false, error: `there is no tool named ${JSON.stringify(toolName)}; tools: ${tools.names().join(', ')}` };
+      const parsed = tool.input.safeParse(input);
+      if (!parsed.success) {
+        const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
+        return { ok: false, error: `the input does not fit ${toolName}: ${issues}` };
+      }
+      const d = run.policy.decide({ tool: toolName, input: parsed.data, readOnly: tool.isReadOnly(parsed.data), sideEffect: tool.sideEffect });
+      return { ok: true, json: { decision: d.decision, rule: d.policyId, reason: d.reason, risk: d.risk, shape: d.shape, ...fixed } };
+    },
+  };
+}
+
 /**
  * `gatehouse policy check --tool T --input JSON`: the decision the gate would make for that call,
  * the rule that made it and why, as JSON. The input is validated like a model's call would be.
  */
-export async function policyCheck(o: { tool: string; input: string; policy?: string; mode?: Mode; repo: string }): Promise<number> {
+export async function policyCheck(o: PolicyCheckOptions & { tool: string; input: string }): Promise<number> {
   let input: unknown;
   try {
     input = JSON.parse(o.input);
   } catch (e) {
     throw new PolicyCheckUsageError(`--input is not valid JSON: ${(e as Error).message}`);
   }
-  const tool = codingTools().get(o.tool);
-  if (!tool) throw new PolicyCheckUsageError(`there is no tool named ${JSON.stringify(o.tool)}; tools: ${codingTools().names().join(', ')}`);
-  const parsed = tool.input.safeParse(input);
-  if (!parsed.success) throw new PolicyCheckUsageError(`--input does not fit ${o.tool}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ')}`);
-  const run = await resolveRunPolicy({ repoDir: o.repo, ...(o.policy ? { policyFile: o.policy } : {}), ...(o.mode ? { mode: o.mode } : {}) });
-  const d = run.policy.decide({ tool: o.tool, input: parsed.data, readOnly: tool.isReadOnly(parsed.data), sideEffect: tool.sideEffect });
-  process.stdout.write(`${JSON.stringify({ decision: d.decision, rule: d.policyId, reason: d.reason, risk: d.risk, shape: d.shape, mode: run.policy.mode, policy: run.loaded.source, ...(run.ignored.length ? { ignored: run.ignored } : {}) })}\n`);
+  const checker = await policyChecker(o);
+  const r = checker.decide(o.tool, input);
+  if (!r.ok) throw new PolicyCheckUsageError(r.error.replace(/^the input/, '--input'));
+  process.stdout.write(`${JSON.stringify(r.json)}\n`);
   return 0;
 }
