@@ -90,7 +90,9 @@ async function session(
   };
   process.on('SIGINT', cancel);
   process.on('SIGTERM', cancel);
-  const driver = await SandboxDriver.start({ log: createLogger(), ...driverOpts });
+  // Orphans of dead orchestrators are saved into their runs' folders here, then removed.
+  if (driverOpts.reap !== false) await reapOrphans(undefined, false, { stateDir });
+  const driver = await SandboxDriver.start({ log: createLogger(), reap: false });
   let runLog: LogPort | undefined;
   let channel: ReturnType<typeof chooseChannel> | undefined;
   let result: AgentRunResult;
@@ -126,7 +128,7 @@ async function session(
     await channel?.close?.();
     await driver.close();
     // Resume starts without reaping (it salvages its own run's sandbox first); the rest now.
-    if (driverOpts.reap === false) await reapOrphans().catch(() => undefined);
+    if (driverOpts.reap === false) await reapOrphans(undefined, false, { stateDir }).catch(() => undefined);
   }
   if (!flags.json) summary(result, flags, out);
   return RUN_EXIT[result.status];
@@ -158,6 +160,10 @@ function summary(r: AgentRunResult, flags: ResumeFlags, out: (l: string) => void
   else {
     out(`files changed: ${r.filesChanged.join(', ')}`);
     if (r.diffFile) out(readFileSync(r.diffFile, 'utf8').trimEnd());
+    for (const f of r.refused ?? []) out(`refused: ${oneLine(f.path)}: ${oneLine(f.reason)}`);
+    for (const f of r.skipped ?? []) out(`skipped: ${oneLine(f.path)} (${f.size} bytes): ${oneLine(f.reason)}`);
+    if (r.applyError) out(`apply failed: ${oneLine(r.applyError)}`);
+    if (r.refused?.length && flags.apply) out('not applied: nothing was written because of the refused files above');
     out(r.applied ? `applied to ${r.repoDir}` : `not applied: the repository is untouched; the diff is in ${path.relative(process.cwd(), r.diffFile ?? r.runDir) || '.'}${flags.apply ? '' : ' (use --apply to write it back)'}`);
   }
   out(`log: ${path.relative(process.cwd(), r.runDir) || r.runDir}  (gatehouse show ${r.runId}, gatehouse verify ${r.runId})`);

@@ -2,36 +2,106 @@ import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { SAFE_GIT, SAFE_GIT_ENV } from '@gatehouse/shared';
+import type { ApprovalPolicy } from '../policy/mode';
 import type { Sandbox } from '../sandbox/index';
+import { saveWorkspace, type SavedWorkspace, type WorkspaceManifest } from '../sandbox/workspace-save';
+import { applyChangeSet, verifyChangeSet, type ChangeSet } from './change-set';
 
 const run = promisify(execFile);
 
-/** Never applied back to the repository (git apply's `*` also matches `/`): the policy's folder, and that name as a link. */
-export const PROTECTED = ['.gatehouse', '.gatehouse/*'];
+export interface ExportOptions {
+  policy: ApprovalPolicy;
+  /** The run's last checkpoint: files that did not change since are not read again. */
+  previous?: { manifest: WorkspaceManifest; scratch: string };
+  maxFileBytes?: number;
+  /** Repository-relative folders never written (the state directory when it is inside the repository). */
+  protect?: string[];
+}
+
+export interface ExportResult {
+  filesChanged: string[];
+  diffFile?: string;
+  applied: boolean;
+  refused: ChangeSet['refused'];
+  skipped: ChangeSet['skipped'];
+  /** Set when writing failed part way (what was and was not written is in it). */
+  applyError?: string;
+  saved?: SavedWorkspace;
+}
+
+/** Files larger than this are listed in the review diff, not diffed. */
+const DIFF_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
- * The sandbox's changes as a git diff saved beside the log; written back to the repository only
- * when asked, and only for a run that ended with an accepted final answer.
+ * The sandbox's changes, saved beside the log as files (content from Docker's archive API, never
+ * from the daemon), with a review diff made on the host. Written back to the repository only when
+ * asked, only for an accepted final answer, and only when every file passes verification: one
+ * refused file and nothing is written (the diff stays for review).
  */
-export async function exportChanges(sandbox: Sandbox, runDir: string, repoDir: string, apply: boolean): Promise<{ filesChanged: string[]; diffFile?: string; applied: boolean }> {
-  const changes = await sandbox.changes();
-  const filesChanged = changes.files.map((f) => f.path);
-  if (filesChanged.length === 0) return { filesChanged, applied: false };
+export async function exportChanges(sandbox: Sandbox, runDir: string, repoDir: string, apply: boolean, opts: ExportOptions): Promise<ExportResult> {
+  const saved = await saveWorkspace(sandbox.container, runDir, 'final', {
+    ...(opts.previous ? { previous: opts.previous.manifest, scratch: opts.previous.scratch } : {}),
+    ...(opts.maxFileBytes !== undefined ? { maxFileBytes: opts.maxFileBytes } : {}),
+  });
+  const m = saved.manifest;
+  const filesChanged = [...m.files.map((f) => f.path), ...m.deleted, ...m.skipped.map((s) => s.path)].sort();
+  if (filesChanged.length === 0) return { filesChanged, applied: false, refused: [], skipped: [], saved };
+  const set = await verifyChangeSet(repoDir, runDir, m, { policy: opts.policy, ...(opts.protect ? { protect: opts.protect } : {}) });
   const diffFile = path.join(runDir, 'changes.diff');
-  if (changes.truncated) {
-    // Too big for a message: copy the files out instead, beside the log.
-    await sandbox.exportFiles(changes.files.filter((f) => f.status !== 'deleted').map((f) => f.path), path.join(runDir, 'changed-files'));
-    return { filesChanged, applied: false };
+  await fs.writeFile(diffFile, await reviewDiff(repoDir, runDir, m, set));
+  const base = { filesChanged, diffFile, refused: set.refused, skipped: set.skipped, saved };
+  if (!apply || set.refused.length > 0) return { ...base, applied: false };
+  try {
+    await applyChangeSet(repoDir, set);
+  } catch (e) {
+    return { ...base, applied: false, applyError: (e as Error).message };
   }
-  await fs.writeFile(diffFile, changes.diff);
-  if (!apply) return { filesChanged, diffFile, applied: false };
-  // A symlink written back could point the repository's policy (or anything) elsewhere.
-  if (/^new file mode 120000$|^new mode 120000$/m.test(changes.diff)) {
-    throw new Error(`not applied: the changes add a symbolic link; review ${diffFile} and apply it by hand if it is wanted`);
+  return { ...base, applied: true };
+}
+
+/**
+ * A git diff of the repository as it is against the saved files, for people to read: made on the
+ * host from verified bytes, so it shows what would be written, not what the sandbox claimed.
+ */
+async function reviewDiff(repoDir: string, runDir: string, m: WorkspaceManifest, set: ChangeSet): Promise<string> {
+  const out: string[] = [];
+  for (const r of set.refused) out.push(`# refused ${r.path}: ${r.reason}\n`);
+  for (const s of set.skipped) out.push(`# skipped ${s.path} (${s.size} bytes): ${s.reason}\n`);
+  const root = await fs.realpath(repoDir);
+  for (const f of m.files) {
+    if (f.kind !== 'file' || set.refused.some((r) => r.path === f.path)) continue;
+    if (f.size > DIFF_MAX_BYTES) {
+      out.push(`# ${f.path}: ${f.size} bytes, sha256 ${f.sha256} (too large to show)\n`);
+      continue;
+    }
+    const host = path.join(root, f.path);
+    const before = (await fs.lstat(host).catch(() => undefined))?.isFile() ? host : '/dev/null';
+    out.push(await diffPair(before, path.join(runDir, 'workspace/blobs', f.sha256), f.path));
   }
-  // The ceiling keeps git from finding an enclosing repository, so paths are relative to repoDir
-  // whether or not it is a repository of its own. `.gatehouse/` (the repository's policy) is never
-  // written back: an agent must not be able to widen its own policy for the next run.
-  await run('git', ['apply', '--binary', '--whitespace=nowarn', ...PROTECTED.map((p) => `--exclude=${p}`), diffFile], { cwd: repoDir, env: { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(repoDir) } });
-  return { filesChanged, diffFile, applied: true };
+  for (const p of set.deletes) out.push(await diffPair(path.join(root, p), '/dev/null', p));
+  return out.join('');
+}
+
+async function diffPair(a: string, b: string, rel: string): Promise<string> {
+  const r = await run('git', [...SAFE_GIT, 'diff', '--no-index', '--binary', '--no-color', '--no-ext-diff', '--no-textconv', '--', a, b], {
+    env: { ...process.env, ...SAFE_GIT_ENV },
+    maxBuffer: 64 * 1024 * 1024,
+  }).catch((e: { code?: number; stdout?: string; message: string }) => (e.code === 1 ? { stdout: e.stdout ?? '' } : { stdout: `# ${rel}: no diff (${e.message.slice(0, 200)})\n` }));
+  // git names the two files by their paths on this machine; the review shows the repository's path.
+  const header = (p: string, side: string) => (p === '/dev/null' ? '/dev/null' : `${side}/${rel}`);
+  let inHeader = false;
+  return r.stdout
+    .split('\n')
+    .map((line) => {
+      if (line.startsWith('diff --git ')) {
+        inHeader = true;
+        return `diff --git a/${rel} b/${rel}`;
+      }
+      if (inHeader && line.startsWith('--- ')) return `--- ${header(a, 'a')}`;
+      if (inHeader && line.startsWith('+++ ')) return `+++ ${header(b, 'b')}`;
+      if (line.startsWith('@@') || line.startsWith('GIT binary patch') || line.startsWith('Binary files')) inHeader = false;
+      return line;
+    })
+    .join('\n');
 }

@@ -1,11 +1,13 @@
 import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
 import { RunLog } from '../events/store';
-import { lastEvent, StateTracker } from '../events/state';
+import { StateTracker } from '../events/state';
 import type { Sandbox } from '../sandbox/index';
+import { reapOrphans } from '../sandbox/reaper';
+import { restoreSaved } from '../sandbox/workspace-save';
 import { codingTools } from '../tools/builtin/index';
 import { drive, tee, type AgentRunResult, type RunEnvironment, type RunHandle } from './session';
 import type { LogPort } from '../tools/ports';
-import { restoreWorkspace, snapshotWorkspace, type WorkspaceSnapshot } from './workspace';
+import { chooseWorkspace } from './restore-point';
 
 export class ResumeError extends Error {}
 
@@ -14,6 +16,11 @@ export class ResumeError extends Error {}
  * sandbox made from the same repository with the run's workspace put back, then the loop from the
  * last durable step. Pending actions run only with a grant from the log, and nothing whose
  * execution started is run again (see ToolPipeline.continueCall).
+ *
+ * The workspace comes from the run's own records: what the reaper saved from the dead
+ * orchestrator's sandbox when that is newer than anything in the log, else the last checkpoint.
+ * When the writes the log says completed cannot be put back, resume refuses: it never continues on
+ * a workspace silently missing them.
  */
 export async function resumeAgent(runId: string, o: RunEnvironment, finishFor?: (log: LogPort & { events(): readonly EventEnvelope[] }) => RunHandle['finish']): Promise<AgentRunResult> {
   const { log: raw } = RunLog.open(o.stateDir, runId);
@@ -28,29 +35,14 @@ export async function resumeAgent(runId: string, o: RunEnvironment, finishFor?: 
     const repoDir = started.repo;
     const registry = codingTools();
     const surface = [...started.surface];
+
+    // The dead orchestrator's sandbox, if still there, is saved into the run's folder and removed.
+    await reapOrphans(o.driver.docker, false, { stateDir: o.stateDir, runId });
+    const restore = await chooseWorkspace(raw.runDir, events, registry);
+    if ('refusal' in restore) throw new ResumeError(restore.refusal);
+
     const log = tee(raw, tracker, o.onEvent);
     for (const e of events) o.onEvent?.(e);
-
-    // The workspace to restore: a sandbox the dead orchestrator left running holds the newest
-    // state (effects of an action whose completion never reached the log); else the snapshot the
-    // last pause saved; else the repository as it is.
-    let from: EventDataOf<'run.resumed'>['workspaceFrom'] = 'repository';
-    let snapshot: WorkspaceSnapshot = { dir: null, files: [], deleted: [] };
-    const orphan = await o.driver.adoptOrphan(runId);
-    if (orphan) {
-      try {
-        snapshot = await snapshotWorkspace(orphan, raw.runDir, `salvaged-seq-${state.lastSeq + 1}`);
-        from = 'previous-sandbox';
-      } finally {
-        await orphan.destroy();
-      }
-    } else {
-      const paused = lastEvent(events, 'run.paused');
-      if (paused) {
-        snapshot = (paused.data as EventDataOf<'run.paused'>).workspace;
-        from = 'pause-snapshot';
-      }
-    }
     handed = true;
     return await drive(o, {
       raw,
@@ -63,12 +55,12 @@ export async function resumeAgent(runId: string, o: RunEnvironment, finishFor?: 
       resume: true,
       ...(finishFor ? { finish: finishFor(log) } : {}),
       prepare: async (sandbox: Sandbox) => {
-        await restoreWorkspace(sandbox, raw.runDir, snapshot);
-        log.append('run.resumed', 'user', { fromSeq: state.lastSeq, workspaceFrom: from, files: [...snapshot.files, ...snapshot.deleted] });
+        if (restore.manifest) await restoreSaved(sandbox, raw.runDir, restore.manifest);
+        else if (restore.legacy) await restore.legacy(sandbox);
+        log.append('run.resumed', 'user', { fromSeq: state.lastSeq, workspaceFrom: restore.from, files: restore.files });
       },
     });
   } finally {
     if (!handed) raw.close();
   }
 }
-

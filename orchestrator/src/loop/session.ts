@@ -15,12 +15,12 @@ import { ToolPipeline, type Observation, type ToolCall } from '../tools/pipeline
 import type { LogPort } from '../tools/ports';
 import { resolveSurface, type ToolRegistry } from '../tools/registry';
 import type { ToolLimits } from '../tools/tool';
-import { exportChanges } from './changes';
+import { exportChanges, type ExportResult } from './changes';
+import { Checkpointer, gateInvocations } from './checkpoint';
 import { runLoop, type LoopOutcome } from './loop';
 import { createDelegator } from './delegation';
 import { resumeAgent } from './resume';
 import type { AgentScope } from '../agents/handoff';
-import { snapshotWorkspace } from './workspace';
 
 /** What every run needs, new or resumed. */
 export interface RunEnvironment {
@@ -45,6 +45,8 @@ export interface RunEnvironment {
   agent?: { depth: number; maxDepth: number; paths: readonly string[]; maxParallel: number };
   /** The loaded policy's identity, for lineage events. */
   policyRecord?: { source: string; sha256: string; file: unknown };
+  /** Largest file checkpointed or exported (default: $GATEHOUSE_MAX_FILE_BYTES, else 8 GiB); larger ones are listed with their sizes. */
+  maxFileBytes?: number;
 }
 
 export interface AgentRunOptions extends RunEnvironment {
@@ -62,6 +64,10 @@ export interface AgentRunResult extends LoopOutcome {
   filesChanged: string[];
   diffFile?: string;
   applied: boolean;
+  /** Changed files --apply refused (then nothing was written), files not exported, a write that failed part way. */
+  refused?: ExportResult['refused'];
+  skipped?: ExportResult['skipped'];
+  applyError?: string;
   /** Requests the run waits for when it paused. */
   pendingRequests: RequestState[];
 }
@@ -124,6 +130,9 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
         filesChanged: result.filesChanged,
         applied: result.applied,
         ...(result.diffFile ? { diffFile: result.diffFile.slice(raw.runDir.length + 1) } : {}),
+        ...(result.refused?.length ? { refused: result.refused } : {}),
+        ...(result.skipped?.length ? { skipped: result.skipped } : {}),
+        ...(result.applyError ? { applyError: result.applyError } : {}),
       });
     }
     raw.sync();
@@ -134,14 +143,26 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
   o.attachLog?.(log);
   let sandbox: Sandbox;
   try {
-    sandbox = await o.driver.createSandbox({ runId, repoDir: h.repoDir, ...stateDirIgnore(h.repoDir, o.stateDir), ...(o.policy.paths ? { pathRules: o.policy.paths } : {}) });
+    sandbox = await o.driver.createSandbox({ runId, repoDir: h.repoDir, stateDir: path.resolve(o.stateDir), ...stateDirIgnore(h.repoDir, o.stateDir), ...(o.policy.paths ? { pathRules: o.policy.paths } : {}) });
   } catch (e) {
     return end({ status: 'failed', stopReason: `sandbox_failed: ${(e as Error).message}` });
   }
   const lost = new AbortController();
   const signal = AbortSignal.any([o.signal, lost.signal]);
   try {
-    if (h.prepare) await h.prepare(sandbox);
+    const maxFileBytes = o.maxFileBytes ?? envMaxFileBytes();
+    const checkpoints = new Checkpointer({ sandbox, runDir: raw.runDir, log, registry: h.registry, ...(maxFileBytes ? { maxFileBytes } : {}) });
+    if (h.prepare) {
+      await h.prepare(sandbox);
+      // The restored workspace is on record at once: a second crash resumes from here.
+      await checkpoints.take();
+    }
+    const gated = gateInvocations(sandbox, checkpoints);
+    const plog: typeof log = { ...log, append: (type, actor, data, opts) => {
+      const e = log.append(type, actor, data, opts);
+      checkpoints.observe(e);
+      return e;
+    } };
     const withheld = sandbox.info.withheld ?? [];
     log.append('sandbox.started', 'runtime', {
       sandboxId: sandbox.sandboxId,
@@ -202,12 +223,12 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
       }
       return (await pipeline.continueCall(call.callId, signal)) ?? pipeline.run(call, signal);
     };
-    const delegator = createDelegator({ env: o, runId, lineage, depth: agent.depth, maxDepth: agent.maxDepth, maxParallel: agent.maxParallel, repoDir: h.repoDir, runDir: raw.runDir, log, sandbox, run: (call) => runOrContinue(call), drive, resume: resumeAgent, scope });
-    pipeline = new ToolPipeline({ log, tracker, registry: h.registry, surface: h.surface, policy: o.policy, sandbox, limits, lineage, agent: scope, delegate: (h, callId, sig) => delegator.run(h, callId, sig), resumeDelegate: (callId, sig) => delegator.resume(callId, sig), ...(o.channel ? { channel: o.channel } : {}) });
+    const delegator = createDelegator({ env: o, runId, lineage, depth: agent.depth, maxDepth: agent.maxDepth, maxParallel: agent.maxParallel, repoDir: h.repoDir, runDir: raw.runDir, log: plog, sandbox: gated, run: (call) => runOrContinue(call), drive, resume: resumeAgent, scope });
+    pipeline = new ToolPipeline({ log: plog, tracker, registry: h.registry, surface: h.surface, policy: o.policy, sandbox: gated, limits, lineage, agent: scope, delegate: (h, callId, sig) => delegator.run(h, callId, sig), resumeDelegate: (callId, sig) => delegator.resume(callId, sig), ...(o.channel ? { channel: o.channel } : {}) });
     o.provider.resumeAfter?.(tracker.state.turns);
     const outcome = await runLoop({
       provider: o.provider,
-      log,
+      log: plog,
       tracker,
       pipeline,
       system: systemPrompt(o.budgets),
@@ -219,17 +240,28 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
       resume: h.resume,
       ...(o.onText ? { onText: o.onText } : {}),
     });
+    await checkpoints.idle();
     if (sandbox.lost) return end({ status: 'failed', stopReason: `sandbox_lost: ${sandbox.lost.reason}` });
     if (h.finish) await h.finish(sandbox, outcome);
     if (outcome.status === 'paused') {
-      const workspace = await snapshotWorkspace(sandbox, raw.runDir, `seq-${tracker.state.lastSeq + 1}`);
+      const saved = (await checkpoints.take()).manifest;
+      const workspace = { dir: null, files: saved.files.map((f) => f.path), deleted: saved.deleted };
       const pending = pendingRequests(tracker.state.approvals);
       // A sub-agent's pending request is this run's too: the tree waits for it.
       log.append('run.paused', 'runtime', { pending: [...new Set([...pending.map((r) => r.requestId), ...(outcome.pending ?? []).filter((id) => id !== 'unknown')])], workspace });
       return end(outcome, { pendingRequests: pending, filesChanged: [...workspace.files, ...workspace.deleted] });
     }
-    const changes = await exportChanges(sandbox, raw.runDir, h.repoDir, o.apply && outcome.status === 'final');
-    return end(outcome, changes);
+    // Exporting is after the outcome: whatever goes wrong here is reported, never turns an
+    // accepted answer into a failed run, and loses none of the other changes.
+    const protect = insideRepo(h.repoDir, o.stateDir);
+    const changes = await exportChanges(sandbox, raw.runDir, h.repoDir, o.apply && outcome.status === 'final', {
+      policy: o.policy,
+      ...(checkpoints.previous ? { previous: checkpoints.previous } : {}),
+      ...(maxFileBytes ? { maxFileBytes } : {}),
+      ...(protect ? { protect: [protect] } : {}),
+    }).catch((e: Error): ExportResult => ({ filesChanged: [], applied: false, refused: [], skipped: [], applyError: `exporting the changes failed: ${e.message}` }));
+    const { saved: _saved, ...result } = changes;
+    return end(outcome, result);
   } catch (e) {
     return end({ status: 'failed', stopReason: `internal_error: ${(e as Error).message}` });
   } finally {
@@ -239,9 +271,22 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
 
 /** When runs are kept inside the repository (`--repo .`), earlier runs' logs stay out of the sandbox. */
 function stateDirIgnore(repoDir: string, stateDir: string): { ignore?: (rel: string) => boolean } {
+  const rel = insideRepo(repoDir, stateDir);
+  return rel ? { ignore: (p: string) => p === rel || p.startsWith(`${rel}/`) } : {};
+}
+
+/** The state directory relative to the repository, when it is inside it. */
+function insideRepo(repoDir: string, stateDir: string): string | undefined {
   const rel = path.relative(repoDir, stateDir);
-  const inside = rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
-  return inside ? { ignore: (p: string) => p === rel || p.startsWith(`${rel}/`) } : {};
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : undefined;
+}
+
+function envMaxFileBytes(): number | undefined {
+  const raw = process.env.GATEHOUSE_MAX_FILE_BYTES;
+  if (!raw) return undefined;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`GATEHOUSE_MAX_FILE_BYTES must be a whole number of bytes, not ${JSON.stringify(raw)}`);
+  return n;
 }
 
 /** The log as the pipeline and loop see it: every append also folds into state and is reported. */

@@ -71,7 +71,8 @@ export async function saveWorkspace(container: Docker.Container, runDir: string,
     const tmp = path.join(blobs, `.incoming-${randomBytes(8).toString('hex')}`);
     try {
       const e = await readEntry(container, change.path, tmp, maxFileBytes);
-      if (e.kind === 'missing') manifest.deleted.push(change.path);
+      // A file or link replaced by a folder is gone as such; the folder's files are listed on their own.
+      if (e.kind === 'missing' || e.kind === 'directory') manifest.deleted.push(change.path);
       else if (e.kind === 'symlink') manifest.files.push({ path: e.path, kind: 'symlink', target: e.linkTarget ?? '', uid: e.uid, stat });
       else if (e.kind === 'file' && e.skipped) manifest.skipped.push({ path: e.path, size: e.size, reason: `larger than ${maxFileBytes} bytes` });
       else if (e.kind === 'file' && e.sha256) {
@@ -157,6 +158,8 @@ export async function restoreSaved(sandbox: Sandbox, runDir: string, manifest: W
       ? { path: f.path, kind: 'file', blob: blobPath(runDir, f.sha256), size: f.size, mode: f.mode, uid: f.uid }
       : { path: f.path, kind: 'symlink', target: f.target, uid: f.uid },
   );
+  // Deletions first: a deleted file may be where one of the saved files' folders now is.
+  await sandbox.removeFiles(manifest.deleted);
   const dirs = new Set<string>();
   for (const f of manifest.files) {
     for (let d = path.posix.dirname(f.path); d !== '.' && d !== '/'; d = path.posix.dirname(d)) dirs.add(d);
@@ -164,5 +167,4 @@ export async function restoreSaved(sandbox: Sandbox, runDir: string, manifest: W
   const missing: string[] = [];
   for (const d of [...dirs].sort()) if ((await statPath(sandbox.container, d)) === undefined) missing.push(d);
   await writeEntries(sandbox.container, items, missing);
-  await sandbox.removeFiles(manifest.deleted);
 }

@@ -1,0 +1,122 @@
+import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
+import type { Sandbox } from '../sandbox/index';
+import { saveWorkspace, type SavedWorkspace, type WorkspaceManifest } from '../sandbox/workspace-save';
+import type { LogPort } from '../tools/ports';
+import type { ToolRegistry } from '../tools/registry';
+
+export interface CheckpointDeps {
+  sandbox: Sandbox;
+  runDir: string;
+  log: LogPort & { events(): readonly EventEnvelope[] };
+  registry: ToolRegistry;
+  maxFileBytes?: number;
+}
+
+/**
+ * After every call that can change the workspace (a write, an edit, a command that is not
+ * read-only, a sub-agent's files applied through those), the workspace is saved beside the log
+ * and a `workspace.checkpoint` event names it. Saves are incremental: a file whose Docker stat did
+ * not change since the last checkpoint is not read again, and content is stored once per hash.
+ * Checkpoints run one at a time, in order; the next invocation waits for the one in progress.
+ */
+export class Checkpointer {
+  private last: { manifest: WorkspaceManifest; scratch: string } | undefined;
+  private count = 0;
+  private chain: Promise<void> = Promise.resolve();
+  private pending = false;
+  private readonly calls = new Map<string, { tool?: string; input?: unknown }>();
+  /** The last checkpoint that failed, if the newest one failed (resume then needs the sandbox itself). */
+  failure: string | undefined;
+
+  constructor(private readonly deps: CheckpointDeps) {
+    // A resumed run continues the numbering of its log.
+    for (const e of deps.log.events()) {
+      if (e.type === 'workspace.checkpoint') this.count = Math.max(this.count, (e.data as EventDataOf<'workspace.checkpoint'>).checkpoint);
+      else this.note(e);
+    }
+  }
+
+  /** The newest saved state, for the export at the end (files unchanged since are not read again). */
+  get previous(): { manifest: WorkspaceManifest; scratch: string } | undefined {
+    return this.last;
+  }
+
+  /** Sees every event the run writes; a completed call that can change the workspace schedules a checkpoint. */
+  observe(e: EventEnvelope): void {
+    const d = e.data as { callId?: string; status?: string };
+    if (e.type === 'tool.execution.completed' && d.callId && d.status !== 'rejected' && this.canChange(d.callId)) this.schedule();
+    else this.note(e);
+  }
+
+  private note(e: EventEnvelope): void {
+    const d = e.data as { callId?: string; tool?: string; input?: unknown; ok?: boolean };
+    if (e.type === 'tool.intent' && d.callId) this.calls.set(d.callId, { tool: d.tool });
+    else if (e.type === 'tool.validation' && d.callId && d.ok) this.calls.set(d.callId, { ...this.calls.get(d.callId), input: d.input });
+  }
+
+  private canChange(callId: string): boolean {
+    const c = this.calls.get(callId);
+    const tool = c?.tool ? this.deps.registry.get(c.tool) : undefined;
+    // A call this run did not see validated (continued after a resume) counts as a change.
+    if (!tool || c?.input === undefined) return true;
+    return tool.sideEffect !== 'delegate' && !tool.isReadOnly(c.input);
+  }
+
+  /** Queues a checkpoint; several queued while one runs become one. */
+  schedule(): void {
+    if (this.pending) return;
+    this.pending = true;
+    this.chain = this.chain.then(async () => {
+      this.pending = false;
+      await this.take().catch((e: Error) => {
+        this.failure = e.message;
+      });
+    });
+  }
+
+  /** Resolves when no checkpoint is queued or running. */
+  async idle(): Promise<void> {
+    while (this.pending) await this.chain;
+    await this.chain;
+  }
+
+  /** Saves now and records it; returns what was saved. */
+  async take(): Promise<SavedWorkspace> {
+    const { log } = this.deps;
+    const afterSeq = log.events().at(-1)?.seq ?? 0;
+    const n = this.count + 1;
+    const saved = await saveWorkspace(this.deps.sandbox.container, this.deps.runDir, `checkpoint-${n}`, {
+      ...(this.last ? { previous: this.last.manifest, scratch: this.last.scratch } : {}),
+      ...(this.deps.maxFileBytes !== undefined ? { maxFileBytes: this.deps.maxFileBytes } : {}),
+    });
+    this.count = n;
+    this.last = { manifest: saved.manifest, scratch: saved.scratch };
+    this.failure = undefined;
+    log.append('workspace.checkpoint', 'runtime', {
+      checkpoint: n,
+      manifest: saved.file,
+      manifestSha256: saved.sha256,
+      afterSeq,
+      files: saved.manifest.files.length,
+      deleted: saved.manifest.deleted.length,
+      skipped: saved.manifest.skipped.map((s) => ({ path: s.path, size: s.size })),
+    });
+    log.sync();
+    return saved;
+  }
+}
+
+/** The sandbox as the pipeline sees it: an invocation waits until the checkpoint in progress is saved. */
+export function gateInvocations(sandbox: Sandbox, checkpointer: Checkpointer): Sandbox {
+  return new Proxy(sandbox, {
+    get(target, prop, receiver) {
+      if (prop === 'invoke') {
+        return async (...args: Parameters<Sandbox['invoke']>) => {
+          await checkpointer.idle();
+          return target.invoke(...args);
+        };
+      }
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
+}

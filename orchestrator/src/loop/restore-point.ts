@@ -1,0 +1,103 @@
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
+import { lastEvent } from '../events/state';
+import type { Sandbox } from '../sandbox/index';
+import { loadWorkspace, WORKSPACE_STATE_DIR, type WorkspaceManifest } from '../sandbox/workspace-save';
+import type { ToolRegistry } from '../tools/registry';
+import { restoreWorkspace } from './workspace';
+
+export type RestorePoint =
+  | { from: EventDataOf<'run.resumed'>['workspaceFrom']; files: string[]; manifest?: WorkspaceManifest; legacy?: (s: Sandbox) => Promise<void> }
+  | { refusal: string };
+
+/**
+ * What a resumed run's workspace is rebuilt from, checked before anything starts:
+ *  1. the dead sandbox's workspace the reaper saved, when nothing was recorded after it;
+ *  2. else the last `workspace.checkpoint`, which must cover every call that completed and could
+ *     change the workspace;
+ *  3. else (logs from before checkpoints) the pause snapshot, or the repository when nothing changed.
+ * A saved workspace that is missing, changed or incomplete is a refusal that says what and why.
+ */
+export async function chooseWorkspace(runDir: string, events: readonly EventEnvelope[], registry: ToolRegistry): Promise<RestorePoint> {
+  const lastRecorded = Math.max(-1, ...events.filter((e) => e.type === 'workspace.checkpoint' || e.type === 'run.resumed').map((e) => e.seq));
+  const salvage = newestSalvage(runDir);
+  let salvageProblem = '';
+  if (salvage && salvage.seq >= lastRecorded) {
+    try {
+      const manifest = await loadWorkspace(runDir, salvage.file);
+      if (manifest.skipped.length === 0) return { from: 'previous-sandbox', files: listed(manifest), manifest };
+      salvageProblem = `the saved sandbox (${salvage.file}) lacks ${describeSkipped(manifest)}`;
+    } catch (e) {
+      salvageProblem = `the saved sandbox (${salvage.file}) cannot be used: ${(e as Error).message}`;
+    }
+  }
+  const changed = changingCalls(events, registry);
+  const lastChange = changed.at(-1);
+  const checkpoint = lastEvent(events, 'workspace.checkpoint');
+  const advice = 'The run cannot continue with its completed work; start a new run (the log and everything saved are kept for review).';
+  if (checkpoint) {
+    const c = checkpoint.data as EventDataOf<'workspace.checkpoint'>;
+    let manifest: WorkspaceManifest;
+    try {
+      manifest = await loadWorkspace(runDir, c.manifest, c.manifestSha256);
+    } catch (e) {
+      return { refusal: `checkpoint ${c.checkpoint} cannot be restored: ${(e as Error).message}. ${salvageProblem ? `${salvageProblem}. ` : ''}${advice}` };
+    }
+    if (manifest.skipped.length > 0) return { refusal: `checkpoint ${c.checkpoint} lacks ${describeSkipped(manifest)}. ${advice}` };
+    if (lastChange && lastChange.seq > c.afterSeq) return { refusal: uncovered(lastChange, `the last checkpoint (${c.checkpoint}) was saved before it`, salvageProblem, advice) };
+    return { from: 'checkpoint', files: listed(manifest), manifest };
+  }
+  const paused = lastEvent(events, 'run.paused');
+  if (paused && (!lastChange || lastChange.seq < paused.seq)) {
+    const snap = (paused.data as EventDataOf<'run.paused'>).workspace;
+    if (snap.dir && !existsSync(path.join(runDir, snap.dir))) return { refusal: `the workspace saved at the pause (${snap.dir}) is missing. ${advice}` };
+    return { from: 'pause-snapshot', files: [...snap.files, ...snap.deleted], legacy: (s) => restoreWorkspace(s, runDir, snap) };
+  }
+  if (lastChange) return { refusal: uncovered(lastChange, 'no checkpoint was saved', salvageProblem, advice) };
+  return { from: 'repository', files: [] };
+}
+
+function uncovered(call: { seq: number; tool: string; callId: string }, why: string, salvageProblem: string, advice: string): string {
+  return (
+    `${call.tool} call ${call.callId} completed (event ${call.seq}) and may have changed the workspace, but ${why} ` +
+    `and the sandbox it ran in was not saved${salvageProblem ? ` (${salvageProblem})` : ''}. ${advice}`
+  );
+}
+
+/** Completed calls that could have changed the workspace, in log order. */
+export function changingCalls(events: readonly EventEnvelope[], registry: ToolRegistry): Array<{ seq: number; tool: string; callId: string }> {
+  const calls = new Map<string, { tool?: string; input?: unknown }>();
+  const out: Array<{ seq: number; tool: string; callId: string }> = [];
+  for (const e of events) {
+    const d = e.data as { callId?: string; tool?: string; input?: unknown; ok?: boolean; status?: string };
+    if (!d.callId) continue;
+    if (e.type === 'tool.intent') calls.set(d.callId, { tool: d.tool });
+    else if (e.type === 'tool.validation' && d.ok) calls.set(d.callId, { ...calls.get(d.callId), input: d.input });
+    else if (e.type === 'tool.execution.completed' && d.status !== 'rejected') {
+      const c = calls.get(d.callId);
+      const tool = c?.tool ? registry.get(c.tool) : undefined;
+      const changes = !tool || c?.input === undefined || (tool.sideEffect !== 'delegate' && !tool.isReadOnly(c.input));
+      if (changes) out.push({ seq: e.seq, tool: c?.tool ?? 'unknown', callId: d.callId });
+    }
+  }
+  return out;
+}
+
+function newestSalvage(runDir: string): { file: string; seq: number } | undefined {
+  const ws = path.join(runDir, WORKSPACE_STATE_DIR);
+  if (!existsSync(ws)) return undefined;
+  const found = readdirSync(ws)
+    .map((n) => /^salvage-(\d+)\.json$/.exec(n))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ file: path.join(WORKSPACE_STATE_DIR, m[0]), seq: Number(m[1]) }));
+  return found.sort((a, b) => b.seq - a.seq)[0];
+}
+
+function listed(m: WorkspaceManifest): string[] {
+  return [...m.files.map((f) => f.path), ...m.deleted];
+}
+
+function describeSkipped(m: WorkspaceManifest): string {
+  return `the content of ${m.skipped.map((s) => `${s.path} (${s.size} bytes: ${s.reason})`).join(', ')}`;
+}
