@@ -144,3 +144,40 @@ describe(`the shell corpus against the policy (${corpus.length} commands)`, () =
     expect(p.decide(bash(c.command)).decision).toBe(c.decision);
   });
 });
+
+describe('writes under .git always ask (issue 10)', () => {
+  const write = (p: string): PolicyRequest => ({ tool: 'write_file', input: { path: p, content: 'x' }, readOnly: false, sideEffect: 'write' });
+
+  it('write_file and edit_file under any .git, in any spelling, ask even where writes are allowed', () => {
+    const p = policy({ allow: ['write_file', 'edit_file(**)'] });
+    for (const path of ['.git/config', './.git/config', 'src/../.git/config', '/workspace/.git/hooks/pre-commit', 'vendor/lib/.git/config', '.git']) {
+      expect(p.decide(write(path)), path).toMatchObject({ decision: 'ask', policyId: 'gatehouse:git-dir' });
+      expect(p.decide(edit(path)).decision, path).toBe('ask');
+    }
+    expect(p.decide(write('.gitignore')).decision).toBe('allow');
+    expect(p.decide(write('src/.github/x')).decision).toBe('allow');
+    expect(p.decide(read('.git/config')).decision).toBe('allow');
+  });
+
+  it('deny rules still decide first, and read-only mode still denies', () => {
+    expect(policy({ deny: ['write_file(.git/**)'] }).decide(write('.git/config')).decision).toBe('deny');
+    expect(policy({}, 'read-only').decide(write('.git/config')).decision).toBe('deny');
+  });
+
+  it.each([
+    'cat x > .git/config',
+    'uniq x .git/config',
+    'sort -o ./.git/config x',
+    'shuf --output=.git/hooks/pre-commit -e x',
+    'cp x .git/config',
+    'cd .git && cp ../x config',
+    'sed -i s/a/b/ .git/config',
+    'tee .git/info/attributes < x',
+  ])('%s asks in sandboxed-auto', (command) => {
+    expect(policy({}).decide(bash(command))).toMatchObject({ decision: 'ask', policyId: 'gatehouse:git-dir' });
+  });
+
+  it('reading .git stays allowed', () => {
+    for (const command of ['cat .git/config', 'ls .git', 'git --git-dir=.git log']) expect(policy({}).decide(bash(command)).decision, command).toBe('allow');
+  });
+});

@@ -61,7 +61,8 @@ describe('the corpus', () => {
  * separately) is what the product uses; this copy exists so the corpus's `decision` column is
  * checked against the classifier's output and cannot drift from the rules it documents:
  *  1. any command text matching a deny rule → deny;
- *  2. else a line that is not followable → ask;
+ *  2. else a line that is not followable, or that writes under a .git directory (a redirection or
+ *     output target there, or a .git path word in a line that is not read-only) → ask;
  *  3. else any command text matching an ask rule → ask;
  *  4. else each command is allowed by an allow rule or by the sandboxed-auto default for its class
  *     (read-only, test-build, write, destructive; redirect writes are write): allow only if all are.
@@ -75,6 +76,8 @@ function referenceDecision(a: ShellAnalysis, p: PolicyFile): 'allow' | 'ask' | '
   const matches = (rules: RegExp[]) => a.commands.some((c) => rules.some((r) => r.test(c.text)));
   if (matches(deny)) return 'deny';
   if (!a.followable) return 'ask';
+  const gitDir = (w: string) => /(^|[/=])\.git(\/|$)/.test(w.replace(/^(\.\/)+/, ''));
+  if (a.writes.some(gitDir) || (a.class !== 'read-only' && a.commands.some((c) => c.argv.some(gitDir)))) return 'ask';
   if (matches(ask)) return 'ask';
   const byDefault = new Set<CommandClass>(['read-only', 'test-build', 'write', 'destructive']);
   return a.commands.every((c) => allow.some((r) => r.test(c.text)) || byDefault.has(c.class)) ? 'allow' : 'ask';

@@ -1,7 +1,7 @@
 import { awkEffects, hasFlag, operands, readOptions, sedEffects } from './arguments';
 import { BUILTINS } from './builtins';
 import { judgeOptions } from './options';
-import { FREE, READ_ONLY_SPECS } from './readonly-table';
+import { CUSTOM_JUDGES, FREE, READ_ONLY_SPECS } from './readonly-table';
 import type { CommandClass } from './types';
 import type { Condition } from './variables';
 import type { Inner } from './wrappers';
@@ -45,8 +45,13 @@ const PHRASE: Record<CommandClass, string> = {
 const v = (cls: CommandClass, reason: string, extra: Partial<Verdict> = {}): Verdict => ({ class: cls, reason, ...extra });
 const plain = (name: string, cls: CommandClass): Verdict => v(cls, `${name}: ${PHRASE[cls]}`);
 
-/** Commands whose class does not depend on their arguments. */
+/** Commands whose class does not depend on their arguments (read-only ones: on their options, see readOnly). */
 const TABLE: Record<string, CommandClass> = {};
+
+/** The commands of the read-only table, for tests that check each has an option allowlist. */
+export function readOnlyCommands(): string[] {
+  return Object.keys(TABLE).filter((n) => TABLE[n] === 'read-only');
+}
 function classes(cls: CommandClass, names: string): void {
   for (const n of names.trim().split(/\s+/)) TABLE[n] = cls;
 }
@@ -757,33 +762,12 @@ export function classifyCommand(typed: string, args: readonly Word[]): Verdict {
  */
 function readOnly(name: string, typed: string, args: readonly Word[]): Verdict {
   if (FREE.has(name)) return plain(typed, 'read-only');
-  if (name === 'xxd') return xxd(args);
   const spec = READ_ONLY_SPECS[name];
-  if (!spec) return v('unknown', `${typed}: no read-only options are listed for it`);
-  const o = judgeOptions(typed, spec, args);
+  const custom = CUSTOM_JUDGES[name];
+  if (!spec && !custom) return v('unknown', `${typed}: no read-only options are listed for it`);
+  const o = custom ? custom(args) : judgeOptions(typed, spec!, args);
   const extra: Partial<Verdict> = { ...(o.writes.length ? { writes: o.writes } : {}), ...(o.conditions.length ? { conditions: o.conditions } : {}) };
   if (o.class === 'read-only') return { ...plain(typed, 'read-only'), ...extra };
   return v(o.class, o.reason ?? `${typed}: ${PHRASE[o.class]}`, extra);
 }
 
-/** xxd's own option syntax: single-dash words (`-c 16`, `-cols 16`, `-c16`); a second operand is its output file. */
-const XXD_FLAGS = /^-(a|autoskip|b|bits|C|capitalize|d|decimal|e|E|EBCDIC|h|help|i|include|p|ps|postscript|plain|r|revert|u|uppercase|v|version)$/;
-const XXD_VALUED = /^-(c|cols|g|groupsize|l|len|n|name|o|offset|s|seek|R)$/;
-function xxd(args: readonly Word[]): Verdict {
-  const ops: Word[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const w = args[i]!;
-    if (!w.literal) return v('unknown', `xxd ${short(w.value)}: an argument only known at run time could be an output file`);
-    if (w.value === '--') {
-      ops.push(...args.slice(i + 1));
-      break;
-    }
-    if (!w.value.startsWith('-') || w.value === '-') ops.push(w);
-    else if (XXD_VALUED.test(w.value)) i++;
-    else if (!XXD_FLAGS.test(w.value) && !/^-[cglnosR][^a-z]/.test(w.value)) return v('unknown', `xxd ${short(w.value)}: not an option known to be read-only`);
-  }
-  const out = ops[1];
-  if (!out || out.value === '-') return plain('xxd', 'read-only');
-  if (!out.literal) return v('unknown', 'xxd writes a file whose name is only known at run time');
-  return v('write', `xxd IN OUT writes ${short(out.value)}`, { writes: [out.value] });
-}

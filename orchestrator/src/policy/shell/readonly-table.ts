@@ -1,5 +1,5 @@
-import { outputOperand, spec, type CommandSpec, type OperandEffect } from './options';
-import type { Word } from './words';
+import { outputOperand, spec, type CommandSpec, type OperandEffect, type OptionVerdict } from './options';
+import { short, type Word } from './words';
 
 /**
  * The read-only allowlist: for each command the classifier may call read-only, the options that
@@ -9,18 +9,20 @@ import type { Word } from './words';
  * taken from each tool's --help, because abbreviations are decided against them; where a list
  * is not known to be complete the spec says `abbrev: 'exact'`.
  *
- * Compared with Codex's command-safety list (codex-rs/core/src/command_safety/is_safe_command.rs,
- * read for this table; see docs/decisions/0002-git-config-programs.md):
- *  - Codex also refuses `find -exec/-execdir/-ok/-okdir/-delete/-fls/-fprint*`, `rg --pre`,
- *    `rg --hostname-bin`, `rg -z/--search-zip`, `base64 -o/--output`; so does this table
- *    (find through wrappers.ts).
- *  - Codex lists a fixed, small set of commands and accepts any argument for most of them (cat,
- *    head, wc, uniq…); here every command's options are checked, and output operands (`uniq IN
- *    OUT`, `xxd IN OUT`) and `date MMDDhhmm` count too.
- *  - Codex accepts `git status/log/diff/show/branch` only with no `-c`/config-changing options;
- *    here git's read-only subcommands are judged in commands.ts and run through the git wrapper.
- *  - Codex has no rule for `sort`, `shuf`, `tree`, `sdiff`, `date -s`, `less` log files or GNU
- *    abbreviations, which this table adds.
+ * Compared with Codex (read for this table, not copied; see docs/decisions/0002-git-config-programs.md):
+ *  - codex-rs/core/src/command_safety/is_safe_command.rs accepts a fixed set (cat, cut, grep, head,
+ *    ls, nl, paste, rev, seq, stat, tail, tr, uniq, wc, which…) with ANY arguments, so `uniq IN OUT`
+ *    passes there; here every option and output operand is checked.
+ *  - It refuses `find -exec/-execdir/-ok/-okdir/-delete/-fls/-fprint*` (so does wrappers.ts),
+ *    `base64 -o/--output` (a BSD option; GNU base64 has none), and `rg --pre`, `--hostname-bin`,
+ *    `--search-zip`, `-z` by exact spelling only: `rg -zn` or a cluster passes there, not here.
+ *  - For git it allows only status/log/diff/show/branch, refuses any `-c`/`--config-env` and
+ *    `--output`, `--ext-diff`, `--textconv`, `--exec`, `--paginate`. Here `-c` with a key that
+ *    names no program is allowed, `--paginate` too (no terminal, and core.pager is forced to cat),
+ *    and the repository's own config is neutralised by the git wrapper, which Codex does not do.
+ *  - Its older execpolicy (codex-rs/execpolicy, tests ls.rs, head.rs) listed allowed flags per
+ *    program, as this table does, but as exact words: no clusters, `=` forms or abbreviations.
+ *  - Neither has rules for sort, shuf, tree, sdiff, xxd, date -s, less, file, man or dmesg.
  */
 
 /** Commands whose arguments never make them write or run anything (operands, not options). */
@@ -253,3 +255,31 @@ export const READ_ONLY_SPECS: Record<string, CommandSpec> = {
     stable buffer-size= field-separator= temporary-directory= parallel= unique zero-terminated`,
   { numeric: true }),
 };
+
+/** xxd's own option syntax: single-dash words (`-c 16`, `-cols 16`, `-c16`); a second operand is its output file. */
+const XXD_FLAGS = /^-(a|autoskip|b|bits|C|capitalize|d|decimal|e|E|EBCDIC|h|help|i|include|p|ps|postscript|plain|r|revert|u|uppercase|v|version)$/;
+const XXD_VALUED = /^-(c|cols|g|groupsize|l|len|n|name|o|offset|s|seek|R)$/;
+function xxd(args: readonly Word[]): OptionVerdict {
+  const judged = (cls: OptionVerdict['class'], reason?: string, writes: string[] = []): OptionVerdict => ({ class: cls, ...(reason ? { reason } : {}), writes, conditions: [] });
+  const ops: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    if (!w.literal) return judged('unknown', `xxd ${short(w.value)}: an argument only known at run time could be an output file`);
+    if (w.value === '--') {
+      ops.push(...args.slice(i + 1));
+      break;
+    }
+    if (!w.value.startsWith('-') || w.value === '-') ops.push(w);
+    else if (XXD_VALUED.test(w.value)) i++;
+    else if (!XXD_FLAGS.test(w.value) && !/^-[cglnosR][^a-z]/.test(w.value)) return judged('unknown', `xxd ${short(w.value)}: not an option known to be read-only`);
+  }
+  const out = ops[1];
+  return out && out.value !== '-' ? judged('write', `xxd IN OUT writes ${short(out.value)}`, [out.value]) : judged('read-only');
+}
+
+/** Commands whose option syntax the spec language does not cover. */
+export const CUSTOM_JUDGES: Record<string, (args: readonly Word[]) => OptionVerdict> = { xxd };
+
+// Debian's names for fd and bat (the classifier resolves them to fd and bat first).
+READ_ONLY_SPECS.fdfind = READ_ONLY_SPECS.fd!;
+READ_ONLY_SPECS.batcat = READ_ONLY_SPECS.bat!;
