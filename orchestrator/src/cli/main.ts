@@ -251,11 +251,14 @@ program
 
 program
   .command('verify')
-  .description("check a run's event log: every event present, in order, unmodified (exit 0 intact, 1 tampered or torn)")
+  .description("check a run's event log, its anchor and artifacts (exit 0 intact, 1 tampered or torn, 3 not anchored)")
   .argument('<run>', 'run id')
   .option('--state-dir <dir>', 'where runs are kept (default: $GATEHOUSE_STATE_DIR, else .gatehouse)')
   .option('--json', 'print the result as JSON')
-  .action(async (run: string, o: { stateDir?: string; json?: boolean }) => {
+  .option('--export <file>', 'when intact, also write a statement of its head signed with the installation key (for auditors)')
+  .option('--statement <file>', "check the log against a signed statement instead (no installation key needed)")
+  .option('--public-key <key>', 'with --statement: the public key (or a file holding it) the statement must be signed by')
+  .action(async (run: string, o: Parameters<typeof verify>[1]) => {
     process.exitCode = await verify(run, o);
   });
 

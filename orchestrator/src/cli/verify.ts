@@ -4,6 +4,7 @@ import { EVENTS_FILE, InvalidRunIdError, listRuns, resolveStateDir, runDir, type
 import { auditRun, type AuditReport } from '../events/audit';
 import { installationKey } from '../events/installation';
 import { LogKeyError } from '../events/key';
+import { exportStatement, verifyStatement } from './verify-statement';
 
 /** 0 intact and anchored; 1 tampered or torn; 2 usage (or an unusable key); 3 intact chain that nothing anchors. */
 export const VERIFY_EXIT = { ok: 0, failed: 1, usage: 2, unanchored: 3 } as const;
@@ -75,7 +76,7 @@ function print(run: string, r: AuditReport): void {
 }
 
 /** `gatehouse verify RUN`: check a run's log, anchors and artifacts. */
-export async function verify(run: string, opts: { stateDir?: string; json?: boolean }): Promise<number> {
+export async function verify(run: string, opts: { stateDir?: string; json?: boolean; export?: string; statement?: string; publicKey?: string }): Promise<number> {
   const stateDir = resolveStateDir(opts.stateDir);
   let file: string;
   try {
@@ -95,6 +96,12 @@ export async function verify(run: string, opts: { stateDir?: string; json?: bool
     );
     return VERIFY_EXIT.usage;
   }
+  // An auditor's check: against a signed statement, without this installation's key.
+  if (opts.statement !== undefined) return verifyStatement(stateDir, run, opts.statement, opts.publicKey, Boolean(opts.json));
+  if (opts.publicKey !== undefined) {
+    process.stderr.write('gatehouse verify: --public-key goes with --statement FILE\n');
+    return VERIFY_EXIT.usage;
+  }
   let key;
   try {
     key = installationKey();
@@ -105,6 +112,14 @@ export async function verify(run: string, opts: { stateDir?: string; json?: bool
   }
 
   const r = auditRun(stateDir, run, key);
+  if (opts.export !== undefined) {
+    if (r.verdict !== 'intact' || !key) {
+      process.stderr.write(`gatehouse verify: not exporting a statement for run ${run}: it did not verify intact (see below)\n`);
+    } else {
+      const fingerprint = exportStatement(opts.export, key, r);
+      process.stderr.write(`gatehouse verify: wrote a statement signed by key ${fingerprint} to ${opts.export}\n`);
+    }
+  }
   if (opts.json) {
     const { runId: _r, file: _f, ...rest } = r;
     const meaningOf = r.firstBad && r.verdict === 'failed' ? { meaning: meaning(r.firstBad) } : {};

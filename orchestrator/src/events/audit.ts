@@ -34,6 +34,8 @@ export interface AuditReport {
   file: string;
   verdict: Verdict;
   events: number;
+  /** Hash of event 0 (with the run id, it names the log). */
+  firstHash?: string;
   lastHash?: string;
   /** The first event that is bad (for a cut tail: the first one missing). */
   firstBad?: BadEvent;
@@ -71,7 +73,10 @@ export function auditRun(stateDir: string, runId: string, key: LogKey | undefine
     problems,
     unanchored,
   };
-  if (scan.count > 0) report.lastHash = scan.lastHash;
+  if (scan.count > 0) {
+    report.firstHash = events[0]!.hash;
+    report.lastHash = scan.lastHash;
+  }
   if (scan.firstBad) {
     const { kind: _kind, ...bad } = scan.firstBad;
     report.firstBad = bad;

@@ -80,6 +80,39 @@ describe('gatehouse verify', () => {
     expect(unsafe.stderr).toContain(`chmod 600 ${other}`);
   });
 
+  it('--export signs the head; an auditor without the key checks a log against it with --statement', () => {
+    const state = tempStateDir();
+    writeRun(state, 'audited', 8);
+    const statement = path.join(state, 'statement.json');
+    const exported = gatehouse(['verify', 'audited', '--state-dir', state, '--export', statement]);
+    expect(exported.status, exported.stderr).toBe(0);
+    expect(exported.stderr).toMatch(/wrote a statement signed by key [0-9a-f]{16}/);
+    const s = JSON.parse(readFileSync(statement, 'utf8')) as { publicKey: string; events: number; signature: string };
+    expect(s.events).toBe(8);
+    expect(readFileSync(statement, 'utf8')).not.toContain(readFileSync(process.env.GATEHOUSE_KEY_FILE!, 'utf8').trim());
+
+    // The auditor: no installation key at all, the published public key pinned.
+    const auditor = { GATEHOUSE_KEY_FILE: path.join(tempStateDir(), 'none', 'log.key') };
+    const ok = gatehouse(['verify', 'audited', '--state-dir', state, '--statement', statement, '--public-key', s.publicKey], auditor);
+    expect(ok.status, ok.stdout + ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/^ok: run audited matches the statement .*, signed by key [0-9a-f]{16}\n {2}artifacts: 1 re-hashed/);
+
+    const other = LogKey.load({ env: { GATEHOUSE_KEY_FILE: path.join(tempStateDir(), 'k', 'log.key') } }).publicKey();
+    const wrongKey = gatehouse(['verify', 'audited', '--state-dir', state, '--statement', statement, '--public-key', other], auditor);
+    expect(wrongKey.status).toBe(1);
+    expect(wrongKey.stdout).toMatch(/not by the key given with --public-key/);
+
+    const forged = path.join(state, 'forged.json');
+    writeFileSync(forged, JSON.stringify({ ...s, events: 5 }));
+    expect(gatehouse(['verify', 'audited', '--state-dir', state, '--statement', forged, '--public-key', s.publicKey], auditor).stdout).toMatch(/signature does not verify/);
+
+    const file = path.join(state, 'runs', 'audited', 'events.jsonl');
+    writeFileSync(file, readFileSync(file, 'utf8').split('\n').slice(0, 6).join('\n') + '\n');
+    const cut = gatehouse(['verify', 'audited', '--state-dir', state, '--statement', statement, '--public-key', s.publicKey], auditor);
+    expect(cut.status).toBe(1);
+    expect(cut.stdout).toContain('cut tail: the statement records 8 events, the log has 6');
+  });
+
   it('exits 2 for an unknown run and lists the runs that exist', () => {
     const state = tempStateDir();
     writeRun(state, 'run_a', 1);
