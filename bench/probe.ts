@@ -28,7 +28,9 @@ try {
   const readApproval = runtimeApproval('read_file', read, 'bench');
   const readTimes = await time(execs, () => s.invoke('read_file', read, { approval: readApproval }));
   await s.destroy();
-  process.stdout.write(`${JSON.stringify({ coldStartMs: summarize(starts), execTrueMs: summarize(execTimes), readFileMs: summarize(readTimes) })}\n`);
+  const samples = { coldStartMs: starts, execTrueMs: execTimes, readFileMs: readTimes };
+  const summary = { coldStartMs: summarize(starts), execTrueMs: summarize(execTimes), readFileMs: summarize(readTimes) };
+  process.stdout.write(`${JSON.stringify({ summary, samples })}\n`);
 } finally {
   await driver.close();
 }

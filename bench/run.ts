@@ -11,6 +11,7 @@ import { benchPolicyBatch } from './policy-batch';
 import { benchPause } from './pause';
 import { benchClassifier } from './classify';
 import { benchFanout } from './fanout';
+import { benchBoundary } from './boundary';
 import { ratio, summarize, time } from './stats';
 
 /**
@@ -52,6 +53,13 @@ async function dockerExecTrue(driver: SandboxDriver, s: Sandbox): Promise<void> 
 
 async function main(): Promise<void> {
   const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
+  // First, before this process starts sandboxes of its own: it runs two checkouts' probes in turn.
+  log('trust boundary: cold start and exec, before and after, alternating');
+  const trustBoundary = await benchBoundary(log);
+  if (process.env.BENCH_ONLY === 'boundary') {
+    process.stdout.write(`${JSON.stringify({ trustBoundary }, null, 2)}\n`);
+    return;
+  }
   const driver = await SandboxDriver.start({});
   const repoDir = path.resolve('examples', 'hello'); // bench.sh runs from the repository root
   try {
@@ -102,6 +110,7 @@ async function main(): Promise<void> {
       when: new Date().toISOString(),
       machine: { cpus: os.cpus().length, node: process.versions.node, docker: (await driver.docker.version()).Version },
       coldStartMs: { ...cold.total, phasesP50: cold.phases, target: 'p50 <= 400' },
+      trustBoundary,
       warmPool: 'not implemented',
       readFileMs: { daemon: daemonRead, localRead, ratioDaemonToLocal: ratio(daemonRead.p50, localRead.p50), target: 'daemon p50 <= 1.5' },
       execTrueMs: {

@@ -8,9 +8,26 @@ import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const here = fileURLToPath(new URL('..', import.meta.url));
+// `--probe-only DIR`: bundle only bench/probe.ts of another checkout (scripts/bench-baseline.sh).
+const probeOnly = process.argv[2] === '--probe-only' ? process.argv[3] : undefined;
+const root = probeOnly ?? here;
 const requireShim = "import { createRequire as __gh_cr } from 'node:module'; const require = __gh_cr(import.meta.url);";
 const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', sourcemap: false, logLevel: 'warning', absWorkingDir: root };
+
+const deps = Object.keys(JSON.parse(readFileSync(`${root}/orchestrator/package.json`, 'utf8')).dependencies);
+const probe = {
+  ...common,
+  entryPoints: ['bench/probe.ts'],
+  outfile: 'bench/dist/probe.mjs',
+  external: deps.filter((d) => !d.startsWith('@gatehouse/')),
+  banner: { js: requireShim },
+};
+if (probeOnly) {
+  await build(probe);
+  console.error(`[gatehouse] built ${probeOnly}/bench/dist/probe.mjs`);
+  process.exit(0);
+}
 
 await build({
   ...common,
@@ -20,7 +37,6 @@ await build({
   legalComments: 'none',
 });
 
-const deps = Object.keys(JSON.parse(readFileSync(new URL('../orchestrator/package.json', import.meta.url), 'utf8')).dependencies);
 await build({
   ...common,
   entryPoints: ['orchestrator/src/cli/main.ts'],
@@ -35,4 +51,5 @@ await build({
   external: [...deps.filter((d) => !d.startsWith('@gatehouse/')), 'vitest'],
   banner: { js: requireShim },
 });
-console.error('[gatehouse] built bench/dist/run.mjs,  images/sandbox/build/agent.mjs and orchestrator/dist/gatehouse.mjs');
+await build(probe);
+console.error('[gatehouse] built bench/dist/run.mjs, bench/dist/probe.mjs,  images/sandbox/build/agent.mjs and orchestrator/dist/gatehouse.mjs');

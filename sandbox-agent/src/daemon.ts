@@ -214,7 +214,14 @@ class InvocationHandler {
         if (!(e instanceof PrimitiveError)) log('error', 'primitive threw', { err: String(e), primitive: inv.primitive });
       } finally {
         this.inflight.delete(inv.invocationId);
-        if (inv.primitive === 'exec' && this.inflight.size === 0) killCommandUserProcesses(this.cfg.user);
+        // Off the reply's path: scanning /proc costs a little, and nothing of the command user may
+        // be left running once nothing is in flight (checked again when the scan runs: grep also
+        // runs as that user).
+        if (inv.primitive === 'exec') {
+          setImmediate(() => {
+            if (this.inflight.size === 0) killCommandUserProcesses(this.cfg.user);
+          });
+        }
       }
       const durationMs = performance.now() - started;
       const ids = { v: 1 as const, invocationId: inv.invocationId, runId: inv.runId, sandboxId: inv.sandboxId, primitive: inv.primitive, replayed: false };
