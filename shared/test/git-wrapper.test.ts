@@ -113,6 +113,33 @@ describe('the git wrapper', () => {
     expect(r.ran).toEqual([]);
   });
 
+  it('reads driver names holding control characters as they are (no separator can be forged)', () => {
+    const repo = path.join(dir, 'repo');
+    const name = 'x\u001ey\u001fz';
+    appendFileSync(path.join(repo, '.gitattributes'), `*.ctl filter=${name}\n`);
+    writeFileSync(path.join(repo, 'c.ctl'), 'one\n');
+    appendFileSync(path.join(repo, '.git', 'config'), `[filter "${name}"]\n\tclean = ${path.join(repo, 'evil.sh')} ctl\n`);
+    try {
+      expect(git(['add', '-n', 'c.ctl']).ran).toEqual([]);
+      expect(spawnSync('git', ['add', '-n', 'c.ctl'], { cwd: repo, env: env() }).status).toBe(0);
+      expect(readFileSync(marker, 'utf8')).toContain('ctl'); // the bare git does run it
+    } finally {
+      rmSync(marker, { force: true });
+    }
+  });
+
+  it('does not expand an alias that carries global options', () => {
+    const r = git(['-c', 'alias.s=-c core.fsmonitor=x status', 's']);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('gatehouse: programs named in the git config are disabled');
+  });
+
+  it('refuses when the configuration cannot be read', () => {
+    const r = git(['status'], { GIT_CONFIG_COUNT: '1' });
+    expect(r.status).toBe(128);
+    expect(r.stderr).toContain('gatehouse: git refused: could not read the git configuration');
+  });
+
   it('covers every fixed-name override the sandbox environment sets', () => {
     const script = readFileSync(WRAPPER, 'utf8');
     const missing = GIT_PROGRAM_OVERRIDES.map(([k]) => k).filter((k) => !script.includes(`override ${k} `));
