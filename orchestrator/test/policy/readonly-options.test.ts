@@ -125,3 +125,18 @@ describe('git cannot be steered around the wrapper or its overrides', () => {
     expect(shell.classify(command).commands[0]!.class).toBe(cls);
   });
 });
+
+describe('globs where an option could be', () => {
+  it.each([
+    ['rg foo *', 'unknown'],
+    ['rg foo -- *', 'read-only'],
+    ['rg foo src/*', 'read-only'],
+    ["sort '*'", 'read-only'],
+    ['uniq *.log', 'unknown'],
+    ['uniq a*', 'unknown'],
+    ['xxd *', 'unknown'],
+    ['cat *', 'read-only'],
+  ])('%s → %s', (command, cls) => {
+    expect(shell.classify(command).commands[0]!.class).toBe(cls);
+  });
+});

@@ -1,6 +1,6 @@
 import type { CommandClass } from './types';
 import type { Condition } from './variables';
-import { short, type Word } from './words';
+import { isGlob, short, type Word } from './words';
 
 /**
  * Option parsing for the read-only allowlist (readonly-table.ts). A command is read-only only when
@@ -124,6 +124,10 @@ export function judgeOptions(name: string, s: CommandSpec, args: readonly Word[]
       ops.push(...args.slice(i + 1));
       break;
     }
+    if (hasRisk && /^[*?[]/.test(w.pattern) && isGlob(w.pattern)) {
+      // `rg foo *` in a repository holding a file named `--pre=./x.sh` runs x.sh.
+      raise('unknown', `${name} ${short(a)}: the glob could expand to a file name that is an option (put it after --)`);
+    }
     if (!a.startsWith('-') || a === '-' || (s.numeric && /^-\d[\d.,]*[a-z]?$/.test(a))) {
       ops.push(w);
       continue;
@@ -179,6 +183,9 @@ export function judgeOptions(name: string, s: CommandSpec, args: readonly Word[]
 /** For specs: the operand at `index` is an output file (`uniq IN OUT`, `xxd IN OUT`). */
 export function outputOperand(index: number, what: string): (ops: readonly Word[]) => OperandEffect | undefined {
   return (ops) => {
+    // `uniq *.log` writes the second file the glob finds.
+    const glob = ops.slice(0, index + 1).find((o) => o.literal && isGlob(o.pattern));
+    if (glob) return { class: 'unknown', reason: `${what}: ${short(glob.value)} could expand to several files, the last one written` };
     const out = ops[index];
     if (!out) return undefined;
     if (!out.literal) return { class: 'unknown', reason: `${what} writes a file whose name is only known at run time` };

@@ -1,5 +1,5 @@
 import { outputOperand, spec, type CommandSpec, type OperandEffect, type OptionVerdict } from './options';
-import { short, type Word } from './words';
+import { isGlob, short, type Word } from './words';
 
 /**
  * The read-only allowlist: for each command the classifier may call read-only, the options that
@@ -269,6 +269,7 @@ function xxd(args: readonly Word[]): OptionVerdict {
       ops.push(...args.slice(i + 1));
       break;
     }
+    if (isGlob(w.pattern)) return judged('unknown', `xxd ${short(w.value)}: the glob could expand to an option or to an output file`);
     if (!w.value.startsWith('-') || w.value === '-') ops.push(w);
     else if (XXD_VALUED.test(w.value)) i++;
     else if (!XXD_FLAGS.test(w.value) && !/^-[cglnosR][^a-z]/.test(w.value)) return judged('unknown', `xxd ${short(w.value)}: not an option known to be read-only`);
