@@ -23,7 +23,7 @@ import { log } from './log';
 import { runPrimitive, type Outcome } from './primitives/index';
 import { startFreshRepository } from './fresh-repository';
 import { applyProtection } from './protect';
-import { killCommandUserProcesses } from './users';
+import { sweepCommandUser } from './users';
 import { Workspace } from './workspace';
 
 export const AGENT_VERSION = '0.1.0';
@@ -114,6 +114,9 @@ export async function startDaemon(cfg: DaemonConfig): Promise<RunningDaemon> {
 }
 
 class InvocationHandler {
+  /** The end of the last sweep of command-user processes (see users.ts); every call waits for it. */
+  private sweeping: Promise<void> = Promise.resolve();
+
   constructor(
     private readonly cfg: DaemonConfig,
     private readonly ws: Workspace,
@@ -191,6 +194,7 @@ class InvocationHandler {
     if (seen) return { ...(await seen), replayed: true };
 
     return this.journal.record(inv.invocationId, async () => {
+      await this.sweeping;
       const ac = new AbortController();
       this.inflight.set(inv.invocationId, ac);
       let seq = 0;
@@ -214,13 +218,13 @@ class InvocationHandler {
         if (!(e instanceof PrimitiveError)) log('error', 'primitive threw', { err: String(e), primitive: inv.primitive });
       } finally {
         this.inflight.delete(inv.invocationId);
-        // Off the reply's path: scanning /proc costs a little, and nothing of the command user may
-        // be left running once nothing is in flight (checked again when the scan runs: grep also
-        // runs as that user).
-        if (inv.primitive === 'exec') {
-          setImmediate(() => {
-            if (this.inflight.size === 0) killCommandUserProcesses(this.cfg.user);
-          });
+        // Nothing of the command user may outlive its call. Off the reply's path; the next call
+        // waits for it (sweeping), so no command-user process exists while the daemon works.
+        if (inv.primitive === 'exec' && this.inflight.size === 0) {
+          this.sweeping = sweepCommandUser(this.cfg.user).then(
+            (sweeps) => void (sweeps > 0 && log('info', 'ended command-user processes left after a call', { sweeps })),
+            (e: unknown) => log('error', 'sweeping command-user processes failed', { err: String(e) }),
+          );
         }
       }
       const durationMs = performance.now() - started;

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** The unprivileged user every command runs as; it owns the workspace. */
@@ -30,18 +31,50 @@ export function checkPrivileges(status = readFileSync('/proc/self/status', 'utf8
 }
 
 /**
- * A command can leave its process group (setsid, set -m, double fork) and outlive the call that
- * started it. When no command is in flight, no process of the command user should exist: every one
- * of them is killed (the daemon holds CAP_KILL). Reading /proc costs microseconds in a sandbox
- * with a handful of processes, less than spawning `kill -1` as that user.
+ * Ends every process of the command user once no command is in flight. A command can leave its
+ * process group (setsid, double fork) and outlive its call, and a chain that forks its next
+ * generation and exits at once is never where a scan of /proc looks (red-team finding). So:
+ *  1. the pids cgroup's counter (atomic) is compared with what must exist — tini and the daemon's
+ *     own threads; equal means nothing else runs, which is the common case and costs two reads;
+ *  2. otherwise `kill(-1, SIGKILL)` is sent *as the command user*: the kernel delivers it to every
+ *     process of that uid under its task-list lock, and a fork racing it is aborted, so no
+ *     generation escapes; then /proc is checked for any left (bounded retries).
+ * Returns how many sweeps it took (0: nothing was left).
  */
-export function killCommandUserProcesses(user: CommandUser): number {
-  let killed = 0;
+export async function sweepCommandUser(user: CommandUser, maxSweeps = 5): Promise<number> {
+  let sweeps = 0;
+  while (othersMayRun() && commandUserPids(user).length > 0 && sweeps < maxSweeps) {
+    await killAllAs(user);
+    sweeps++;
+  }
+  return sweeps;
+}
+
+/** Whether the container holds tasks besides tini and the daemon's threads (true if unknown). */
+function othersMayRun(): boolean {
+  const current = readNumber('/sys/fs/cgroup/pids/pids.current') ?? readNumber('/sys/fs/cgroup/pids.current');
+  const threads = Number(/^Threads:\s+(\d+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? NaN);
+  if (current === undefined || !Number.isFinite(threads)) return true;
+  return current > threads + 1;
+}
+
+function readNumber(file: string): number | undefined {
+  try {
+    const n = Number(readFileSync(file, 'utf8').trim());
+    return Number.isFinite(n) ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Live (not zombie) processes whose real, effective, saved or filesystem uid is the command user's. */
+export function commandUserPids(user: CommandUser): number[] {
+  const found: number[] = [];
   let pids: string[];
   try {
     pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
   } catch {
-    return 0;
+    return found;
   }
   for (const pid of pids) {
     let status: string;
@@ -50,15 +83,25 @@ export function killCommandUserProcesses(user: CommandUser): number {
     } catch {
       continue; // gone meanwhile
     }
-    // Real, effective, saved and filesystem uid: any of them being the command user's counts.
+    if (/^State:\s+Z/m.test(status)) continue;
     const uids = /^Uid:\s+(.*)$/m.exec(status)?.[1]?.split(/\s+/).map(Number) ?? [];
-    if (!uids.includes(user.uid)) continue;
-    try {
-      process.kill(Number(pid), 'SIGKILL');
-      killed++;
-    } catch {
-      // ESRCH: it ended meanwhile.
-    }
+    if (uids.includes(user.uid)) found.push(Number(pid));
   }
-  return killed;
+  return found;
+}
+
+/** `kill -9 -1` run as the command user: every process of that uid, itself included. */
+function killAllAs(user: CommandUser): Promise<void> {
+  return new Promise((resolve) => {
+    const child = spawn('/bin/bash', ['-c', 'kill -9 -1'], { uid: user.uid, gid: user.gid, stdio: 'ignore', env: { PATH: '/usr/bin:/bin' } });
+    const timer = setTimeout(() => resolve(), 2000);
+    child.on('error', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.on('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }

@@ -5,7 +5,7 @@ import { makeRepo, rootExec, run, sh, startDriver } from '../support/sandbox';
 
 /**
  * Red team (issue 10, deliverable 1): after each exec the daemon kills every process of the command
- * user (users.ts killCommandUserProcesses) in ONE pass over /proc. A process chain where each
+ * user (users.ts, then killCommandUserProcesses) in ONE pass over /proc. A process chain where each
  * generation starts the next and exits at once ("pid hopping") is never where the pass looks: the
  * pid it read is gone by the time it kills, and the new one was not in its list. The chain outlives
  * the call and keeps running between calls, racing whatever the daemon does next as root.
