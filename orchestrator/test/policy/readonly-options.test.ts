@@ -140,3 +140,13 @@ describe('globs where an option could be', () => {
     expect(shell.classify(command).commands[0]!.class).toBe(cls);
   });
 });
+
+describe('git with a glob where an option could be', () => {
+  it.each([
+    ['git diff *', 'unknown'],
+    ['git diff -- *', 'read-only'],
+    ['git log src/*', 'read-only'],
+  ])('%s → %s', (command, cls) => {
+    expect(shell.classify(command).commands[0]!.class).toBe(cls);
+  });
+});

@@ -5,7 +5,7 @@ import { CUSTOM_JUDGES, FREE, READ_ONLY_SPECS } from './readonly-table';
 import type { CommandClass } from './types';
 import type { Condition } from './variables';
 import type { Inner } from './wrappers';
-import { short, type Word } from './words';
+import { isGlob, short, type Word } from './words';
 
 export { riskyVariable } from './variables';
 
@@ -335,7 +335,11 @@ function git(args: readonly Word[]): Verdict {
   const sub = rest[0];
   if (!sub) return v('read-only', 'git without a subcommand prints help', { argv });
   if (!sub.literal) return v('unknown', 'the git subcommand is only known at run time', { argv, problem: `git ${short(sub.value)}: the subcommand is only known at run time` });
-  const [cls, reason] = gitSubcommand(sub.value, argv.slice(2));
+  let [cls, reason] = gitSubcommand(sub.value, argv.slice(2));
+  // `git diff *` in a repository holding a file named `--output=x` writes x.
+  const dd = rest.findIndex((w) => w.literal && w.value === '--');
+  const glob = rest.slice(1, dd < 0 ? undefined : dd).find((w) => w.literal && /^[*?[]/.test(w.pattern) && isGlob(w.pattern));
+  if (glob && cls === 'read-only') [cls, reason] = ['unknown', `git ${sub.value} ${short(glob.value)}: the glob could expand to a file name that is an option (put it after --)`];
   // `git -c core.pager=… log` may run anything: its `git log` text must not be trusted to rules.
   if (risky) return v('unknown', risky, { argv, problem: risky });
   const runs = gitRunsCommands(sub.value, rest.slice(1));
