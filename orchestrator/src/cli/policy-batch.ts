@@ -29,13 +29,20 @@ function parseCall(text: string): { tool: string; input: unknown; id?: string | 
   } catch (e) {
     return `not JSON: ${(e as Error).message}`;
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'expected an object {"tool": NAME, "input": {...}}';
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return 'expected an object {"tool": NAME, "input": {...}}';
+  }
   const o = raw as Record<string, unknown>;
   const extra = Object.keys(o).filter((k) => !KEYS.has(k));
-  if (extra.length) return `unknown key(s) ${extra.map((k) => JSON.stringify(k)).join(', ')}: a line has "tool", "input" and optionally "id"`;
+  if (extra.length) {
+    const keys = extra.map((k) => JSON.stringify(k)).join(', ');
+    return `unknown key(s) ${keys}: a line has "tool", "input" and optionally "id"`;
+  }
   if (typeof o.tool !== 'string') return '"tool" is missing or not a string';
   if (!('input' in o)) return '"input" is missing';
-  if (o.id !== undefined && typeof o.id !== 'string' && typeof o.id !== 'number') return '"id" must be a string or a number';
+  if (o.id !== undefined && typeof o.id !== 'string' && typeof o.id !== 'number') {
+    return '"id" must be a string or a number';
+  }
   return { tool: o.tool, input: o.input, ...(o.id !== undefined ? { id: o.id } : {}) };
 }
 
@@ -76,7 +83,9 @@ class Output {
 function openInput(batch: string, stdin: Readable): Readable {
   if (batch === '-') return stdin;
   try {
-    if (statSync(batch).isDirectory()) throw new PolicyCheckUsageError(`--batch ${batch} is a directory; give a file of JSON lines, or - for stdin`);
+    if (statSync(batch).isDirectory()) {
+      throw new PolicyCheckUsageError(`--batch ${batch} is a directory; give a file of JSON lines, or - for stdin`);
+    }
   } catch (e) {
     if (e instanceof PolicyCheckUsageError) throw e;
     throw new PolicyCheckUsageError(`--batch ${batch}: ${(e as Error).message}`);
@@ -104,7 +113,8 @@ export async function policyCheckBatch(
       if (typeof call === 'string') result = { line: lineNo, error: call };
       else {
         const r = checker.decide(call.tool, call.input);
-        result = r.ok ? { line: lineNo, ...(call.id !== undefined ? { id: call.id } : {}), ...r.json } : { line: lineNo, ...(call.id !== undefined ? { id: call.id } : {}), error: r.error };
+        const where = { line: lineNo, ...(call.id !== undefined ? { id: call.id } : {}) };
+        result = r.ok ? { ...where, ...r.json } : { ...where, error: r.error };
       }
       if (typeof call === 'string' || 'error' in result) bad++;
       await out.line(JSON.stringify(result));
@@ -114,6 +124,9 @@ export async function policyCheckBatch(
     lines.close();
     if (input !== io.stdin) input.destroy();
   }
-  if (bad > 0 && !out.closed) process.stderr.write(`gatehouse policy check: ${bad} of ${lineNo} line(s) were not calls; each has an "error" line in the output\n`);
+  if (bad > 0 && !out.closed) {
+    const what = `${bad} of ${lineNo} line(s) were not calls`;
+    process.stderr.write(`gatehouse policy check: ${what}; each has an "error" line in the output\n`);
+  }
   return bad > 0 ? 1 : 0;
 }

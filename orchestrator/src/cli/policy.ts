@@ -17,20 +17,32 @@ export interface Checker {
 }
 
 export async function policyChecker(o: PolicyCheckOptions): Promise<Checker> {
-  const run: RunPolicy = await resolveRunPolicy({ repoDir: o.repo, ...(o.policy ? { policyFile: o.policy } : {}), ...(o.mode ? { mode: o.mode } : {}) });
+  const run: RunPolicy = await resolveRunPolicy({
+    repoDir: o.repo,
+    ...(o.policy ? { policyFile: o.policy } : {}),
+    ...(o.mode ? { mode: o.mode } : {}),
+  });
   const tools = codingTools();
-  const fixed = { mode: run.policy.mode, policy: run.loaded.source, ...(run.ignored.length ? { ignored: run.ignored } : {}) };
+  // The same for every call: the mode, the policy's source, what of it was ignored.
+  const ignored = run.ignored.length ? { ignored: run.ignored } : {};
+  const fixed = { mode: run.policy.mode, policy: run.loaded.source, ...ignored };
   return {
     decide(toolName, input) {
       const tool = tools.get(toolName);
-      if (!tool) return { ok: false, error: `there is no tool named ${JSON.stringify(toolName)}; tools: ${tools.names().join(', ')}` };
+      if (!tool) {
+        const error = `there is no tool named ${JSON.stringify(toolName)}; tools: ${tools.names().join(', ')}`;
+        return { ok: false, error };
+      }
       const parsed = tool.input.safeParse(input);
       if (!parsed.success) {
         const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
         return { ok: false, error: `the input does not fit ${toolName}: ${issues}` };
       }
-      const d = run.policy.decide({ tool: toolName, input: parsed.data, readOnly: tool.isReadOnly(parsed.data), sideEffect: tool.sideEffect });
-      return { ok: true, json: { decision: d.decision, rule: d.policyId, reason: d.reason, risk: d.risk, shape: d.shape, ...fixed } };
+      const call = parsed.data;
+      const readOnly = tool.isReadOnly(call);
+      const d = run.policy.decide({ tool: toolName, input: call, readOnly, sideEffect: tool.sideEffect });
+      const json = { decision: d.decision, rule: d.policyId, reason: d.reason, risk: d.risk, shape: d.shape, ...fixed };
+      return { ok: true, json };
     },
   };
 }

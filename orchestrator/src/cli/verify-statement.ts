@@ -16,7 +16,13 @@ function readPublicKey(value: string): string {
 }
 
 /** `gatehouse verify RUN --statement FILE [--public-key KEY]`: exit 0 matches, 1 does not, 2 unusable statement. */
-export function verifyStatement(stateDir: string, run: string, file: string, publicKey: string | undefined, json: boolean): number {
+export function verifyStatement(
+  stateDir: string,
+  run: string,
+  file: string,
+  publicKey: string | undefined,
+  json: boolean,
+): number {
   let r;
   try {
     r = checkStatement(stateDir, run, file, publicKey === undefined ? undefined : readPublicKey(publicKey));
@@ -32,7 +38,10 @@ export function verifyStatement(stateDir: string, run: string, file: string, pub
       : [`FAILED: run ${run} does not match the statement ${file}:`, ...r.problems.map((p) => `  - ${p}`)];
     lines.push(`  artifacts: ${r.artifacts.checked} re-hashed and matching`);
     if (r.after > 0) lines.push(`  ${r.after} event(s) were written after the statement: not covered by it`);
-    if (!r.pinned) lines.push(`  note: no --public-key given: compare ${r.fingerprint} with the key the installation published, or the signature proves nothing`);
+    if (!r.pinned) {
+      lines.push(`  note: no --public-key given: compare ${r.fingerprint} with the key the installation published`);
+      lines.push('  (a signature by an unknown key proves nothing)');
+    }
     process.stdout.write(`${lines.join('\n')}\n`);
   }
   return r.ok ? 0 : 1;

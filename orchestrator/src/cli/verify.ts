@@ -12,13 +12,24 @@ export const VERIFY_EXIT = { ok: 0, failed: 1, usage: 2, unanchored: 3 } as cons
 /** What a bad line means for the person reading the report. */
 function meaning(bad: BadEvent): string {
   if (bad.reason.startsWith('torn last line') || bad.reason.includes('torn write')) {
-    return 'the last write did not complete (the process was killed or the machine lost power mid-write). Every event before it is intact; resuming the run cuts the partial line off.';
+    return (
+      'the last write did not complete (the process was killed or the machine lost power mid-write). ' +
+      'Every event before it is intact; resuming the run cuts the partial line off.'
+    );
   }
   if (bad.reason.startsWith('cut tail')) {
-    return `events were removed from the end of the log after they were written. Events before line ${bad.line} verified; gatehouse refuses to resume this run.`;
+    return (
+      'events were removed from the end of the log after they were written. ' +
+      `Events before line ${bad.line} verified; gatehouse refuses to resume this run.`
+    );
   }
-  if (bad.reason.startsWith('artifact')) return 'a stored output was changed or removed after the event that records it was written.';
-  return `the log was modified after it was written (or the disk corrupted it). Events before line ${bad.line} verified; from line ${bad.line} on nothing can be trusted, and gatehouse refuses to resume this run.`;
+  if (bad.reason.startsWith('artifact')) {
+    return 'a stored output was changed or removed after the event that records it was written.';
+  }
+  return (
+    `the log was modified after it was written (or the disk corrupted it). Events before line ${bad.line} verified; ` +
+    `from line ${bad.line} on nothing can be trusted, and gatehouse refuses to resume this run.`
+  );
 }
 
 const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
@@ -26,7 +37,9 @@ const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' 
 /** One line per check: what was checked and what it showed. */
 function checks(r: AuditReport): string[] {
   const out: string[] = [];
-  out.push(`chain: ${r.firstBad && !r.firstBad.reason.startsWith('cut tail') && !r.firstBad.reason.startsWith('artifact') ? `broken at line ${r.firstBad.line}` : 'intact'}, ${plural(r.events, 'event')} verified`);
+  // A cut tail or a bad artifact leaves the chain itself sound.
+  const broken = r.firstBad && !r.firstBad.reason.startsWith('cut tail') && !r.firstBad.reason.startsWith('artifact');
+  out.push(`chain: ${broken ? `broken at line ${r.firstBad!.line}` : 'intact'}, ${plural(r.events, 'event')} verified`);
   const m = r.macs;
   const foreign = Object.values(m.foreign).reduce((a, b) => a + b, 0);
   out.push(
@@ -39,7 +52,9 @@ function checks(r: AuditReport): string[] {
   const h = r.head;
   const at = h.file ? ` (${h.file})` : '';
   const headLine: Record<AuditReport['head']['status'], string> = {
-    matched: `matches: ${plural(h.events ?? 0, 'event')} recorded at the last sync${h.unsynced ? `, ${h.unsynced} appended after it (covered by their MACs only)` : ''}${at}`,
+    matched:
+      `matches: ${plural(h.events ?? 0, 'event')} recorded at the last sync` +
+      `${h.unsynced ? `, ${h.unsynced} appended after it (covered by their MACs only)` : ''}${at}`,
     missing: `none recorded${at}`,
     forged: `cannot be trusted${at}`,
     cut: `records ${plural(h.events ?? 0, 'event')}, the log has fewer${at}`,
@@ -47,23 +62,34 @@ function checks(r: AuditReport): string[] {
     'not checked': 'not checked',
   };
   out.push(`head: ${headLine[h.status]}`);
-  out.push(r.completion ? `completion: run.completed at seq ${r.completion.seq} (${r.completion.status})` : 'completion: no run.completed (the run is in progress, paused, or stopped without finishing)');
+  out.push(
+    r.completion
+      ? `completion: run.completed at seq ${r.completion.seq} (${r.completion.status})`
+      : 'completion: no run.completed (the run is in progress, paused, or stopped without finishing)',
+  );
   const a = r.artifacts;
-  out.push(`artifacts: ${a.checked} re-hashed and matching (${a.full} against a full SHA-256, ${a.checked - a.full} against the ref's prefix only)${a.bad.length ? `, ${a.bad.length} bad` : ''}`);
+  out.push(
+    `artifacts: ${a.checked} re-hashed and matching (${a.full} against a full SHA-256, ` +
+      `${a.checked - a.full} against the ref's prefix only)${a.bad.length ? `, ${a.bad.length} bad` : ''}`,
+  );
   return out;
 }
 
 function print(run: string, r: AuditReport): void {
   const lines: string[] = [];
   if (r.verdict === 'intact') {
-    lines.push(`ok: run ${run}: ${plural(r.events, 'event')}, hash chain intact${r.lastHash ? ` (last hash ${r.lastHash})` : ''}, anchored`);
+    const last = r.lastHash ? ` (last hash ${r.lastHash})` : '';
+    lines.push(`ok: run ${run}: ${plural(r.events, 'event')}, hash chain intact${last}, anchored`);
   } else if (r.verdict === 'unanchored') {
-    lines.push(`UNANCHORED: run ${run}: ${plural(r.events, 'event')}, hash chain intact, but nothing outside the log vouches for it:`);
+    const n = plural(r.events, 'event');
+    lines.push(`UNANCHORED: run ${run}: ${n}, hash chain intact, but nothing outside the log vouches for it:`);
     for (const u of r.unanchored) lines.push(`  - ${u}`);
   } else {
     const bad = r.firstBad;
     if (bad) {
-      const which = [bad.seq !== undefined ? `seq ${bad.seq}` : null, bad.id ? `id ${bad.id}` : null].filter(Boolean).join(', ');
+      const which = [bad.seq !== undefined ? `seq ${bad.seq}` : null, bad.id ? `id ${bad.id}` : null]
+        .filter(Boolean)
+        .join(', ');
       lines.push(`FAILED: run ${run}: first bad event at line ${bad.line}${which ? ` (${which})` : ''} of ${r.file}`);
       lines.push(`  ${bad.reason}`, `  meaning: ${meaning(bad)}`, `  ${plural(r.events, 'event')} before it verified.`);
     } else {
@@ -75,8 +101,18 @@ function print(run: string, r: AuditReport): void {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+export interface VerifyOptions {
+  stateDir?: string;
+  json?: boolean;
+  /** Write a signed statement of the head (when intact). */
+  export?: string;
+  /** Check against a signed statement instead, without the installation key. */
+  statement?: string;
+  publicKey?: string;
+}
+
 /** `gatehouse verify RUN`: check a run's log, anchors and artifacts. */
-export async function verify(run: string, opts: { stateDir?: string; json?: boolean; export?: string; statement?: string; publicKey?: string }): Promise<number> {
+export async function verify(run: string, opts: VerifyOptions): Promise<number> {
   const stateDir = resolveStateDir(opts.stateDir);
   let file: string;
   try {
@@ -92,12 +128,16 @@ export async function verify(run: string, opts: { stateDir?: string; json?: bool
     const runs = listRuns(stateDir).map((r) => r.runId);
     process.stderr.write(
       `gatehouse verify: unknown run ${JSON.stringify(run)} in ${stateDir}. ` +
-        (runs.length > 0 ? `Runs there: ${runs.join(', ')}.\n` : 'There are no runs there (use --state-dir or GATEHOUSE_STATE_DIR to point elsewhere).\n'),
+        (runs.length > 0
+          ? `Runs there: ${runs.join(', ')}.\n`
+          : 'There are no runs there (use --state-dir or GATEHOUSE_STATE_DIR to point elsewhere).\n'),
     );
     return VERIFY_EXIT.usage;
   }
   // An auditor's check: against a signed statement, without this installation's key.
-  if (opts.statement !== undefined) return verifyStatement(stateDir, run, opts.statement, opts.publicKey, Boolean(opts.json));
+  if (opts.statement !== undefined) {
+    return verifyStatement(stateDir, run, opts.statement, opts.publicKey, Boolean(opts.json));
+  }
   if (opts.publicKey !== undefined) {
     process.stderr.write('gatehouse verify: --public-key goes with --statement FILE\n');
     return VERIFY_EXIT.usage;
@@ -114,7 +154,7 @@ export async function verify(run: string, opts: { stateDir?: string; json?: bool
   const r = auditRun(stateDir, run, key);
   if (opts.export !== undefined) {
     if (r.verdict !== 'intact' || !key) {
-      process.stderr.write(`gatehouse verify: not exporting a statement for run ${run}: it did not verify intact (see below)\n`);
+      process.stderr.write(`gatehouse verify: no statement written for run ${run}: it did not verify intact\n`);
     } else {
       const fingerprint = exportStatement(opts.export, key, r);
       process.stderr.write(`gatehouse verify: wrote a statement signed by key ${fingerprint} to ${opts.export}\n`);
@@ -123,7 +163,8 @@ export async function verify(run: string, opts: { stateDir?: string; json?: bool
   if (opts.json) {
     const { runId: _r, file: _f, ...rest } = r;
     const meaningOf = r.firstBad && r.verdict === 'failed' ? { meaning: meaning(r.firstBad) } : {};
-    process.stdout.write(`${JSON.stringify({ runId: run, file, ok: r.verdict === 'intact', ...rest, ...meaningOf })}\n`);
+    const json = { runId: run, file, ok: r.verdict === 'intact', ...rest, ...meaningOf };
+    process.stdout.write(`${JSON.stringify(json)}\n`);
   } else {
     print(run, r);
   }

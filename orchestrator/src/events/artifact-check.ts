@@ -82,17 +82,21 @@ export function checkArtifacts(runDir: string, artifactsDir: string, events: rea
     try {
       st = lstatSync(file);
     } catch {
-      bad(`artifact ${ref} (event ${want.seq}) is missing from ${path.relative(runDir, artifactsDir) || artifactsDir}: it was deleted`);
+      bad(`artifact ${ref} (event ${want.seq}) is missing from ${path.relative(runDir, artifactsDir)}: it was deleted`);
       continue;
     }
     if (!st.isFile()) {
-      bad(`artifact ${ref} (event ${want.seq}) is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}: the store writes only regular files`);
+      const what = st.isSymbolicLink() ? 'a symbolic link' : 'not a regular file';
+      bad(`artifact ${ref} (event ${want.seq}) is ${what}: the store writes only regular files`);
       continue;
     }
     const got = sha256OfFile(file);
     if (want.sha256 !== undefined) {
       if (got.sha256 !== want.sha256 || got.bytes !== want.bytes) {
-        bad(`artifact ${ref} (event ${want.seq}) was changed: its SHA-256 is ${got.sha256} (${got.bytes} bytes), the event recorded ${want.sha256} (${want.bytes} bytes)`);
+        bad(
+          `artifact ${ref} (event ${want.seq}) was changed: its SHA-256 is ${got.sha256} (${got.bytes} bytes), ` +
+            `the event recorded ${want.sha256} (${want.bytes} bytes)`,
+        );
         continue;
       }
       result.full++;

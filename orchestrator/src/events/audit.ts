@@ -83,19 +83,31 @@ export function auditRun(stateDir: string, runId: string, key: LogKey | undefine
     problems.push(bad.reason);
   }
 
-  if (!key) unanchored.push('no installation key (GATEHOUSE_KEY_FILE, else ~/.config/gatehouse/log.key) on this machine: MACs and head not checked');
+  if (!key) {
+    const where = 'GATEHOUSE_KEY_FILE, else ~/.config/gatehouse/log.key';
+    unanchored.push(`no installation key (${where}) on this machine: MACs and head not checked`);
+  }
   if (scan.macs.unkeyed > 0) {
-    unanchored.push(`${scan.macs.unkeyed} event(s) in the old format (schemaVersion 1, no MAC): an edit with recomputed hashes cannot be detected in them`);
+    const n = scan.macs.unkeyed;
+    unanchored.push(
+      `${n} event(s) in the old format (schemaVersion 1, no MAC): ` +
+        'an edit with recomputed hashes cannot be detected in them',
+    );
   }
   for (const [id, n] of Object.entries(scan.macs.foreign)) {
-    unanchored.push(`${n} event(s) carry MACs of another installation's key (id ${id}): written elsewhere (or copied here), not checkable with this key`);
+    unanchored.push(
+      `${n} event(s) carry MACs of another installation's key (id ${id}): ` +
+        'written elsewhere (or copied here), not checkable with this key',
+    );
   }
 
   // The head and completion speak about the whole log: only meaningful when the chain read is sound
   // (a torn last line is an unsynced write, which the head never covers).
   if (key && events.length > 0 && (!scan.firstBad || torn)) checkHeadOf(key, runId, events, report);
   const completed = events.findLast((e) => e.type === 'run.completed');
-  if (completed) report.completion = { seq: completed.seq, status: (completed.data as EventDataOf<'run.completed'>).status };
+  if (completed) {
+    report.completion = { seq: completed.seq, status: (completed.data as EventDataOf<'run.completed'>).status };
+  }
 
   report.artifacts = checkArtifacts(dir, path.join(dir, ARTIFACTS_DIR), events);
   for (const a of report.artifacts.bad) problems.push(a.reason);
@@ -122,7 +134,10 @@ function checkHeadOf(key: LogKey, runId: string, events: readonly EventEnvelope[
           'the log was rewritten from its start (or another run was given the same id)',
       );
     } else if (report.macs.verified > 0) {
-      report.unanchored.push(`no head recorded for this run (${found.file}): it never synced (it stopped before its first side effect), or the heads directory was lost; a cut tail cannot be ruled out`);
+      report.unanchored.push(
+        `no head recorded for this run (${found.file}): it never synced (it stopped before its first side effect), ` +
+          'or the heads directory was lost; a cut tail cannot be ruled out',
+      );
     } else {
       report.unanchored.push('no head recorded for this run on this installation: a cut tail cannot be ruled out');
     }
@@ -133,20 +148,26 @@ function checkHeadOf(key: LogKey, runId: string, events: readonly EventEnvelope[
   if (events.length < head.events) {
     const completed = head.completedSeq !== null ? `, run.completed at seq ${head.completedSeq}` : '';
     report.head = { status: 'cut', ...base };
-    report.problems.push(`cut tail: the run's head records ${head.events} events${completed}; the log has ${events.length} (events ${events.length}..${head.events - 1} were cut off)`);
-    report.firstBad ??= { line: events.length + 1, seq: events.length, reason: `cut tail: event ${events.length} and after are missing` };
+    const n = events.length;
+    report.problems.push(
+      `cut tail: the run's head records ${head.events} events${completed}; ` +
+        `the log has ${n} (events ${n}..${head.events - 1} were cut off)`,
+    );
+    report.firstBad ??= { line: n + 1, seq: n, reason: `cut tail: event ${n} and after are missing` };
     return;
   }
   if (events[head.events - 1]!.hash !== head.hash) {
     report.head = { status: 'rewritten', ...base };
-    const reason = `event ${head.events - 1} is not the one the run's head recorded: the log was rewritten at or before it`;
+    const last = head.events - 1;
+    const reason = `event ${last} is not the one the run's head recorded: the log was rewritten at or before it`;
     report.problems.push(reason);
-    report.firstBad ??= { line: head.events, seq: head.events - 1, id: events[head.events - 1]!.id, reason };
+    report.firstBad ??= { line: head.events, seq: last, id: events[last]!.id, reason };
     return;
   }
   if (head.completedSeq !== null && events[head.completedSeq]?.type !== 'run.completed') {
     report.head = { status: 'rewritten', ...base };
-    report.problems.push(`the run's head records run.completed at seq ${head.completedSeq}, which the log does not have`);
+    const seq = head.completedSeq;
+    report.problems.push(`the run's head records run.completed at seq ${seq}; the log does not have it there`);
     return;
   }
   report.head = { status: 'matched', ...base, unsynced: events.length - head.events };

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { canonicalJson } from '@gatehouse/shared';
 import { fsyncDir } from './artifacts';
@@ -101,14 +102,18 @@ export function readHead(key: LogKey, runId: string, firstHash: string): HeadLoo
     typeof head.updated === 'string' &&
     Object.keys(rest).length === 7;
   if (!shaped) return { status: 'forged', file, reason: 'the head file does not have the shape gatehouse writes' };
-  if (head.keyId !== key.id) return { status: 'forged', file, reason: `the head was made with another key (id ${head.keyId}, this installation's is ${key.id})` };
+  if (head.keyId !== key.id) {
+    const reason = `the head was made with another key (id ${head.keyId}, this installation's is ${key.id})`;
+    return { status: 'forged', file, reason };
+  }
   if (typeof mac !== 'string' || !key.checkHeadMac(headText(head), mac)) {
-    return { status: 'forged', file, reason: "the head's MAC does not verify with this installation's key: it was edited or made elsewhere" };
+    const reason = "the head's MAC does not verify with this installation's key: it was edited or made elsewhere";
+    return { status: 'forged', file, reason };
   }
   return { status: 'found', head, file };
 }
 
-/** Heads recorded for the same run id but another first event: the log may have been rewritten from its start. */
+/** Heads for the same run id but another first event: the log may have been rewritten from its start. */
 function otherHeads(dir: string, runId: string, except: string): string[] {
   let names: string[];
   try {
@@ -116,5 +121,7 @@ function otherHeads(dir: string, runId: string, except: string): string[] {
   } catch {
     return [];
   }
-  return names.filter((n) => n !== except && n.startsWith(`${runId}.`) && n.endsWith('.json') && n.length === runId.length + 38);
+  // `<runId>.<32 hex>.json`: the run id, a dot, 32 digits, `.json`.
+  const length = runId.length + 38;
+  return names.filter((n) => n !== except && n.length === length && n.startsWith(`${runId}.`) && n.endsWith('.json'));
 }

@@ -1,5 +1,8 @@
-import { createHash, createHmac, createPrivateKey, createPublicKey, randomBytes, sign, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, writeSync } from 'node:fs';
+import { createHash, createHmac, createPrivateKey, createPublicKey } from 'node:crypto';
+import { randomBytes, sign, timingSafeEqual } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { realpathSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -12,7 +15,10 @@ import path from 'node:path';
  */
 
 const KEY_HEX = /^[0-9a-f]{64}\n?$/;
-/** `<key id>:<HMAC-SHA256>`: the key id says which installation's key made it, so a copied log is told apart from a forged one. */
+/**
+ * `<key id>:<HMAC-SHA256>`: the key id says which installation's key made it, so a log copied from
+ * elsewhere is told apart from a forged one.
+ */
 export const EVENT_MAC = /^[0-9a-f]{16}:[0-9a-f]{64}$/;
 
 export interface KeyLocation {
@@ -51,7 +57,12 @@ function isInside(child: string, dir: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
-const DERIVE = { event: 'gatehouse event mac v1\n', head: 'gatehouse head mac v1\n', sign: 'gatehouse ed25519 seed v1', id: 'gatehouse key id v1' };
+const DERIVE = {
+  event: 'gatehouse event mac v1\n',
+  head: 'gatehouse head mac v1\n',
+  sign: 'gatehouse ed25519 seed v1',
+  id: 'gatehouse key id v1',
+};
 /** PKCS#8 DER prefix of an Ed25519 private key; the 32-byte seed follows. */
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
@@ -84,8 +95,18 @@ export class LogKey {
     const { keyFile, headsDir } = location;
     const how = 'set GATEHOUSE_KEY_FILE to a file outside it (default ~/.config/gatehouse/log.key)';
     if (opts.stateDir !== undefined) {
-      if (isInside(keyFile, opts.stateDir)) throw new LogKeyError(`the log key ${keyFile} is inside the state directory ${opts.stateDir}: whoever can edit the logs could read it. Move it out and ${how}.`);
-      if (isInside(headsDir, opts.stateDir)) throw new LogKeyError(`the heads directory ${headsDir} is inside the state directory ${opts.stateDir}: a head kept beside the log anchors nothing. Set GATEHOUSE_HEADS_DIR (or GATEHOUSE_KEY_FILE) to a place outside it.`);
+      if (isInside(keyFile, opts.stateDir)) {
+        throw new LogKeyError(
+          `the log key ${keyFile} is inside the state directory ${opts.stateDir}: ` +
+            `whoever can edit the logs could read it. Move it out and ${how}.`,
+        );
+      }
+      if (isInside(headsDir, opts.stateDir)) {
+        throw new LogKeyError(
+          `the heads directory ${headsDir} is inside the state directory ${opts.stateDir}: a head kept beside ` +
+            'the log anchors nothing. Set GATEHOUSE_HEADS_DIR (or GATEHOUSE_KEY_FILE) to a place outside it.',
+        );
+      }
     }
     const cached = loaded.get(keyFile);
     if (cached && cached.location.headsDir === headsDir) return cached;
@@ -151,21 +172,46 @@ function equal(a: string, b: string): boolean {
 function readKeyFile(file: string): Buffer {
   const st = lstatSync(file); // ENOENT propagates: the caller creates the key
   if (st.isSymbolicLink()) {
-    throw new LogKeyError(`the log key ${file} is a symbolic link; gatehouse uses only a regular file of its own (a link can be swapped for someone else's key). Replace the link with the file it points to, or set GATEHOUSE_KEY_FILE to that file.`);
+    throw new LogKeyError(
+      `the log key ${file} is a symbolic link; gatehouse uses only a regular file of its own (a link can be ` +
+        "swapped for someone else's key). Replace the link with the file it points to, " +
+        'or set GATEHOUSE_KEY_FILE to that file.',
+    );
   }
-  if (!st.isFile()) throw new LogKeyError(`the log key ${file} is not a regular file. Remove it (a new key is created on next use) or set GATEHOUSE_KEY_FILE to the key file.`);
+  if (!st.isFile()) {
+    throw new LogKeyError(
+      `the log key ${file} is not a regular file. ` +
+        'Remove it (a new key is created on next use) or set GATEHOUSE_KEY_FILE to the key file.',
+    );
+  }
   if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
-    throw new LogKeyError(`the log key ${file} belongs to uid ${st.uid}, not to you (uid ${process.getuid()}). Use your own key: set GATEHOUSE_KEY_FILE, or chown the file.`);
+    throw new LogKeyError(
+      `the log key ${file} belongs to uid ${st.uid}, not to you (uid ${process.getuid()}). ` +
+        'Use your own key: set GATEHOUSE_KEY_FILE, or chown the file.',
+    );
   }
   if ((st.mode & 0o077) !== 0) {
-    throw new LogKeyError(`the log key ${file} is accessible to group or others (mode 0${(st.mode & 0o777).toString(8)}): anyone who can read it can forge a run's log. Run \`chmod 600 ${file}\` (and consider the key compromised if others could read it: move it away and let gatehouse make a new one; logs written with the old key then verify as unanchored).`);
+    throw new LogKeyError(
+      `the log key ${file} is accessible to group or others (mode 0${(st.mode & 0o777).toString(8)}): ` +
+        `anyone who can read it can forge a run's log. Run \`chmod 600 ${file}\` (and consider the key ` +
+        'compromised if others could read it: move it away and let gatehouse make a new one; logs written ' +
+        'with the old key then verify as unanchored).',
+    );
   }
   const text = readFileSync(file, 'utf8');
-  if (!KEY_HEX.test(text)) throw new LogKeyError(`the log key ${file} is not a gatehouse key (64 hex digits). Point GATEHOUSE_KEY_FILE at the right file, or move this one away to have a new key made.`);
+  if (!KEY_HEX.test(text)) {
+    throw new LogKeyError(
+      `the log key ${file} is not a gatehouse key (64 hex digits). ` +
+        'Point GATEHOUSE_KEY_FILE at the right file, or move this one away to have a new key made.',
+    );
+  }
   return Buffer.from(text.slice(0, 64), 'hex');
 }
 
-/** Write a new key without ever exposing a partial one: a private temporary file, then link(2), which fails if another process won. */
+/**
+ * Write a new key without ever exposing a partial one: a private temporary file, then link(2),
+ * which fails if another process won the race (its key is then the one read back).
+ */
 function createKeyFile(file: string): void {
   const dir = path.dirname(file);
   mkdirSync(dir, { recursive: true, mode: 0o700 });

@@ -33,10 +33,13 @@ export interface Statement {
 }
 
 /** A short, comparable name for a public key (SHA-256 of its DER, first 16 hex digits). */
-export const keyFingerprint = (publicKey: string): string => createHash('sha256').update(Buffer.from(publicKey, 'base64')).digest('hex').slice(0, 16);
+export const keyFingerprint = (publicKey: string): string =>
+  createHash('sha256').update(Buffer.from(publicKey, 'base64')).digest('hex').slice(0, 16);
 
 export function makeStatement(key: LogKey, report: AuditReport, firstHash: string): Statement {
-  if (report.verdict !== 'intact' || report.lastHash === undefined) throw new Error(`run ${report.runId} did not verify intact: nothing to sign`);
+  if (report.verdict !== 'intact' || report.lastHash === undefined) {
+    throw new Error(`run ${report.runId} did not verify intact: nothing to sign`);
+  }
   const body: Omit<Statement, 'signature'> = {
     kind: STATEMENT_KIND,
     runId: report.runId,
@@ -70,7 +73,8 @@ function parseStatement(file: string): Statement {
   }
   const s = raw as Partial<Statement>;
   const strings = ['runId', 'firstHash', 'lastHash', 'keyId', 'publicKey', 'signedAt', 'signature'] as const;
-  if (s?.kind !== STATEMENT_KIND || strings.some((k) => typeof s[k] !== 'string') || !Number.isSafeInteger(s.events) || s.completed === undefined) {
+  const shaped = s?.kind === STATEMENT_KIND && strings.every((k) => typeof s[k] === 'string');
+  if (!shaped || !Number.isSafeInteger(s.events) || s.completed === undefined) {
     throw new Error(`${file} is not a gatehouse statement (kind "${STATEMENT_KIND}")`);
   }
   return s as Statement;
@@ -90,19 +94,33 @@ export function checkStatement(stateDir: string, runId: string, file: string, pi
   }
   if (!signed) problems.push("the statement's signature does not verify with the public key it names: it was edited");
   const pinned = pinnedKey !== undefined;
-  if (pinned && pinnedKey.trim() !== s.publicKey) problems.push(`the statement was signed by key ${keyFingerprint(s.publicKey)}, not by the key given with --public-key (${keyFingerprint(pinnedKey.trim())})`);
+  if (pinned && pinnedKey.trim() !== s.publicKey) {
+    const given = keyFingerprint(pinnedKey.trim());
+    const signer = keyFingerprint(s.publicKey);
+    problems.push(`the statement was signed by key ${signer}, not by the key given with --public-key (${given})`);
+  }
   if (s.runId !== runId) problems.push(`the statement is about run ${s.runId}, not ${runId}`);
 
   const dir = runDirOf(stateDir, runId);
   const scan = scanLog(readFileSync(path.join(dir, EVENTS_FILE)), { runId, keepEvents: true });
-  if (scan.firstBad && scan.firstBad.kind !== 'torn') problems.push(`the log is broken at line ${scan.firstBad.line}: ${scan.firstBad.reason}`);
+  const bad = scan.firstBad;
+  if (bad && bad.kind !== 'torn') problems.push(`the log is broken at line ${bad.line}: ${bad.reason}`);
   const events = scan.events;
-  if (events[0]?.hash !== s.firstHash) problems.push('the log does not start with the event the statement names: it is another log, or was rewritten');
-  else if (events.length < s.events) problems.push(`cut tail: the statement records ${s.events} events, the log has ${events.length}`);
-  else if (events[s.events - 1]!.hash !== s.lastHash) problems.push(`event ${s.events - 1} is not the one the statement records: the log was rewritten`);
-  if (s.completed && events[s.completed.seq]?.type !== 'run.completed') problems.push(`the statement records run.completed at seq ${s.completed.seq}; the log does not have it`);
-  else if (s.completed && (events[s.completed.seq]!.data as EventDataOf<'run.completed'>).status !== s.completed.status) problems.push('run.completed differs from the statement');
+  const n = events.length;
+  if (events[0]?.hash !== s.firstHash) {
+    problems.push('the log does not start with the event the statement names: it is another log, or was rewritten');
+  } else if (n < s.events) problems.push(`cut tail: the statement records ${s.events} events, the log has ${n}`);
+  else if (events[s.events - 1]!.hash !== s.lastHash) {
+    problems.push(`event ${s.events - 1} is not the one the statement records: the log was rewritten`);
+  }
+  const done = s.completed ? events[s.completed.seq] : undefined;
+  if (s.completed && done?.type !== 'run.completed') {
+    problems.push(`the statement records run.completed at seq ${s.completed.seq}; the log does not have it`);
+  } else if (s.completed && (done!.data as EventDataOf<'run.completed'>).status !== s.completed.status) {
+    problems.push('run.completed differs from the statement');
+  }
   const artifacts = checkArtifacts(dir, path.join(dir, ARTIFACTS_DIR), events.slice(0, s.events));
   for (const a of artifacts.bad) problems.push(a.reason);
-  return { ok: problems.length === 0, problems, after: Math.max(0, events.length - s.events), fingerprint: keyFingerprint(s.publicKey), pinned, artifacts };
+  const after = Math.max(0, n - s.events);
+  return { ok: problems.length === 0, problems, after, fingerprint: keyFingerprint(s.publicKey), pinned, artifacts };
 }
