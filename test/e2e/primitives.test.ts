@@ -333,7 +333,7 @@ describe('exec', () => {
     const env = await sh(t.sandbox, 'env');
     expect(env).toMatch(/^PATH=/m);
     expect(env).toMatch(/^HOME=\/tmp$/m);
-    expect(env).not.toMatch(/GATEHOUSE/i);
+    expect(env).not.toMatch(/^GATEHOUSE_|_GATEHOUSE_/m);
     expect(env).not.toMatch(/NATS/i);
     expect(env).not.toContain('nats://');
     expect(env).not.toMatch(/^SU[A-Z2-7]{50,}/m); // an nkey seed
@@ -347,6 +347,14 @@ describe('exec', () => {
     expect(state.exitCode).toBe(0);
     expect(state.output).toContain('baseline.git');
     expect(state.output).not.toContain('creds');
+    // git is made safe by the daemon itself, whatever the caller passed: the wrapper first on PATH,
+    // and the program-key overrides after the caller's own GIT_CONFIG entries.
+    const git = await run(t.sandbox, 'exec', { command: 'echo "$PATH"; echo "$GIT_CONFIG_COUNT"; git config --get core.fsmonitor; git config --get safe.directory', env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: './evil.sh', PATH: '/usr/bin:/bin' } });
+    const [pathLine, count, fsmonitor, safeDir] = git.output.trim().split('\n');
+    expect(pathLine).toBe('/opt/gatehouse/bin:/usr/bin:/bin');
+    expect(Number(count)).toBeGreaterThan(20);
+    expect(fsmonitor).toBe('false');
+    expect(safeDir).toBe('*');
     // Extra variables are passed through.
     const r = await run(t.sandbox, 'exec', { command: 'echo "$EXTRA_VAR"', env: { EXTRA_VAR: 'from-the-caller' } });
     expect(r.output).toBe('from-the-caller\n');

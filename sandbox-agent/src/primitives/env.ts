@@ -1,15 +1,19 @@
+import { GIT_PROGRAM_OVERRIDES, GIT_SAFE_ENV, GIT_WRAPPER_DIR } from '@gatehouse/shared';
+
 /**
  * The environment commands run with. Nothing of the daemon's own environment is inherited: that
  * is where credentials and configuration live, and commands must not see them.
  *
- * One git setting is always added, after any the caller passes through GIT_CONFIG_COUNT: the
- * workspace root (and any directory holding a path the policy locks) belongs to root, so git would
- * refuse it as a repository of "dubious ownership". Inside a sandbox with one user that check
- * protects nothing.
+ * Whatever the caller passes, the daemon itself makes git safe for every command it starts
+ * (docs/decisions/0002-git-config-programs.md), so no invocation — setup, a check command, a
+ * runtime call — can leave it out: the git wrapper first on PATH, git's program variables, and the
+ * program-key overrides appended after any GIT_CONFIG_COUNT entries the caller gave (later entries
+ * win). One more entry follows: the workspace root (and any directory holding a path the policy
+ * locks) belongs to root, so git would refuse the repository as of "dubious ownership"; inside a
+ * sandbox with one user that check protects nothing.
  */
 export function scrubbedEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {
-    PATH: '/usr/local/bin:/usr/bin:/bin',
     HOME: '/tmp',
     TMPDIR: '/tmp',
     USER: 'sandbox',
@@ -17,14 +21,20 @@ export function scrubbedEnv(extra: Record<string, string> = {}): Record<string, 
     LC_ALL: 'C.UTF-8',
     TERM: 'dumb',
     NO_COLOR: '1',
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_CONFIG_NOSYSTEM: '1',
+    ...GIT_SAFE_ENV,
     ...extra,
   };
-  const given = Number(env.GIT_CONFIG_COUNT ?? '0');
-  const n = Number.isInteger(given) && given >= 0 && given < 1000 ? given : 0;
-  env.GIT_CONFIG_COUNT = String(n + 1);
-  env[`GIT_CONFIG_KEY_${n}`] = 'safe.directory';
-  env[`GIT_CONFIG_VALUE_${n}`] = '*';
+  if (!(env.PATH ?? '').split(':').includes(GIT_WRAPPER_DIR)) env.PATH = `${GIT_WRAPPER_DIR}:${env.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`;
+  for (const key of ['GIT_PAGER', 'PAGER', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'GIT_TERMINAL_PROMPT', 'GIT_CONFIG_NOSYSTEM'] as const) {
+    env[key] = GIT_SAFE_ENV[key] ?? env[key] ?? '';
+  }
+  const given = Number(extra.GIT_CONFIG_COUNT ?? '0');
+  let n = Number.isInteger(given) && given >= 0 && given < 1000 ? given : 0;
+  for (const [key, value] of [...GIT_PROGRAM_OVERRIDES, ['safe.directory', '*'] as const]) {
+    env[`GIT_CONFIG_KEY_${n}`] = key;
+    env[`GIT_CONFIG_VALUE_${n}`] = value;
+    n++;
+  }
+  env.GIT_CONFIG_COUNT = String(n);
   return env;
 }
