@@ -133,13 +133,18 @@ export function scanLog(buf: Buffer, opts: ScanOptions = {}): ScanResult {
       return fail('invalid', expectedSeq === 0 ? 'prevHash of the first event is not the genesis hash: events before it were removed' : `prevHash does not match event ${expectedSeq - 1}: an event was removed or reordered`, e);
     }
     if (e.schemaVersion !== undefined && e.schemaVersion > LOG_SCHEMA_VERSION) {
-      return fail('invalid', `schemaVersion ${e.schemaVersion} is newer than this gatehouse reads (${LOG_SCHEMA_VERSION}): verify it with a newer gatehouse`, e);
+      const newer = `schemaVersion ${e.schemaVersion} is newer than this gatehouse reads (${LOG_SCHEMA_VERSION})`;
+      return fail('invalid', `${newer}: verify it with a newer gatehouse`, e);
     }
     if (e.schemaVersion === undefined && (keyed || e.mac !== undefined)) {
-      return fail('invalid', keyed ? 'event is in the old format (no schemaVersion, no MAC) after keyed events: its MAC was stripped' : 'an old-format event (no schemaVersion) carries a MAC', e);
+      const why = keyed
+        ? 'event is in the old format (no schemaVersion, no MAC) after keyed events: its MAC was stripped'
+        : 'an old-format event (no schemaVersion) carries a MAC';
+      return fail('invalid', why, e);
     }
     if (e.schemaVersion !== undefined && (e.mac === undefined || !EVENT_MAC.test(e.mac))) {
-      return fail('invalid', `${e.mac === undefined ? 'no' : 'a malformed'} MAC on an event of schemaVersion ${e.schemaVersion}: it was stripped or edited`, e);
+      const what = e.mac === undefined ? 'no' : 'a malformed';
+      return fail('invalid', `${what} MAC on an event of schemaVersion ${e.schemaVersion}: it was stripped or edited`, e);
     }
     let sealed: { hash: string; line: string };
     try {
@@ -154,7 +159,8 @@ export function scanLog(buf: Buffer, opts: ScanOptions = {}): ScanResult {
     else {
       const mac = key.checkEventMac(e.hash, e.mac);
       if (mac === 'bad') {
-        return fail('invalid', "keyed MAC does not verify with this installation's key: the event was modified and the chain recomputed (only the key can make a MAC)", e);
+        const why = "keyed MAC does not verify with this installation's key: the event was modified and the chain recomputed";
+        return fail('invalid', `${why} (only the key can make a MAC)`, e);
       }
       if (mac === 'ok') macs.verified++;
       else {

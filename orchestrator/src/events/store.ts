@@ -41,7 +41,7 @@ export interface RunLogOptions {
   redactor?: Redactor;
   /** fsync after every append (default false: see the durability note above). */
   fsyncEachAppend?: boolean;
-  /** The key that anchors the log. Default: the installation's (GATEHOUSE_KEY_FILE, else ~/.config/gatehouse/log.key). */
+  /** The key that anchors the log. Default: the installation's (see key.ts). */
   key?: LogKey;
 }
 
@@ -346,12 +346,19 @@ function checkHead(key: LogKey, file: string, runId: string, events: readonly Ev
     throw new EventLogCorruptError(file, { line: events.length + 1, reason }, runId);
   };
   if (found.status === 'forged') refuse(`its head ${found.file} cannot be trusted (${found.reason})`);
+  if (found.status === 'missing' && found.otherHeads.length > 0) {
+    // A head exists for this run id, but for another first event: the log was rewritten from its start.
+    const heads = found.otherHeads.join(', ');
+    refuse(`its first event is not the one recorded for run ${runId} (${heads}): the log was rewritten`);
+  }
   if (found.status !== 'found') return 0;
   const head = found.head;
   if (events.length < head.events) {
     const completed = head.completedSeq !== null ? `, run.completed at seq ${head.completedSeq}` : '';
     refuse(`cut tail: the log ends after ${events.length} events but its head records ${head.events}${completed}`);
   }
-  if (events[head.events - 1]!.hash !== head.hash) refuse(`event ${head.events - 1} differs from the one its head recorded: the log was rewritten`);
+  if (events[head.events - 1]!.hash !== head.hash) {
+    refuse(`event ${head.events - 1} differs from the one its head recorded: the log was rewritten`);
+  }
   return head.events;
 }

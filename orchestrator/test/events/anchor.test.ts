@@ -79,6 +79,7 @@ describe('an anchored log', () => {
     const r = auditRun(state, 'r', installation());
     expect(r.verdict).toBe('failed');
     expect(r.problems.join('\n')).toMatch(/records run r with another first event: the log was rewritten from its start/);
+    expect(() => RunLog.open(state, 'r')).toThrow(/first event is not the one recorded for run r/);
   });
 
   it('an overwritten or deleted artifact is named, with the event that recorded it', () => {
