@@ -115,7 +115,14 @@ export class LogKey {
       key = new LogKey(readKeyFile(keyFile), location);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || opts.create === false) throw e;
-      createKeyFile(keyFile);
+      try {
+        createKeyFile(keyFile);
+      } catch (err) {
+        throw new LogKeyError(
+          `cannot create the log key ${keyFile}: ${(err as Error).message}. ` +
+            'Set GATEHOUSE_KEY_FILE to a writable place outside the state directory (its heads are kept beside it).',
+        );
+      }
       key = new LogKey(readKeyFile(keyFile), location);
     }
     loaded.set(keyFile, key);

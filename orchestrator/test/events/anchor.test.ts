@@ -201,6 +201,12 @@ describe('the installation key file', () => {
     expect(LogKey.load({ env: envFor(file) }).id).toBe(a.id);
   });
 
+  it('says what to do when the key cannot be created', () => {
+    const dir = tempStateDir();
+    writeFileSync(path.join(dir, 'not-a-dir'), '');
+    expect(() => LogKey.load({ env: envFor(path.join(dir, 'not-a-dir', 'log.key')) })).toThrow(/cannot create the log key .*Set GATEHOUSE_KEY_FILE/);
+  });
+
   it('defaults to $XDG_CONFIG_HOME/gatehouse/log.key', () => {
     const xdg = tempStateDir();
     expect(LogKey.load({ env: { XDG_CONFIG_HOME: xdg } }).location.keyFile).toBe(path.join(xdg, 'gatehouse', 'log.key'));
