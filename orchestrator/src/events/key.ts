@@ -114,7 +114,8 @@ export class LogKey {
     try {
       key = new LogKey(readKeyFile(keyFile), location);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || opts.create === false) throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || opts.create === false) throw e;
       try {
         createKeyFile(keyFile);
       } catch (err) {
