@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { installationKey } from '../events/installation';
+import { keyLocation } from '../events/key';
 import { imageExists } from '../sandbox/docker';
 import { projectRoot } from '../sandbox/paths';
 import { assertDockerReachable, connectOrchestrator, ensureImages, ensureNatsServer, expectedImageTags } from '../sandbox/index';
@@ -27,6 +29,15 @@ export async function doctor(json: boolean): Promise<number> {
 
   const daemonBundle = path.join(projectRoot(), 'images', 'sandbox', 'build', 'agent.mjs');
   add({ name: 'daemon bundle', ok: existsSync(daemonBundle), detail: daemonBundle, fix: 'npm run build' });
+
+  // The event log's anchor: a key file that exists must be safe to use (doctor never creates it).
+  try {
+    const key = installationKey();
+    const where = keyLocation();
+    add({ name: 'log key', ok: true, detail: key ? `${where.keyFile} (id ${key.id}), heads in ${where.headsDir}` : `none yet; created on first run at ${where.keyFile}` });
+  } catch (e) {
+    add({ name: 'log key', ok: false, detail: (e as Error).message });
+  }
 
   let dockerOk = false;
   try {
