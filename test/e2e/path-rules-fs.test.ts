@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '@gatehouse/shared';
+import { newId, sha256Hex as sha256 } from '@gatehouse/shared';
 import { resolveRunPolicy, type Sandbox, type SandboxDriver } from '@gatehouse/orchestrator';
 import { makeRepo, rootExec, run, sh, startDriver } from '../support/sandbox';
 
@@ -111,6 +111,15 @@ describe('path rules enforced in the sandbox\'s file system', () => {
       'src 0 1777',
       '. 0 1777',
     ]);
+    // The daemon's own write primitives run as the command user too: a locked file stays locked
+    // even for a call the gate let through (the gate is the second line here, not the only one).
+    for (const path of ['package.json', 'test/a.test.js', 'test/new.js']) {
+      const w = await run(sandbox, 'write_file', { path, content: 'replaced\n' });
+      expect(w.status, path).toBe('failed');
+      expect(w.error?.message, path).toMatch(/EACCES|EPERM/);
+    }
+    const e = await run(sandbox, 'edit_file', { path: 'package.json', oldText: 'fixture', newText: 'x', expectedSha256: sha256('{"name":"fixture"}\n') });
+    expect(e.status).toBe('failed');
     // Nothing was changed by any of it.
     expect(await sh(sandbox, 'cat package.json test/a.test.js src/gen/schema.json')).toBe('{"name":"fixture"}\ntest("a", () => {});\n{}\n');
   });

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fchmodSync, fchownSync, fstatSync, chownSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '@gatehouse/shared';
+import { asCommandUser } from '../as-user';
 import { PrimitiveError, errnoCode } from '../errors';
+import type { CommandUser } from '../users';
 import { O_READ, O_WRITE_NEW, type ResolvedPath } from '../workspace';
 
 /** Files larger than this are not read whole (hashing needs the whole file). */
@@ -11,9 +13,14 @@ export const MAX_READ_BYTES = 64 * 1024 * 1024;
 /**
  * Synchronous on purpose, like the path checks (see workspace.ts): these are small local-volume
  * operations, and each thread-pool round trip would cost more than the work. The largest blocking
- * read is MAX_READ_BYTES, tens of milliseconds at worst.
+ * read is MAX_READ_BYTES, tens of milliseconds at worst. It is also what lets the read run as the
+ * command user (as-user.ts): nothing else of the daemon runs in between.
  */
-export async function readRegularFile(target: ResolvedPath): Promise<Buffer> {
+export async function readRegularFile(target: ResolvedPath, user: CommandUser): Promise<Buffer> {
+  return asCommandUser(user, () => readAsIs(target));
+}
+
+function readAsIs(target: ResolvedPath): Buffer {
   if (!target.exists) throw new PrimitiveError('not_found', `${target.rel} does not exist`, 'failed', target.rel);
   let fd: number;
   try {
@@ -41,23 +48,24 @@ export async function readRegularFile(target: ResolvedPath): Promise<Buffer> {
 /**
  * Writes through a temporary file and a rename, so a reader never sees half a file and a crash
  * never leaves one. The temporary file is created with O_EXCL|O_NOFOLLOW in the real directory.
- * The daemon writes as root: the file keeps the owner it had, and what it creates (the file, missing
- * directories) goes to the command user, as if that user had written it.
+ * All of it runs as the command user (as-user.ts): what it creates is that user's, the mode of an
+ * existing file is kept, and a file the policy locks cannot be replaced, by the daemon either.
  */
-export async function writeAtomically(target: ResolvedPath, content: string | Buffer, user: { uid: number; gid: number }): Promise<void> {
+export async function writeAtomically(target: ResolvedPath, content: string | Buffer, user: CommandUser): Promise<void> {
+  asCommandUser(user, () => writeAsIs(target, content));
+}
+
+function writeAsIs(target: ResolvedPath, content: string | Buffer): void {
   const dir = path.dirname(target.real);
   let mode = 0o644;
-  let owner = user;
   try {
     if (target.exists) {
       const st = lstatSync(target.real);
       if (st.isDirectory()) throw new PrimitiveError('is_directory', `${target.rel} is a directory`, 'rejected', target.rel);
       if (!st.isFile()) throw new PrimitiveError('invalid_path', `${target.rel} is not a regular file`, 'rejected', target.rel);
       mode = st.mode & 0o7777;
-      owner = { uid: st.uid, gid: st.gid };
     } else {
-      const first = mkdirSync(dir, { recursive: true });
-      if (first !== undefined) giveDirs(first, dir, user);
+      mkdirSync(dir, { recursive: true });
     }
   } catch (e) {
     throw ioError(e, target.rel);
@@ -67,7 +75,6 @@ export async function writeAtomically(target: ResolvedPath, content: string | Bu
     const fd = openSync(tmp, O_WRITE_NEW, mode);
     try {
       writeFileSync(fd, content);
-      if (process.getuid?.() === 0) fchownSync(fd, owner.uid, owner.gid);
       fchmodSync(fd, mode);
     } finally {
       closeSync(fd);
@@ -79,21 +86,15 @@ export async function writeAtomically(target: ResolvedPath, content: string | Bu
   }
 }
 
-/** Directories `mkdir -p` created, from the first one down to `last`, handed to the command user. */
-function giveDirs(first: string, last: string, user: { uid: number; gid: number }): void {
-  if (process.getuid?.() !== 0) return;
-  for (let d = last; d.length >= first.length; d = path.dirname(d)) {
-    chownSync(d, user.uid, user.gid);
-    if (d === first) break;
-  }
-}
-
 export function ioError(e: unknown, rel: string): PrimitiveError {
   if (e instanceof PrimitiveError) return e;
   const code = errnoCode(e);
   if (code === 'ENOENT') return new PrimitiveError('not_found', `${rel} does not exist`, 'failed', rel);
   if (code === 'EISDIR') return new PrimitiveError('is_directory', `${rel} is a directory`, 'rejected', rel);
   if (code === 'ENOTDIR') return new PrimitiveError('not_a_directory', `a parent of ${rel} is not a directory`, 'failed', rel);
+  if (code === 'EACCES' || code === 'EPERM') {
+    return new PrimitiveError('io_error', `${rel}: ${code}: the command user may not do this (paths the policy denies writing are read-only in the sandbox)`, 'failed', rel);
+  }
   if (code === 'ELOOP') return new PrimitiveError('path_outside_workspace', `${rel} became a symbolic link; refusing to follow it`, 'rejected', rel);
   return new PrimitiveError('io_error', `${rel}: ${code ?? (e instanceof Error ? e.message : String(e))}`, 'failed', rel);
 }
