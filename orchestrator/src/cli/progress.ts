@@ -69,7 +69,7 @@ export function humanProgress(out: (line: string) => void, tty = Boolean(process
           const shown = (d.withheld ?? []).slice(0, 5).map(oneLine).join(', ');
           write(`  withheld (the policy denies reading them): ${d.withheldCount} path(s): ${shown}${d.withheldCount > 5 ? ', …' : ''}`);
         }
-        if (d.freshRepository) write('  git history withheld too (it could hold those files): the sandbox has a fresh one-commit repository');
+        if (d.freshRepository) write(`  git history withheld (${oneLine(d.freshRepositoryReason ?? 'it could hold withheld files')}): the sandbox has a fresh one-commit repository`);
         if (d.protectedPaths) write(`  read-only to commands (the policy denies writing them): ${d.protectedPaths} path(s)`);
         break;
       }

@@ -172,6 +172,7 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
       ...(withheld.length ? { withheld: withheld.slice(0, 200), withheldCount: withheld.length } : {}),
       ...(sandbox.info.protectedPaths ? { protectedPaths: sandbox.info.protectedPaths } : {}),
       ...(sandbox.info.freshRepository ? { freshRepository: true } : {}),
+      ...(sandbox.info.freshRepositoryReason ? { freshRepositoryReason: sandbox.info.freshRepositoryReason.slice(0, 1024) } : {}),
     });
     sandbox.onLost((e) => {
       log.append('sandbox.lost', 'sandbox', { sandboxId: sandbox.sandboxId, reason: e.reason });

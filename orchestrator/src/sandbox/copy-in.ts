@@ -4,6 +4,7 @@ import type Docker from 'dockerode';
 import tar from 'tar-fs';
 import type { PathDenial } from '../policy/path-denial';
 import { DAEMON_UID, SANDBOX_UID, WORKSPACE } from './container';
+import { historyMayHold } from './git-history';
 import { nodeStream } from './streams';
 
 /** Workspace paths to make read-only to commands (the daemon also locks their parent directories). */
@@ -19,11 +20,12 @@ export interface CopyReport {
   withheld: string[];
   protect: ProtectList;
   /**
-   * Set when something was withheld: the repository's .git (whose objects may hold the withheld
-   * files' content, in history, the index or dangling blobs) was not copied either, and the daemon
-   * starts a fresh repository whose one commit is the workspace as copied.
+   * Set when the repository's .git could hand back something withheld (git-history.ts says why):
+   * it was not copied, and the daemon starts a fresh repository whose one commit is the workspace
+   * as copied.
    */
   freshRepository: boolean;
+  freshRepositoryReason?: string;
 }
 
 export interface CopyOptions {
@@ -40,8 +42,18 @@ export interface CopyOptions {
 export async function copyRepository(container: Docker.Container, repoDir: string, opts: CopyOptions): Promise<CopyReport> {
   const rules = opts.rules;
   const withholds = (rel: string): boolean => rules !== undefined && rel !== '' && (rules.readDenied(rel) || rules.readDeniedBelow(rel));
-  const freshRepository = rules !== undefined && anyWithheld(repoDir, '', withholds, opts.ignore);
-  const report: CopyReport = { withheld: [], protect: { entries: [], dirs: [] }, freshRepository };
+  const reason = rules === undefined
+    ? undefined
+    : anyWithheld(repoDir, '', withholds, opts.ignore)
+      ? 'files the policy denies reading are withheld, and git objects could hold them'
+      : await historyMayHold(repoDir, withholds);
+  const freshRepository = reason !== undefined;
+  const report: CopyReport = {
+    withheld: [],
+    protect: { entries: [], dirs: [] },
+    freshRepository,
+    ...(reason === undefined ? {} : { freshRepositoryReason: reason }),
+  };
   const pack = tar.pack(repoDir, {
     ignore: (name: string) => {
       const rel = name.slice(repoDir.length + 1);

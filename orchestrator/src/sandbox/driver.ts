@@ -171,6 +171,7 @@ export class SandboxDriver {
         : { withheld: [], protect: { entries: [], dirs: [] }, freshRepository: false };
       sandbox.info.withheld = copy.withheld;
       sandbox.info.freshRepository = copy.freshRepository;
+      if (copy.freshRepositoryReason) sandbox.info.freshRepositoryReason = copy.freshRepositoryReason;
       sandbox.info.protectedPaths = copy.protect.entries.length + copy.protect.dirs.length;
       const own = { mode: 0o600, uid: DAEMON_UID, gid: DAEMON_UID };
       await putFiles(container, STATE_DIR, [

@@ -50,6 +50,7 @@ export interface SandboxInfo {
   protectedPaths?: number;
   /** The repository's .git was left out (something was withheld); the sandbox has a fresh one. */
   freshRepository?: boolean;
+  freshRepositoryReason?: string;
 }
 
 /** How long past the invocation's own timeout we wait for the daemon's reply. */

@@ -105,6 +105,7 @@ export const EventData = {
     protectedPaths: z.number().int().nonnegative().optional(),
     /** Something was withheld, so the repository's .git (its objects) was too: a fresh one stands in. */
     freshRepository: z.boolean().optional(),
+    freshRepositoryReason: z.string().max(1024).optional(),
   }),
   'sandbox.lost': z.strictObject({ sandboxId: Id, reason: z.string() }),
   /** Exactly what the model proposed, before anything was checked. */
