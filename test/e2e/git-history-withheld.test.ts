@@ -50,6 +50,15 @@ describe('git history in the sandbox under read-deny rules', () => {
     expect(r.output).not.toContain('top-secret');
   });
 
+  it('withholds every .git when a nested repository is present (its objects are not checked)', async () => {
+    const repoDir = makeRepo({ 'src/a.js': 'export const a = 1;\n', 'vendor/lib/x.js': 'x\n' });
+    execFileSync('git', ['init', '-q'], { cwd: path.join(repoDir, 'vendor', 'lib') });
+    const sandbox = await sandboxFor(repoDir);
+    expect(sandbox.info.freshRepository).toBe(true);
+    expect(sandbox.info.freshRepositoryReason).toMatch(/vendor\/lib\/\.git is a nested repository/);
+    expect((await run(sandbox, 'exec', { command: 'ls -a vendor/lib' })).output).not.toMatch(/^\.git$/m);
+  });
+
   it('withholds the history when a stash holds a matching path', async () => {
     const repoDir = makeRepo({ 'src/a.js': 'export const a = 1;\n', '.gitignore': 'nothing\n' });
     writeFileSync(path.join(repoDir, '.env'), 'API_TOKEN=top-secret-stashed\n');

@@ -44,9 +44,7 @@ export async function copyRepository(container: Docker.Container, repoDir: strin
   const withholds = (rel: string): boolean => rules !== undefined && rel !== '' && (rules.readDenied(rel) || rules.readDeniedBelow(rel));
   const reason = rules === undefined
     ? undefined
-    : anyWithheld(repoDir, '', withholds, opts.ignore)
-      ? 'files the policy denies reading are withheld, and git objects could hold them'
-      : await historyMayHold(repoDir, withholds);
+    : (anyWithheld(repoDir, '', withholds, opts.ignore) ?? (await historyMayHold(repoDir, withholds)));
   const freshRepository = reason !== undefined;
   const report: CopyReport = {
     withheld: [],
@@ -87,21 +85,29 @@ function isGitDir(rel: string): boolean {
 }
 
 /**
- * Whether the copy will withhold anything, found before copying (the copy must know whether to
- * leave .git out before it reaches it). Stops at the first path; .git itself is not searched.
+ * Why the copy must leave every .git out, found before copying (the copy must know before it reaches
+ * one): a path it will withhold (git objects could hold its content), or a nested repository (its
+ * objects are not checked by git-history.ts). Stops at the first; .git itself is not searched.
  */
-function anyWithheld(root: string, rel: string, withholds: (rel: string) => boolean, ignore?: (rel: string) => boolean): boolean {
+function anyWithheld(root: string, rel: string, withholds: (rel: string) => boolean, ignore?: (rel: string) => boolean): string | undefined {
   let entries: Dirent[];
   try {
     entries = readdirSync(path.join(root, rel), { withFileTypes: true });
   } catch {
-    return false;
+    return undefined;
   }
   for (const e of entries) {
     const child = rel === '' ? e.name : `${rel}/${e.name}`;
-    if (e.name === '.git' || ignore?.(child)) continue;
-    if (withholds(child)) return true;
-    if (e.isDirectory() && anyWithheld(root, child, withholds, ignore)) return true;
+    if (ignore?.(child)) continue;
+    if (e.name === '.git') {
+      if (rel !== '') return `${child} is a nested repository, whose objects are not checked`;
+      continue;
+    }
+    if (withholds(child)) return 'files the policy denies reading are withheld, and git objects could hold them';
+    if (e.isDirectory()) {
+      const why = anyWithheld(root, child, withholds, ignore);
+      if (why) return why;
+    }
   }
-  return false;
+  return undefined;
 }
