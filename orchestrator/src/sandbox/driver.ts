@@ -10,7 +10,7 @@ import { copyRepository, type CopyReport } from './copy-in';
 import { assertDockerReachable, docker } from './docker';
 import { SandboxError } from './errors';
 import { ensureImages, type BaseChoice, type Images } from './images';
-import { LABEL, ownerIsDead } from './labels';
+import { LABEL } from './labels';
 import { sandboxCreds } from './nats-auth';
 import { connectOrchestrator, ensureNatsServer, type NatsEndpoint } from './nats-server';
 import { attachNats, createRunNetwork, removeNetwork } from './network';
@@ -242,36 +242,6 @@ export class SandboxDriver {
     for (const s of this.sandboxes.values()) {
       if (s.ready && !s.lost && now - s.lastHeartbeatAt > this.lostAfterMs) s.markLost(`no heartbeat for ${now - s.lastHeartbeatAt} ms`);
     }
-  }
-
-  /**
-   * The still-running sandbox of a run whose orchestrator died (resume salvages its workspace, which
-   * may hold effects the log never saw complete). Undefined when there is none or it is not
-   * answering. Only sandboxes of dead owners are adopted: a live orchestrator's are left alone.
-   */
-  async adoptOrphan(runId: string): Promise<Sandbox | undefined> {
-    const list = await this.docker.listContainers({ filters: { label: [`${LABEL.role}=sandbox`, `${LABEL.run}=${runId}`] } });
-    const found = list.find((c) => c.State === 'running' && ownerIsDead(c.Labels[LABEL.owner]));
-    const sandboxId = found?.Labels[LABEL.sandbox];
-    if (!found || !sandboxId) return undefined;
-    const container = this.docker.getContainer(found.Id);
-    const networkIds = Object.values(found.NetworkSettings?.Networks ?? {}).map((n) => n.NetworkID);
-    const subjects = sandboxSubjects(runId, sandboxId);
-    const subscriptions: Subscription[] = [];
-    const beat = this.awaitReady(subjects.heartbeat, subscriptions);
-    const sandbox = new Sandbox({ runId, sandboxId, containerId: found.Id, networkId: networkIds[0] ?? '', timings: {} }, this.nc, subjects, container, async () => {
-      await container.remove({ force: true, v: true }).catch(() => undefined);
-      for (const id of networkIds) await removeNetwork(this.docker, id).catch(() => undefined);
-    }, subscriptions);
-    // Alive means it still sends heartbeats.
-    const alive = await Promise.race([beat.promise.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), Math.max(2000, 3 * this.heartbeatMs)).unref())]);
-    beat.dispose();
-    if (!alive) {
-      await sandbox.destroy();
-      return undefined;
-    }
-    sandbox.ready = true;
-    return sandbox;
   }
 
   /** Destroys every sandbox this driver started, then disconnects. */
