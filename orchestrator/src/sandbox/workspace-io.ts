@@ -37,19 +37,63 @@ export function workspacePath(p: string): string {
   return rel;
 }
 
-/** Docker's own stat of a path (no content): for deciding whether a file changed since last time. */
-export async function statPath(container: Docker.Container, rel: string): Promise<string | undefined> {
+/** Docker's stat of a path, as its archive API reports it (the last component is not followed). */
+export interface DockerStat {
+  size: number;
+  /** Go's os.FileMode: type bits high, permission bits low. */
+  mode: number;
+  mtime: string;
+  linkTarget: string;
+}
+
+/** os.FileMode bits Docker reports. */
+const GO_MODE_DIR = 2 ** 31;
+const GO_MODE_SYMLINK = 2 ** 27;
+
+export async function statEntry(container: Docker.Container, rel: string): Promise<DockerStat | undefined> {
   try {
     const res = (await container.infoArchive({ path: path.posix.join(WORKSPACE, workspacePath(rel)) })) as { headers?: Record<string, string>; resume?: () => void };
     res.resume?.();
     const raw = res.headers?.['x-docker-container-path-stat'];
     if (!raw) return undefined;
-    const st = JSON.parse(Buffer.from(raw, 'base64').toString('utf8')) as { size: number; mode: number; mtime: string; linkTarget: string };
-    return `${st.size}:${st.mode}:${st.mtime}:${st.linkTarget}`;
+    return JSON.parse(Buffer.from(raw, 'base64').toString('utf8')) as DockerStat;
   } catch (e) {
     if (statusOf(e) === 404) return undefined;
     throw e;
   }
+}
+
+/** Docker's own stat of a path (no content): for deciding whether a file changed since last time. */
+export async function statPath(container: Docker.Container, rel: string): Promise<string | undefined> {
+  const st = await statEntry(container, rel);
+  return st && `${st.size}:${st.mode}:${st.mtime}:${st.linkTarget}`;
+}
+
+/**
+ * The first folder on the way to `rel` that is not a real folder in the container (a link, a
+ * file), or undefined when every one is a folder or missing. Docker's archive API resolves the
+ * folders of a path as root inside the container, links included: a path under a link would read
+ * or write wherever the link points (root's /var/gatehouse too), so such a path is never used.
+ * `seen` caches folders already checked during one save or restore.
+ */
+export async function linkedParent(container: Docker.Container, rel: string, seen = new Map<string, string | null>()): Promise<{ dir: string; what: string } | undefined> {
+  const parts = workspacePath(rel).split('/');
+  for (let i = 1; i < parts.length; i++) {
+    const dir = parts.slice(0, i).join('/');
+    let what = seen.get(dir);
+    if (what === undefined) {
+      const st = await statEntry(container, dir);
+      if (!st) what = 'missing';
+      else if ((st.mode & GO_MODE_SYMLINK) !== 0 || st.linkTarget !== '') what = 'a symbolic link';
+      else if ((st.mode & GO_MODE_DIR) === 0) what = 'not a folder';
+      else what = null;
+      seen.set(dir, what);
+    }
+    // Nothing below a missing folder exists to be read through it.
+    if (what === 'missing') return undefined;
+    if (what !== null) return { dir, what };
+  }
+  return undefined;
 }
 
 /**

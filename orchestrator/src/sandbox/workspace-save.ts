@@ -4,8 +4,8 @@ import path from 'node:path';
 import type Docker from 'dockerode';
 import { z } from 'zod';
 import type { Sandbox } from './sandbox';
-import { readEntry, statPath, writeEntries, type RestoreItem } from './workspace-io';
-import { scanWorkspace } from './workspace-scan';
+import { linkedParent, readEntry, statPath, workspacePath, writeEntries, type RestoreItem } from './workspace-io';
+import { changeTimes, scanWorkspace } from './workspace-scan';
 
 /**
  * A run's workspace saved beside its log: every path that differs from the repository as copied
@@ -57,12 +57,23 @@ export async function saveWorkspace(container: Docker.Container, runDir: string,
   await fs.mkdir(blobs, { recursive: true });
   const before = new Map((opts.previous?.files ?? []).map((f) => [f.path, f]));
   const manifest: WorkspaceManifest = { v: 1, files: [], deleted: [], skipped: [] };
-  for (const change of [...new Map(scan.changes.map((c) => [c.path, c])).values()].sort((a, b) => (a.path < b.path ? -1 : 1))) {
-    const stat = await statPath(container, change.path);
-    if (stat === undefined) {
+  const folders = new Map<string, string | null>();
+  const changes: string[] = [];
+  for (const p of [...new Set(scan.changes.map((c) => c.path))].sort()) {
+    // Below a folder the run replaced by a link, the path is not in the workspace any more (the
+    // link is saved on its own); reading it would read where the link points, as root.
+    if (await linkedParent(container, p, folders)) manifest.deleted.push(p);
+    else changes.push(p);
+  }
+  const ctimes = await changeTimes(container, changes);
+  for (const p of changes) {
+    const change = { path: p };
+    const docker = await statPath(container, change.path);
+    if (docker === undefined || ctimes.get(p) === '-') {
       manifest.deleted.push(change.path);
       continue;
     }
+    const stat = `${docker}:${ctimes.get(p) ?? ''}`;
     const known = before.get(change.path);
     if (known && known.stat === stat && (known.kind !== 'file' || (await exists(path.join(blobs, known.sha256))))) {
       manifest.files.push(known);
@@ -83,6 +94,7 @@ export async function saveWorkspace(container: Docker.Container, runDir: string,
       await fs.rm(tmp, { force: true });
     }
   }
+  manifest.deleted.sort();
   const text = `${JSON.stringify(manifest)}\n`;
   const file = path.join(WORKSPACE_STATE_DIR, `${name}.json`);
   await writeAtomic(path.join(runDir, file), text);
@@ -107,6 +119,8 @@ export async function loadWorkspace(runDir: string, file: string, expectedSha256
   } catch (e) {
     throw new SavedWorkspaceError(`${full} is not a saved workspace: ${(e as Error).message.slice(0, 200)}`);
   }
+  const problem = manifestProblem(manifest);
+  if (problem) throw new SavedWorkspaceError(`${full} cannot be restored: ${problem}`);
   for (const f of manifest.files) {
     if (f.kind !== 'file') continue;
     const blob = path.join(runDir, BLOBS_DIR, f.sha256);
@@ -115,6 +129,35 @@ export async function loadWorkspace(runDir: string, file: string, expectedSha256
     if (actual !== f.sha256) throw new SavedWorkspaceError(`the saved content of ${f.path} (${blob}) was changed: its hash does not match`);
   }
   return manifest;
+}
+
+/**
+ * What makes a manifest unsafe to restore, if anything: a path that is not a plain workspace path,
+ * one listed twice, or one under another saved entry (a link or a file). Docker would extract an
+ * entry under a link through it, as root: `a` -> /var/gatehouse then `a/x` writes root's folder.
+ * A save never produces these; a crafted or planted manifest can.
+ */
+export function manifestProblem(m: WorkspaceManifest): string | undefined {
+  const entries = new Map<string, SavedEntry['kind']>();
+  for (const f of m.files) {
+    let normal: string;
+    try {
+      normal = workspacePath(f.path);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    if (normal !== f.path) return `${JSON.stringify(f.path)} is not a plain workspace path`;
+    if (entries.has(f.path)) return `${f.path} is listed twice`;
+    entries.set(f.path, f.kind);
+  }
+  for (const f of m.files) {
+    for (let d = path.posix.dirname(f.path); d !== '.'; d = path.posix.dirname(d)) {
+      const kind = entries.get(d);
+      if (kind === 'symlink') return `${f.path} is under ${d}, which it saves as a symbolic link (nothing is written through a link)`;
+      if (kind) return `${f.path} is under ${d}, which it saves as a file`;
+    }
+  }
+  return undefined;
 }
 
 export function blobPath(runDir: string, sha: string): string {
@@ -153,6 +196,8 @@ async function writeAtomic(file: string, text: string): Promise<void> {
  * through the archive API (owners and modes kept), then the deletions.
  */
 export async function restoreSaved(sandbox: Sandbox, runDir: string, manifest: WorkspaceManifest): Promise<void> {
+  const problem = manifestProblem(manifest);
+  if (problem) throw new SavedWorkspaceError(`the saved workspace cannot be restored: ${problem}`);
   const items: RestoreItem[] = manifest.files.map((f) =>
     f.kind === 'file'
       ? { path: f.path, kind: 'file', blob: blobPath(runDir, f.sha256), size: f.size, mode: f.mode, uid: f.uid }
@@ -165,6 +210,12 @@ export async function restoreSaved(sandbox: Sandbox, runDir: string, manifest: W
     for (let d = path.posix.dirname(f.path); d !== '.' && d !== '/'; d = path.posix.dirname(d)) dirs.add(d);
   }
   const missing: string[] = [];
-  for (const d of [...dirs].sort()) if ((await statPath(sandbox.container, d)) === undefined) missing.push(d);
+  const folders = new Map<string, string | null>();
+  for (const d of [...dirs].sort()) {
+    // Docker would write through a link (or fail on a file) on the way: refuse before writing anything.
+    const bad = await linkedParent(sandbox.container, `${d}/entry`, folders); // d and every folder above it
+    if (bad) throw new SavedWorkspaceError(`the saved workspace cannot be restored: ${bad.dir} is ${bad.what} in the sandbox, and saved files are under it`);
+    if ((await statPath(sandbox.container, d)) === undefined) missing.push(d);
+  }
   await writeEntries(sandbox.container, items, missing);
 }

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
 import { SAFE_GIT, SAFE_GIT_ENV } from '@gatehouse/shared';
-import { STATE_DIR, WORKSPACE } from './container';
+import { SANDBOX_UID, STATE_DIR, WORKSPACE } from './container';
 import { SandboxError } from './errors';
 
 /** A workspace path that differs from the sandbox's baseline (the repository as copied in). */
@@ -79,9 +79,43 @@ export interface ExecOutcome {
   stderr: string;
 }
 
+/**
+ * Each path's inode change time and inode number, as root (`stat` without -L: a link's own), or
+ * '-' for a path that is gone. Docker's stat has only size, mode and mtime, and a command can set
+ * mtime back (`touch -d`, `cp -p`); ctime it cannot set, so a file whose content changed is
+ * always read again. Callers pass only paths whose folders are real folders (see linkedParent).
+ */
+export async function changeTimes(container: Docker.Container, paths: string[], timeoutMs = 120_000): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const script = `cd ${WORKSPACE} || exit 3; for p; do stat -c '%z %i' -- "./$p" 2>/dev/null || echo -; done`;
+  for (let i = 0; i < paths.length; i += 500) {
+    const chunk = paths.slice(i, i + 500);
+    const r = await execAsRoot(container, ['sh', '-c', script, 'gatehouse-ctime', ...chunk], timeoutMs, 16 * 1024 * 1024);
+    const lines = r.stdout.toString('utf8').split('\n');
+    if (r.exitCode !== 0 || lines.length < chunk.length) throw new SandboxError(`reading change times in the sandbox failed (exit ${r.exitCode}): ${r.stderr.slice(0, 300)}`);
+    chunk.forEach((p, j) => out.set(p, lines[j]!));
+  }
+  return out;
+}
+
+/**
+ * Stops every process of the command user (an orphan's last command may still be running): what
+ * is saved then cannot change, or swap a folder for a link, while it is read. Bounded: a few rounds.
+ */
+export async function stopCommandUser(container: Docker.Container): Promise<void> {
+  for (let round = 0; round < 3; round++) {
+    // `kill -1` as the command user signals every process it owns except the shell itself.
+    await execAs(container, String(SANDBOX_UID), ['sh', '-c', 'kill -KILL -1 2>/dev/null; exit 0'], 10_000, 4096);
+  }
+}
+
 /** `docker exec` as root, no TTY, output captured up to a cap, bounded in time. */
 export async function execAsRoot(container: Docker.Container, cmd: string[], timeoutMs: number, maxBytes: number): Promise<ExecOutcome> {
-  const exec = await container.exec({ Cmd: cmd, User: '0', AttachStdout: true, AttachStderr: true, Env: Object.entries(SAFE_GIT_ENV).map(([k, v]) => `${k}=${v}`) });
+  return execAs(container, '0', cmd, timeoutMs, maxBytes);
+}
+
+async function execAs(container: Docker.Container, user: string, cmd: string[], timeoutMs: number, maxBytes: number): Promise<ExecOutcome> {
+  const exec = await container.exec({ Cmd: cmd, User: user, AttachStdout: true, AttachStderr: true, Env: Object.entries(SAFE_GIT_ENV).map(([k, v]) => `${k}=${v}`) });
   const stream = await exec.start({ hijack: true, stdin: false });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
