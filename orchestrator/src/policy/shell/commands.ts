@@ -1,6 +1,7 @@
-import { awkEffects, hasFlag, operands, readOptions, sedEffects } from './arguments';
+import { hasFlag, operands, readOptions } from './arguments';
 import { BUILTINS } from './builtins';
-import { judgeOptions } from './options';
+import { judgeOptions, type OptionVerdict } from './options';
+import { awk, sed, tar } from './scripted';
 import { CUSTOM_JUDGES, FREE, READ_ONLY_SPECS } from './readonly-table';
 import type { CommandClass } from './types';
 import type { Condition } from './variables';
@@ -617,36 +618,14 @@ const SPECIAL: Record<string, (args: readonly Word[], a: string[], typed: string
   bun: (args) => (args[0]?.literal && /[./]/.test(args[0].value) ? v('test-build', `bun runs the project file ${args[0].value}`) : packageManager('bun', args)),
   pip: (args) => pip(args),
   deno: (_, a) => (a[0] === 'eval' ? v('unknown', 'deno eval runs inline code') : ['install', 'add', 'upgrade'].includes(a[0] ?? '') ? v('network', `deno ${a[0]} reaches the registry`) : v('test-build', `deno ${a[0] ?? ''} runs project code`.trim())),
-  sed: (args) => {
-    const o = readOptions(args, 0, { short: 'efl', optional: 'i', long: ['expression', 'file', 'line-length'] });
-    if (o.values.has('-f') || o.values.has('--file')) return v('unknown', 'sed -f runs a sed script from a file');
-    const scripts = [...o.values.entries()].filter(([k]) => k === '-e' || k === '--expression').map(([, w]) => w.value);
-    if (scripts.length === 0 && args[o.next]) scripts.push(args[o.next]!.value);
-    const fx = scripts.map(sedEffects).reduce((x, y) => ({ runs: x.runs || y.runs, writes: x.writes || y.writes }), { runs: false, writes: false });
-    if (fx.runs && !o.flags.has('--sandbox')) return v('unknown', 'the sed script runs commands (e)');
-    if (o.flags.has('-i') || o.flags.has('--in-place')) return v('write', 'sed -i edits files in place');
-    return fx.writes ? v('write', 'the sed script writes a file (w)') : v('read-only', 'sed without -i only prints');
-  },
-  awk: (args) => {
-    const o = readOptions(args, 0, { short: 'fvFieE', long: ['file', 'assign', 'field-separator', 'include', 'source', 'exec'] });
-    if (o.values.get('-i')?.value === 'inplace' || o.values.get('--include')?.value === 'inplace') return v('write', 'awk -i inplace edits files in place');
-    if (o.values.has('-f') || o.values.has('--file') || o.values.has('-E') || o.values.has('--exec')) return v('unknown', 'awk -f runs an awk program from a file');
-    const program = o.values.get('-e') ?? o.values.get('--source') ?? args[o.next];
-    const fx = awkEffects(program?.value ?? '');
-    return fx.runs ? v('unknown', 'the awk program runs commands') : fx.writes ? v('write', 'the awk program writes a file') : v('read-only', 'awk only prints');
-  },
+  sed: (args, _, typed) => fromOptions(typed, sed(args)),
+  awk: (args, _, typed) => fromOptions(typed, awk(args)),
   tee: (_, a) => (operands(a).some((f) => !DEV_SINKS.has(f)) ? v('write', 'tee writes files') : v('read-only', 'tee only prints')),
   chmod: (_, a) => {
     const mode = operands(a)[0] ?? '';
     return /s/.test(mode) || /^[2-7][0-7]{3}$/.test(mode) ? v('privilege', 'chmod sets a setuid/setgid bit') : v('write', 'chmod changes permissions');
   },
-  tar: (_, a) => {
-    const first = a[0] ?? '';
-    const letters = first.startsWith('--') ? '' : first.replace(/^-/, '');
-    if (hasFlag(a, '', '--delete')) return v('destructive', 'tar --delete removes members');
-    if (/[xcruA]/.test(letters) || hasFlag(a, 'xcruA', '--extract', '--get', '--create', '--append', '--update', '--concatenate')) return v('write', 'tar creates or extracts files');
-    return v('read-only', 'tar lists an archive');
-  },
+  tar: (args, _, typed) => fromOptions(typed, tar(args)),
   gzip: (_, a, typed) => (hasFlag(a, 'clt', '--stdout', '--to-stdout', '--list', '--test') ? v('read-only', `${typed} -c only prints`) : v('write', `${typed} replaces files with (de)compressed ones`)),
   unzip: (_, a) => (hasFlag(a, 'lvtZp') ? v('read-only', 'unzip -l lists an archive') : v('write', 'unzip extracts files')),
   crontab: (_, a) => (hasFlag(a, 'l') ? v('read-only', 'crontab -l lists jobs') : v('privilege', 'crontab schedules commands')),
@@ -769,7 +748,11 @@ function readOnly(name: string, typed: string, args: readonly Word[]): Verdict {
   const spec = READ_ONLY_SPECS[name];
   const custom = CUSTOM_JUDGES[name];
   if (!spec && !custom) return v('unknown', `${typed}: no read-only options are listed for it`);
-  const o = custom ? custom(args) : judgeOptions(typed, spec!, args);
+  return fromOptions(typed, custom ? custom(args) : judgeOptions(typed, spec!, args));
+}
+
+/** The verdict an option judgement gives (readonly-table.ts, scripted.ts). */
+function fromOptions(typed: string, o: OptionVerdict): Verdict {
   const extra: Partial<Verdict> = { ...(o.writes.length ? { writes: o.writes } : {}), ...(o.conditions.length ? { conditions: o.conditions } : {}) };
   if (o.class === 'read-only') return { ...plain(typed, 'read-only'), ...extra };
   return v(o.class, o.reason ?? `${typed}: ${PHRASE[o.class]}`, extra);

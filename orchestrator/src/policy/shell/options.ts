@@ -35,6 +35,8 @@ export interface CommandSpec {
   numeric?: boolean;
   /** Judges the operands: which are written, or what else they make the command do. */
   operands?: (ops: readonly Word[]) => OperandEffect | undefined;
+  /** Options end at the first operand (getopt's `+`: gawk, env, xargs, time); later words are all operands. */
+  stopAtOperand?: boolean;
 }
 
 export interface OperandEffect {
@@ -50,6 +52,15 @@ export interface OptionVerdict {
   writes: string[];
   /** Problems that hold unless some variables only ever hold integers (`sort $n`): see evaluation.ts. */
   conditions: Condition[];
+  /** The options given, by full name (`-e`, `--expression` for `--exp`), with their values: for custom judges. */
+  given?: GivenOption[];
+  /** The operands, in order. */
+  operands?: Word[];
+}
+
+export interface GivenOption {
+  name: string;
+  value?: Word;
 }
 
 const EFFECT_CLASS: Record<Effect, CommandClass> = { '>': 'write', '+': 'write', '!': 'unknown', '#': 'privilege' };
@@ -77,8 +88,13 @@ export function spec(shortSpec: string, longSpec: string, extra: Omit<CommandSpe
   return { short: shortMap, long: longMap, abbrev: extra.abbrev ?? 'gnu', ...extra };
 }
 
+/** The worse of two classes (the order of COMMAND_CLASSES). */
+export function worse(a: CommandClass, b: CommandClass): CommandClass {
+  return RANK[b] > RANK[a] ? b : a;
+}
+
 /** The long option a typed name stands for: exact, else a unique prefix (GNU), else undefined. */
-function resolveLong(s: CommandSpec, typed: string): { name: string; def: OptionDef } | 'ambiguous' | undefined {
+export function resolveLong(s: CommandSpec, typed: string): { name: string; def: OptionDef } | 'ambiguous' | undefined {
   const exact = s.long.get(typed);
   if (exact) return { name: typed, def: exact };
   if (s.abbrev !== 'gnu' || typed === '') return undefined;
@@ -96,10 +112,12 @@ export function judgeOptions(name: string, s: CommandSpec, args: readonly Word[]
   let worst: { class: CommandClass; reason?: string } = { class: 'read-only' };
   const writes: string[] = [];
   const conditions: Condition[] = [];
+  const given: GivenOption[] = [];
   const raise = (cls: CommandClass, reason: string) => {
     if (RANK[cls] > RANK[worst.class]) worst = { class: cls, reason };
   };
   const effect = (opt: string, def: OptionDef, value: Word | undefined) => {
+    given.push(value ? { name: opt, value } : { name: opt });
     if (!def.effect) return;
     if (def.effect === '>' && value) {
       if (value.literal) writes.push(value.value);
@@ -129,6 +147,10 @@ export function judgeOptions(name: string, s: CommandSpec, args: readonly Word[]
       raise('unknown', `${name} ${short(a)}: the glob could expand to a file name that is an option (put it after --)`);
     }
     if (!a.startsWith('-') || a === '-' || (s.numeric && /^-\d[\d.,]*[a-z]?$/.test(a))) {
+      if (s.stopAtOperand) {
+        ops.push(...args.slice(i));
+        break;
+      }
       ops.push(w);
       continue;
     }
@@ -177,7 +199,7 @@ export function judgeOptions(name: string, s: CommandSpec, args: readonly Word[]
     writes.push(...(fx.writes ?? []));
     raise(fx.class, fx.reason);
   }
-  return { ...worst, writes, conditions };
+  return { ...worst, writes, conditions, given, operands: ops };
 }
 
 /** For specs: the operand at `index` is an output file (`uniq IN OUT`, `xxd IN OUT`). */
@@ -191,4 +213,66 @@ export function outputOperand(index: number, what: string): (ops: readonly Word[
     if (!out.literal) return { class: 'unknown', reason: `${what} writes a file whose name is only known at run time` };
     return out.value === '-' ? undefined : { class: 'write', reason: `${what} writes ${short(out.value)}`, writes: [out.value] };
   };
+}
+
+/** Options read by `readGnuOptions`: every name in full (`--replace` for `--repl`). */
+export interface GnuOptions {
+  /** Index of the first operand (the command a wrapper runs). */
+  next: number;
+  flags: Set<string>;
+  values: Map<string, Word>;
+  /** The first option that is not in the spec or abbreviates more than one (the tool refuses it). */
+  bad?: string;
+}
+
+/**
+ * Reads a wrapper's options (`env`, `xargs`, `time`: getopt_long with `+`, so they end at the first
+ * operand, the command it runs) as the tool would, abbreviations of long options included: `env --sp=…`
+ * is `--split-string`. Stops at `--` (skipped) or at a word only known at run time.
+ */
+export function readGnuOptions(words: readonly Word[], start: number, s: CommandSpec): GnuOptions {
+  const flags = new Set<string>();
+  const values = new Map<string, Word>();
+  let bad: string | undefined;
+  const attached = (w: Word, from: number): Word => ({ ...w, value: w.value.slice(from), pattern: w.value.slice(from) });
+  let i = start;
+  while (i < words.length) {
+    const w = words[i]!;
+    const a = w.value;
+    if (!w.literal) break;
+    if (a === '--') {
+      i++;
+      break;
+    }
+    if (!a.startsWith('-') || a === '-') break;
+    i++;
+    if (a.startsWith('--')) {
+      const eq = a.indexOf('=');
+      const typed = eq < 0 ? a.slice(2) : a.slice(2, eq);
+      const hit = resolveLong(s, typed);
+      if (!hit || hit === 'ambiguous') {
+        bad ??= `--${typed}`;
+        continue;
+      }
+      const key = `--${hit.name}`;
+      flags.add(key);
+      if (eq >= 0) values.set(key, attached(w, eq + 1));
+      else if (hit.def.values >= 1 && i < words.length) values.set(key, words[i++]!);
+      continue;
+    }
+    for (let k = 1; k < a.length; k++) {
+      const c = a[k]!;
+      const def = s.short.get(c);
+      flags.add(`-${c}`);
+      if (!def) {
+        bad ??= `-${c}`;
+        continue;
+      }
+      if (def.values === 0) continue;
+      if (k + 1 < a.length) values.set(`-${c}`, attached(w, k + 1));
+      else if (def.values >= 1 && i < words.length) values.set(`-${c}`, words[i++]!);
+      break;
+    }
+  }
+  return { next: i, flags, values, ...(bad ? { bad } : {}) };
 }
