@@ -23,6 +23,16 @@ const RISKY = new RegExp(`^(${[
   // Programs tools start.
   'EDITOR', 'VISUAL', 'LESSOPEN', 'LESSCLOSE', 'SSH_ASKPASS',
   'GIT_(SSH|SSH_COMMAND|EXTERNAL_DIFF|EDITOR|SEQUENCE_EDITOR|ASKPASS|EXEC_PATH|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\\d+|CONFIG_VALUE_\\d+|CONFIG|CONFIG_GLOBAL|CONFIG_SYSTEM|TEMPLATE_DIR|PROXY_COMMAND)',
+  // Files tools write: git appends its traces to any path (GIT_TRACE2_EVENT=/workspace/x), and
+  // `git status` rewrites the index GIT_INDEX_FILE names; GIT_DIR and friends point git at another
+  // repository, whose config the wrapper does not see.
+  'GIT_TRACE\\w*', 'GIT_INDEX_FILE', 'GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR', 'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GNUPGHOME',
+  // Options read from the environment or from a file it names (TAR_OPTIONS=--to-command=sh,
+  // RIPGREP_CONFIG_PATH=f holding --pre=x, MANOPT=--pager=x, LESS=-ofile writes a log, bat's pager).
+  'TAR_OPTIONS', 'RIPGREP_CONFIG_PATH', 'MANOPT', 'MANPATH', 'MANROFFOPT', 'BAT_\\w+', 'LESS\\w*', 'MORE', 'GREP_OPTIONS',
+  'GZIP', 'BZIP2?', 'XZ_OPT', 'XZ_DEFAULTS', 'AWKPATH', 'AWKLIBPATH', 'NLSPATH', 'TEXTDOMAINDIR', 'FZF_\\w+',
+  'DIFF_OPTIONS',
 ].join('|')})$`);
 
 /** Bash evaluates a value assigned to these as arithmetic, which runs `$(…)` in an array subscript (`RANDOM='a[$(cmd)]'`). */
@@ -40,6 +50,8 @@ export function riskyVariable(name: string, value: string): boolean {
   const base = baseName(name);
   if (/^(PAGER|GIT_PAGER|MANPAGER)$/.test(base)) return !/^(cat|less|less -R|more|)$/.test(value);
   if (ARITHMETIC_ON_ASSIGN.test(base)) return !/^\d*$/.test(value);
+  // `LESS=-R` and `LESS=FRX` only change the display; `-o FILE` writes one, `-k FILE` reads key bindings.
+  if (base === 'LESS') return !/^-?[FRXSMNeEiIJKLmnqQrsSwWX~]*$/.test(value);
   return RISKY.test(base);
 }
 

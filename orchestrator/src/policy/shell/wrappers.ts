@@ -1,5 +1,6 @@
 import { isAssignment, readOptions, type OptionSpec } from './arguments';
 import { launcher, type Verdict } from './commands';
+import { readGnuOptions, spec } from './options';
 import type { Word } from './words';
 
 /**
@@ -43,6 +44,20 @@ const PREFIX: Record<string, OptionSpec> = {
   exec: { short: 'a' },
   busybox: {},
 };
+
+/**
+ * GNU env, xargs and time (coreutils 9.1, findutils 4.9, time 1.9: their --help): read with the GNU
+ * rules, so `env --sp=…` is `--split-string` and `xargs --repl` is `--replace`.
+ */
+const ENV = spec('i0vu:C:S:a:', `ignore-environment null unset= chdir= split-string= block-signal? default-signal?
+  ignore-signal? list-signal-handling debug argv0=`);
+const XARGS = spec('0prtxoa:d:E:I:L:n:P:s:e::i::l::', `null arg-file= delimiter= eof? replace? max-lines? max-args=
+  open-tty interactive max-chars= show-limits verbose exit max-procs= process-slot-var= no-run-if-empty`);
+const TIME = spec('pavqf:o:', 'format= portability output= append verbose quiet');
+
+/** A wrapper given an option it does not have, or an abbreviation of several: it refuses to run, but ask. */
+const badOption = (name: string, bad: string | undefined): Verdict | undefined =>
+  bad ? { class: 'unknown', reason: `${name} ${bad}: not an option ${name} is known to take` } : undefined;
 
 /** What xargs appends: arguments read from its input, only known at run time. */
 const XARGS_INPUT: Word = { value: '...', literal: false, pattern: '' };
@@ -124,6 +139,8 @@ function find(words: Word[]): Unwrapped {
   const runs: Inner[] = [];
   const writes: Word[] = [];
   let deletes = false;
+  // `X=-delete; find . $X`, `… | xargs find .`: a word only known at run time could be -delete or -exec.
+  const dynamic = words.slice(1).find((w) => !w.literal);
   for (let i = 1; i < words.length; i++) {
     const a = words[i]!.value;
     if (a === '-delete') deletes = true;
@@ -137,7 +154,8 @@ function find(words: Word[]): Unwrapped {
   }
   const self: Verdict = deletes
     ? { class: 'destructive', reason: 'find -delete deletes files' }
-    : writes.length ? { class: 'write', reason: 'find -fprint writes a file' } : { class: 'read-only', reason: 'find lists files' };
+    : dynamic ? { class: 'unknown', reason: `find ${dynamic.value.slice(0, 20)}: an argument only known at run time could be -delete or -exec` }
+      : writes.length ? { class: 'write', reason: 'find -fprint writes a file' } : { class: 'read-only', reason: 'find lists files' };
   return { self, runs, writes };
 }
 
@@ -191,12 +209,17 @@ export function unwrap(name: string, words: Word[]): Unwrapped | null {
   }
   switch (name) {
     case 'env': {
-      let o = readOptions(words, 1, { short: 'uCS', long: ['unset', 'chdir', 'split-string'] });
-      while (words[o.next]?.value === '-') o = readOptions(words, o.next + 1, { short: 'uCS', long: ['unset', 'chdir', 'split-string'] });
+      let o = readGnuOptions(words, 1, ENV);
+      let bad = o.bad;
+      while (words[o.next]?.value === '-') {
+        o = readGnuOptions(words, o.next + 1, ENV);
+        bad ??= o.bad;
+      }
       const split = o.values.get('-S') ?? o.values.get('--split-string');
       // `env -S 'cmd args'` splits a string into words: close enough to a shell string to parse as one.
       if (split) return { runs: [{ label: 'env -S', script: joinWords([split, ...words.slice(o.next)]) }] };
-      const found = withAssignments('env', words, o.next);
+      const self = badOption('env', bad);
+      const found = withAssignments('env', words, o.next, self);
       const cleared = clearedVariables(words.slice(1, o.next));
       return found && cleared.length ? { ...found, assignments: [...cleared, ...(found.assignments ?? [])] } : found;
     }
@@ -205,9 +228,11 @@ export function unwrap(name: string, words: Word[]): Unwrapped | null {
       return o.next + 1 < words.length ? { runs: [{ label: 'timeout', argv: words.slice(o.next + 1) }] } : null;
     }
     case 'time': {
-      const o = readOptions(words, 1, { short: 'fo', long: ['format', 'output'] });
+      const o = readGnuOptions(words, 1, TIME);
       const out = o.values.get('-o') ?? o.values.get('--output');
-      return o.next < words.length ? { runs: [{ label: 'time', argv: words.slice(o.next) }], writes: out ? [out] : [] } : null;
+      const self = badOption('time', o.bad);
+      const wrote = out ? [out] : [];
+      return o.next < words.length ? { ...(self ? { self } : {}), runs: [{ label: 'time', argv: words.slice(o.next) }], writes: wrote } : null;
     }
     case 'command': {
       const o = readOptions(words, 1);
@@ -215,13 +240,14 @@ export function unwrap(name: string, words: Word[]): Unwrapped | null {
       return o.next < words.length ? { runs: [{ label: 'command', argv: words.slice(o.next) }] } : null;
     }
     case 'xargs': {
-      const o = readOptions(words, 1, { short: 'adEILnPs', optional: 'eil', long: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'] });
+      const o = readGnuOptions(words, 1, XARGS);
       if (o.next >= words.length) return null;
       // Input items replace the placeholder (`-I {}`), or are appended: either way only known at run time.
       const replace = o.values.get('-I')?.value ?? o.values.get('-i')?.value ?? o.values.get('--replace')?.value
         ?? (o.flags.has('-i') || o.flags.has('--replace') ? '{}' : undefined);
       const argv = replace ? substituted(words.slice(o.next), replace) : [...words.slice(o.next), XARGS_INPUT];
-      return { runs: [{ label: 'xargs', argv }] };
+      const self = badOption('xargs', o.bad);
+      return { ...(self ? { self } : {}), runs: [{ label: 'xargs', argv }] };
     }
     case 'find':
       return find(words);
