@@ -2,7 +2,9 @@ import path from 'node:path';
 import { promises as fs } from 'node:fs';
 import { SAFE_GIT, SAFE_GIT_ENV } from '@gatehouse/shared';
 import { runProcess, type ProcessOutcome } from './process';
+import { removeGitFifos } from './git-hazards';
 import { scrubbedEnv } from './primitives/env';
+import type { CommandUser } from './users';
 
 /**
  * The workspace as it was when the sandbox started, kept as a git tree in a private git directory
@@ -13,6 +15,7 @@ export class Baseline {
   constructor(
     private readonly workspace: string,
     private readonly stateDir: string,
+    private readonly user: CommandUser,
   ) {}
 
   private get gitDir(): string {
@@ -44,12 +47,20 @@ export class Baseline {
 
   async writeTree(index: string, signal: AbortSignal, timeoutMs: number): Promise<string> {
     await this.reset(index);
-    await this.git(['add', '-A', '--', '.'], index, signal, timeoutMs);
+    removeGitFifos(this.workspace, this.user);
+    // --ignore-errors: a nested repository with no commit yet (`git init sub`) cannot be recorded as
+    // a gitlink, and without it one such folder would fail every `changes` for the rest of the run
+    // (red-team finding). Its files are then not part of the tree; any other error still fails.
+    const add = await this.git(['add', '-A', '--ignore-errors', '--', '.'], index, signal, timeoutMs, 1024 * 1024, [0, 1]);
+    if (add.exitCode === 1) {
+      const other = add.output.split('\n').filter((l) => l.trim() !== '' && !/does not have a commit checked out|^fatal: adding files failed$/.test(l));
+      if (other.length > 0) throw new Error(`git add failed: ${other.slice(0, 5).join('; ').slice(0, 500)}`);
+    }
     const out = await this.git(['write-tree'], index, signal, timeoutMs);
     return out.stdout.trim();
   }
 
-  async git(args: string[], index: string, signal: AbortSignal, timeoutMs: number, outputCap = 1024 * 1024): Promise<ProcessOutcome> {
+  async git(args: string[], index: string, signal: AbortSignal, timeoutMs: number, outputCap = 1024 * 1024, okExits: readonly number[] = [0]): Promise<ProcessOutcome> {
     const run = await runProcess(
       'git',
       [...SAFE_GIT, '-c', 'core.quotePath=false', '-c', 'core.autocrlf=false', '-c', `safe.directory=*`, `--git-dir=${this.gitDir}`, `--work-tree=${this.workspace}`, ...args],
@@ -61,7 +72,7 @@ export class Baseline {
         signal,
       },
     );
-    if (run.exitCode !== 0) {
+    if (run.exitCode === null || !okExits.includes(run.exitCode)) {
       const why = run.timedOut ? 'timed out' : run.aborted ? 'cancelled' : run.spawnError ?? run.output.slice(0, 500);
       throw new Error(`git ${args[0]} failed: ${why}`);
     }

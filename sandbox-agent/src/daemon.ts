@@ -51,7 +51,7 @@ export async function startDaemon(cfg: DaemonConfig): Promise<RunningDaemon> {
 
   // The baseline must exist before anything can change the workspace, so it is taken before ready;
   // connecting to NATS meanwhile saves start-up time.
-  const baseline = new Baseline(ws.root, cfg.stateDir);
+  const baseline = new Baseline(ws.root, cfg.stateDir, cfg.user);
   const baselineTree = baseline.record(shutdown.signal);
   const connecting = connect({
     servers: cfg.natsUrl,
