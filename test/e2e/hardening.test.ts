@@ -23,7 +23,7 @@ describe('sandbox hardening, read back from Docker and from inside', () => {
 
   it('commands hold no capability; the daemon only the six it needs; no privilege gain for either', async () => {
     expect(info.HostConfig.CapDrop).toEqual(['ALL']);
-    expect([...(info.HostConfig.CapAdd ?? [])].sort()).toEqual(['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'KILL', 'SETGID', 'SETUID']);
+    expect([...((info.HostConfig.CapAdd as string[] | undefined) ?? [])].sort()).toEqual(['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'KILL', 'SETGID', 'SETUID']);
     expect(info.HostConfig.Privileged).toBe(false);
     expect(info.HostConfig.SecurityOpt).toContain('no-new-privileges');
     const status = await sh(sandbox, 'grep -E "^(CapEff|CapPrm|CapAmb|NoNewPrivs)" /proc/self/status');
