@@ -86,6 +86,28 @@ describe('resume after a crash keeps completed work (real CLI, real sandbox)', (
     expect(log.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final', filesChanged: ['a.txt', 'b.txt'] } });
   });
 
+  it('a salvage is restored only when its MAC-ed record vouches for it: planted or edited ones are not', () => {
+    const { stateDir, runId } = crashedAfterSecondWrite();
+    const reaped = spawnSync(process.execPath, [cli, 'sandbox', 'reap'], { encoding: 'utf8', cwd: os.tmpdir(), timeout: 120_000 });
+    expect(reaped.status, reaped.stderr).toBe(0);
+    const file = (JSON.parse(reaped.stdout) as { salvaged: Array<{ runId: string; file: string }> }).salvaged.find((s) => s.runId === runId)!.file;
+    const runDir = path.join(stateDir, 'runs', runId);
+    const original = readFileSync(path.join(runDir, file), 'utf8');
+    // Planted with a larger number (nothing vouches for it), and the real one edited after it was saved.
+    writeFileSync(path.join(runDir, 'workspace/salvage-999999.json'), original.replace('"deleted":[]', '"deleted":["README.md"]'));
+    writeFileSync(path.join(runDir, file), original.replace('"deleted":[]', '"deleted":["README.md"]'));
+    let resumed = gatehouse(stateDir, ['resume', runId]);
+    expect(resumed.status).not.toBe(0);
+    expect(resumed.stderr).toMatch(/the saved sandbox \(workspace\/salvage-\d+\.json\) cannot be used: .* was changed after it was saved/);
+    // The real one put back: it is used, the planted one is not.
+    writeFileSync(path.join(runDir, file), original);
+    resumed = gatehouse(stateDir, ['resume', runId]);
+    expect(resumed.status, resumed.stdout + resumed.stderr).toBe(0);
+    const log = logOf(stateDir, runId);
+    expect(log.filter((e) => e.type === 'run.resumed').at(-1)!.data).toMatchObject({ workspaceFrom: 'previous-sandbox', files: ['a.txt', 'b.txt'] });
+    expect(log.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final', filesChanged: ['a.txt', 'b.txt'] } });
+  });
+
   it('when the sandbox is gone and the last checkpoint predates a completed write, resume refuses and says why', () => {
     const { stateDir, runId } = crashedAfterSecondWrite();
     for (const id of sandboxesOf(runId)) spawnSync('docker', ['rm', '-f', id]);

@@ -1,37 +1,71 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
+import { installationKey } from '../events/installation';
+import type { LogKey } from '../events/key';
 import { lastEvent } from '../events/state';
+import { checkSalvageRecord } from '../sandbox/salvage-record';
 import type { Sandbox } from '../sandbox/index';
 import { loadWorkspace, WORKSPACE_STATE_DIR, type WorkspaceManifest } from '../sandbox/workspace-save';
 import type { ToolRegistry } from '../tools/registry';
 import { restoreWorkspace } from './workspace';
 
 export type RestorePoint =
-  | { from: EventDataOf<'run.resumed'>['workspaceFrom']; files: string[]; manifest?: WorkspaceManifest; legacy?: (s: Sandbox) => Promise<void> }
+  | {
+      from: EventDataOf<'run.resumed'>['workspaceFrom'];
+      files: string[];
+      manifest?: WorkspaceManifest;
+      legacy?: (s: Sandbox) => Promise<void>;
+      /** A saved sandbox that was not used, and why (the run continues from its last checkpoint). */
+      ignored?: string;
+    }
   | { refusal: string };
 
 /**
  * What a resumed run's workspace is rebuilt from, checked before anything starts:
- *  1. the dead sandbox's workspace the reaper saved, when nothing was recorded after it;
+ *  1. the dead sandbox's workspace the reaper saved, when its record verifies with the
+ *     installation key for this run and this log (salvage-record.ts) and nothing was recorded
+ *     after it;
  *  2. else the last `workspace.checkpoint`, which must cover every call that completed and could
  *     change the workspace;
  *  3. else (logs from before checkpoints) the pause snapshot, or the repository when nothing changed.
- * A saved workspace that is missing, changed or incomplete is a refusal that says what and why.
+ * A salvage nothing vouches for (planted, edited, another run's) is never restored: it is ignored,
+ * which loses nothing when a checkpoint covers every completed call, and otherwise resume refuses
+ * naming it. A saved workspace that is missing, changed or incomplete is a refusal that says what
+ * and why.
  */
-export async function chooseWorkspace(runDir: string, events: readonly EventEnvelope[], registry: ToolRegistry): Promise<RestorePoint> {
+export async function chooseWorkspace(
+  runDir: string,
+  events: readonly EventEnvelope[],
+  registry: ToolRegistry,
+  key: LogKey | undefined = installationKey(),
+): Promise<RestorePoint> {
   const lastRecorded = Math.max(-1, ...events.filter((e) => e.type === 'workspace.checkpoint' || e.type === 'run.resumed').map((e) => e.seq));
-  const salvage = newestSalvage(runDir);
   let salvageProblem = '';
-  if (salvage && salvage.seq >= lastRecorded) {
+  for (const salvage of salvages(runDir)) {
+    // Named after the log position it follows: older than what the log recorded since, not wanted.
+    if (salvage.seq < lastRecorded) break;
+    const vouched = await checkSalvageRecord(key, runDir, salvage.file, events);
+    if ('problem' in vouched) {
+      salvageProblem ||= `the saved sandbox ${salvage.file} is not used: ${vouched.problem}`;
+      continue;
+    }
+    // Older than what the log recorded since: the newer record wins (and older salvages are older still).
+    if (vouched.record.afterSeq < lastRecorded) break;
     try {
-      const manifest = await loadWorkspace(runDir, salvage.file);
+      const manifest = await loadWorkspace(runDir, salvage.file, vouched.record.manifestSha256);
       if (manifest.skipped.length === 0) return { from: 'previous-sandbox', files: listed(manifest), manifest };
       salvageProblem = `the saved sandbox (${salvage.file}) lacks ${describeSkipped(manifest)}`;
     } catch (e) {
       salvageProblem = `the saved sandbox (${salvage.file}) cannot be used: ${(e as Error).message}`;
     }
+    break;
   }
+  const chosen = await fromLog(runDir, events, registry, salvageProblem);
+  return salvageProblem && !('refusal' in chosen) ? { ...chosen, ignored: salvageProblem } : chosen;
+}
+
+async function fromLog(runDir: string, events: readonly EventEnvelope[], registry: ToolRegistry, salvageProblem: string): Promise<RestorePoint> {
   const changed = changingCalls(events, registry);
   const lastChange = changed.at(-1);
   const checkpoint = lastEvent(events, 'workspace.checkpoint');
@@ -84,14 +118,16 @@ export function changingCalls(events: readonly EventEnvelope[], registry: ToolRe
   return out;
 }
 
-function newestSalvage(runDir: string): { file: string; seq: number } | undefined {
+/** The reaper's salvages in the run's folder, newest (by the log position in the name) first. */
+function salvages(runDir: string): Array<{ file: string; seq: number }> {
   const ws = path.join(runDir, WORKSPACE_STATE_DIR);
-  if (!existsSync(ws)) return undefined;
+  if (!existsSync(ws)) return [];
   const found = readdirSync(ws)
     .map((n) => /^salvage-(\d+)\.json$/.exec(n))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => ({ file: path.join(WORKSPACE_STATE_DIR, m[0]), seq: Number(m[1]) }));
-  return found.sort((a, b) => b.seq - a.seq)[0];
+  // Bounded: a folder stuffed with planted names costs one failed check each, at most 100.
+  return found.sort((a, b) => b.seq - a.seq).slice(0, 100);
 }
 
 function listed(m: WorkspaceManifest): string[] {

@@ -1,4 +1,5 @@
 import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
+import { LogKey } from '../events/key';
 import { RunLog } from '../events/store';
 import { StateTracker } from '../events/state';
 import type { Sandbox } from '../sandbox/index';
@@ -38,8 +39,10 @@ export async function resumeAgent(runId: string, o: RunEnvironment, finishFor?: 
 
     // The dead orchestrator's sandbox, if still there, is saved into the run's folder and removed.
     await reapOrphans(o.driver.docker, false, { stateDir: o.stateDir, runId });
-    const restore = await chooseWorkspace(raw.runDir, events, registry);
+    const restore = await chooseWorkspace(raw.runDir, events, registry, LogKey.load({ stateDir: o.stateDir }));
     if ('refusal' in restore) throw new ResumeError(restore.refusal);
+    // Not an error (nothing the log says completed is lost), but someone should know.
+    if (restore.ignored) process.emitWarning(`${restore.ignored}; the run continues from ${restore.from}`, 'GatehouseWarning');
 
     const log = tee(raw, tracker, o.onEvent);
     for (const e of events) o.onEvent?.(e);

@@ -1,11 +1,16 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type Docker from 'dockerode';
+import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
+import { LogKey } from '../events/key';
 import { EVENTS_FILE, resolveStateDir, runDir as runDirOf } from '../events/paths';
+import { scanLog } from '../events/scan';
 import { docker, statusOf } from './docker';
 import { LABEL, ownerIsDead } from './labels';
 import { removeNetwork } from './network';
-import { saveWorkspace, WORKSPACE_STATE_DIR, WorkspaceManifest } from './workspace-save';
+import { writeSalvageRecord } from './salvage-record';
+import { readManifest, saveWorkspace, type WorkspaceManifest } from './workspace-save';
+import { stopCommandUser } from './workspace-scan';
 
 export interface ReapReport {
   containers: string[];
@@ -72,9 +77,11 @@ export async function reapOrphans(d: Docker = docker(), everything = false, opts
 
 /**
  * Saves an orphan's workspace as `workspace/salvage-SEQ.json` in its run's folder, SEQ being the
- * last event of the log then: resume restores it when nothing newer was recorded since. The
- * daemon is not asked (a new process cannot speak for a dead one, and a daemon may lie): git runs
- * as root beside it, content comes through the archive API.
+ * last event of the log then, with a record MAC'd with the installation key that vouches for it
+ * (salvage-record.ts): resume restores it only when that verifies and nothing newer was recorded
+ * since. The daemon is not asked (a new process cannot speak for a dead one, and a daemon may lie):
+ * the command user's processes are stopped, git runs as root beside it, content comes through the
+ * archive API.
  */
 async function salvage(container: Docker.Container, state: string, stateDir: string, runId: string): Promise<{ file: string } | { reason?: string }> {
   let dir: string;
@@ -83,36 +90,42 @@ async function salvage(container: Docker.Container, state: string, stateDir: str
   } catch {
     return { reason: `its run id ${JSON.stringify(runId)} is not valid` };
   }
-  const events = path.join(dir, EVENTS_FILE);
-  if (!existsSync(events)) return { reason: `run ${runId} has no log in ${stateDir}; its workspace was not saved` };
+  const eventsFile = path.join(dir, EVENTS_FILE);
+  if (!existsSync(eventsFile)) return { reason: `run ${runId} has no log in ${stateDir}; its workspace was not saved` };
   if (state !== 'running') return { reason: `the sandbox had stopped (${state}); its workspace could not be listed` };
-  const previous = lastCheckpoint(dir);
-  const saved = await saveWorkspace(container, dir, `salvage-${lastSeq(events)}`, previous ? { previous } : {});
+  let key: LogKey;
+  try {
+    key = LogKey.load({ stateDir });
+  } catch (e) {
+    return { reason: `its workspace was not saved: nothing could vouch for it (${(e as Error).message})` };
+  }
+  // Only events whose chain and MAC verify: a line appended by someone else names nothing.
+  const events = scanLog(readFileSync(eventsFile), { runId, keepEvents: true, key }).events;
+  const last = events.at(-1);
+  if (!last) return { reason: `run ${runId} has no event that verifies; its workspace was not saved` };
+  await stopCommandUser(container);
+  const previous = await lastCheckpoint(dir, events);
+  const saved = await saveWorkspace(container, dir, `salvage-${last.seq}`, previous ? { previous } : {});
+  await writeSalvageRecord(key, dir, {
+    runId,
+    firstHash: events[0]!.hash,
+    afterSeq: last.seq,
+    afterHash: last.hash,
+    manifest: saved.file,
+    manifestSha256: saved.sha256,
+  });
   return { file: saved.file };
 }
 
-function lastSeq(file: string): number {
-  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '');
-  for (let i = lines.length - 1; i >= 0; i--) {
-    try {
-      const seq = (JSON.parse(lines[i]!) as { seq?: unknown }).seq;
-      if (typeof seq === 'number') return seq;
-    } catch {
-      // A torn last line (the crash cut it): the one before is the last event.
-    }
-  }
-  return 0;
-}
-
-/** The newest checkpoint the dead process saved: its unchanged files are not read again. */
-function lastCheckpoint(dir: string): WorkspaceManifest | undefined {
-  const ws = path.join(dir, WORKSPACE_STATE_DIR);
-  const names = existsSync(ws) ? readdirSync(ws).filter((n) => /^checkpoint-\d+\.json$/.test(n)) : [];
-  const newest = names.sort((a, b) => Number(/\d+/.exec(b)![0]) - Number(/\d+/.exec(a)![0]))[0];
-  if (!newest) return undefined;
-  try {
-    return WorkspaceManifest.parse(JSON.parse(readFileSync(path.join(ws, newest), 'utf8')));
-  } catch {
-    return undefined;
-  }
+/**
+ * The last checkpoint the log records, checked against the hash in its event: its unchanged files
+ * are not read again. Any other manifest in the folder (a planted one) is not a base: its entries
+ * would be carried into the salvage, which the record then vouches for.
+ */
+async function lastCheckpoint(dir: string, events: readonly EventEnvelope[]): Promise<WorkspaceManifest | undefined> {
+  const e = events.findLast((x) => x.type === 'workspace.checkpoint');
+  if (!e) return undefined;
+  const c = e.data as EventDataOf<'workspace.checkpoint'>;
+  // A checkpoint that does not match its event is not used: every file is read again instead.
+  return readManifest(dir, c.manifest, c.manifestSha256).catch(() => undefined);
 }

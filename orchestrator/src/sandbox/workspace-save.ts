@@ -110,15 +110,7 @@ export class SavedWorkspaceError extends Error {}
  */
 export async function loadWorkspace(runDir: string, file: string, expectedSha256?: string): Promise<WorkspaceManifest> {
   const full = path.join(runDir, file);
-  const text = await fs.readFile(full, 'utf8').catch(() => undefined);
-  if (text === undefined) throw new SavedWorkspaceError(`${full} is missing`);
-  if (expectedSha256 && sha256(text) !== expectedSha256) throw new SavedWorkspaceError(`${full} was changed after it was saved (its hash does not match the one in the log)`);
-  let manifest: WorkspaceManifest;
-  try {
-    manifest = WorkspaceManifest.parse(JSON.parse(text));
-  } catch (e) {
-    throw new SavedWorkspaceError(`${full} is not a saved workspace: ${(e as Error).message.slice(0, 200)}`);
-  }
+  const manifest = await readManifest(runDir, file, expectedSha256);
   const problem = manifestProblem(manifest);
   if (problem) throw new SavedWorkspaceError(`${full} cannot be restored: ${problem}`);
   for (const f of manifest.files) {
@@ -127,6 +119,21 @@ export async function loadWorkspace(runDir: string, file: string, expectedSha256
     const actual = await hashFile(blob).catch(() => undefined);
     if (actual === undefined) throw new SavedWorkspaceError(`the saved content of ${f.path} (${blob}) is missing`);
     if (actual !== f.sha256) throw new SavedWorkspaceError(`the saved content of ${f.path} (${blob}) was changed: its hash does not match`);
+  }
+  return manifest;
+}
+
+/** A saved manifest checked against the hash recorded for it (when there is one); blobs not read. */
+export async function readManifest(runDir: string, file: string, expectedSha256?: string): Promise<WorkspaceManifest> {
+  const full = path.join(runDir, file);
+  const text = await fs.readFile(full, 'utf8').catch(() => undefined);
+  if (text === undefined) throw new SavedWorkspaceError(`${full} is missing`);
+  if (expectedSha256 && sha256(text) !== expectedSha256) throw new SavedWorkspaceError(`${full} was changed after it was saved (its hash does not match the one in the log)`);
+  let manifest: WorkspaceManifest;
+  try {
+    manifest = WorkspaceManifest.parse(JSON.parse(text));
+  } catch (e) {
+    throw new SavedWorkspaceError(`${full} is not a saved workspace: ${(e as Error).message.slice(0, 200)}`);
   }
   return manifest;
 }
@@ -178,7 +185,7 @@ async function exists(p: string): Promise<boolean> {
   return fs.access(p).then(() => true, () => false);
 }
 
-async function writeAtomic(file: string, text: string): Promise<void> {
+export async function writeAtomic(file: string, text: string): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.tmp-${randomBytes(4).toString('hex')}`;
   const h = await fs.open(tmp, 'w', 0o600);
