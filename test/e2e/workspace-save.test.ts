@@ -59,6 +59,19 @@ describe('workspace save and restore (real sandbox)', () => {
     }
   });
 
+  it('reads a file again when its content changed though size, mode and mtime were set back', async () => {
+    const runDir = mkdtempSync(path.join(os.tmpdir(), 'gh-wsave-'));
+    await sh(sandbox, 'printf "version one\\n" > same.txt && touch -d "2020-01-01 00:00:00" same.txt');
+    const first = await saveWorkspace(sandbox.container, runDir, 'one');
+    await sh(sandbox, 'printf "version two\\n" > same.txt && touch -d "2020-01-01 00:00:00" same.txt');
+    const second = await saveWorkspace(sandbox.container, runDir, 'two', { previous: first.manifest, scratch: first.scratch });
+    const before = first.manifest.files.find((f) => f.path === 'same.txt');
+    const after = second.manifest.files.find((f) => f.path === 'same.txt');
+    expect(before && after && before.kind === 'file' && after.kind === 'file' && before.size === after.size).toBe(true);
+    expect(readFileSync(path.join(runDir, 'workspace/blobs', (after as { sha256: string }).sha256), 'utf8')).toBe('version two\n');
+    await sh(sandbox, 'rm same.txt');
+  });
+
   it('refuses a saved workspace whose manifest or content was changed or lost', async () => {
     const runDir = mkdtempSync(path.join(os.tmpdir(), 'gh-wsave-'));
     const saved = await saveWorkspace(sandbox.container, runDir, 'one');
