@@ -1,6 +1,7 @@
 import { hasFlag, operands, readOptions } from './arguments';
 import { BUILTINS } from './builtins';
 import { judgeOptions, type OptionVerdict } from './options';
+import { gofmt, yq } from './query-tools';
 import { awk, sed, tar } from './scripted';
 import { CUSTOM_JUDGES, FREE, READ_ONLY_SPECS } from './readonly-table';
 import type { CommandClass } from './types';
@@ -601,8 +602,6 @@ const FIXERS: Record<string, [CommandClass, CommandClass, string, string[]]> = {
   eslint: ['test-build', 'write', '', ['--fix']],
   biome: ['test-build', 'write', '', ['--write', '--apply', '--fix']],
   rubocop: ['test-build', 'write', 'aA', ['--autocorrect', '--autocorrect-all']],
-  gofmt: ['read-only', 'write', 'w', []],
-  yq: ['read-only', 'write', 'i', ['--inplace']],
 };
 /** Tools that write unless told only to check: the short and long check switches. */
 const CHECKERS: Record<string, [string, string[]]> = { black: ['', ['--check', '--diff']], isort: ['c', ['--check', '--check-only', '--diff']], rustfmt: ['', ['--check']] };
@@ -629,7 +628,11 @@ const SPECIAL: Record<string, (args: readonly Word[], a: string[], typed: string
   gzip: (_, a, typed) => (hasFlag(a, 'clt', '--stdout', '--to-stdout', '--list', '--test') ? v('read-only', `${typed} -c only prints`) : v('write', `${typed} replaces files with (de)compressed ones`)),
   unzip: (_, a) => (hasFlag(a, 'lvtZp') ? v('read-only', 'unzip -l lists an archive') : v('write', 'unzip extracts files')),
   crontab: (_, a) => (hasFlag(a, 'l') ? v('read-only', 'crontab -l lists jobs') : v('privilege', 'crontab schedules commands')),
-  hostname: (_, a) => (operands(a).length ? v('privilege', 'hostname NAME changes the host name') : v('read-only', 'hostname prints the host name')),
+  // `hostname -F FILE` and `hostname -b NAME` set the name too; only these options print.
+  hostname: (_, a) => (operands(a).length || a.some((x) => !/^(-[sfdiIaAyn]+|--(short|fqdn|long|domain|ip-addresses?|all-ip-addresses|alias|all-fqdns|nis|yp|node|help|version))$/.test(x))
+    ? v('privilege', 'hostname with an operand or option other than printing ones changes the host name') : v('read-only', 'hostname prints the host name')),
+  gofmt: (args) => v(...gofmt(args)),
+  yq: (args) => v(...yq(args)),
   // ack reads options, --pager among them, from a .ackrc the project can ship.
   ack: () => v('unknown', "ack reads options (such as --pager) from the project's .ackrc"),
   source: () => v('unknown', 'source runs a script file in this shell', { problem: 'source runs a script file whose commands cannot be seen' }),
