@@ -23,14 +23,15 @@ describe('workspace save and restore (real sandbox)', () => {
   it('lists added, modified and deleted paths without the daemon, honouring .gitignore', async () => {
     await sh(sandbox, 'echo changed >> src/a.ts && rm old.txt && mkdir -p new/deep && printf "x\\0y" > new/deep/bin.dat && ln -s ../README.md new/link && printf "#!/bin/sh\\n" > run.sh && chmod 755 run.sh && mkdir ignored && echo no > ignored/x');
     const scan = await scanWorkspace(sandbox.container);
-    expect(scan.scratch).toMatch(/^\/tmp\/\.gatehouse-scan\./);
+    expect(scan.scratch).toMatch(/^\/var\/gatehouse\/scan\./);
     expect(scan.changes.map((c) => `${c.status} ${c.path}`).sort()).toEqual(['added new/deep/bin.dat', 'added new/link', 'added run.sh', 'deleted old.txt', 'modified src/a.ts']);
     // A second scan reuses root's folder (git's stat cache) and sees the same.
     const again = await scanWorkspace(sandbox.container, scan.scratch);
     expect(again.changes.length).toBe(5);
     // A folder the command user made cannot stand in for root's.
+    // A folder a command made (it can only write /tmp and the workspace) is not a scan folder.
     await sh(sandbox, 'mkdir -p /tmp/.gatehouse-scan.forged');
-    await expect(scanWorkspace(sandbox.container, '/tmp/.gatehouse-scan.forged')).rejects.toThrow(/not root's private folder/);
+    await expect(scanWorkspace(sandbox.container, '/tmp/.gatehouse-scan.forged')).rejects.toThrow(/not a scan folder/);
   });
 
   it('saves content by hash, reuses unchanged files, and restores them exactly in a fresh sandbox', async () => {

@@ -20,20 +20,24 @@ export interface ScanResult {
 /**
  * Git run as root in the container, around the daemon: it works on an orphan whose daemon no
  * longer answers us, and a daemon a command took over cannot lie to it. Git gets a fresh git
- * directory of its own (root's, 0700, in /tmp), so no config, hook, filter or attribute file a
- * command could have planted is read; the daemon's baseline is only read (its index, or its tree
+ * directory of its own (root's, 0700, in the daemon's root-only state directory: not /tmp, which a
+ * command can fill, and made without templates), so no config, hook, filter or attribute file a
+ * command could have planted is read; a FIFO named .gitignore or .gitattributes (git's blocking
+ * open() of one would hang the scan) is removed first, and the whole script is bounded inside the
+ * container by `timeout`, so nothing of it is left running when it is cut short; the daemon's baseline is only read (its index, or its tree
  * through the object alternates), never written. Nothing is hashed into objects: `diff-files`
  * compares the work tree with the baseline index by stat and content, and new files come from
  * `ls-files --others` (honouring the workspace's .gitignore, like the daemon's `changes`).
  */
 const SCRIPT = `set -eu
 S="$1"; shift
-if [ -z "$S" ]; then S=$(mktemp -d /tmp/.gatehouse-scan.XXXXXXXX); fi
-case "$S" in /tmp/.gatehouse-scan.*) ;; *) echo "not a scan folder: $S" >&2; exit 3 ;; esac
+if [ -z "$S" ]; then S=$(mktemp -d ${STATE_DIR}/scan.XXXXXXXX); fi
+case "$S" in ${STATE_DIR}/scan.*) ;; *) echo "not a scan folder: $S" >&2; exit 3 ;; esac
 [ "$(stat -c '%u %a %F' -- "$S")" = "0 700 directory" ] || { echo "$S is not root's private folder" >&2; exit 3; }
 export HOME="$S" XDG_CONFIG_HOME="$S"
 B=${STATE_DIR}
-[ -d "$S/git" ] || "$@" init -q --bare "$S/git"
+[ -d "$S/git" ] || "$@" init -q --bare --template= "$S/git"
+find ${WORKSPACE} -name .git -prune -o \\( -name .gitignore -o -name .gitattributes \\) -type p -exec rm -f -- {} + >&2
 export GIT_DIR="$S/git" GIT_INDEX_FILE="$S/index" GIT_WORK_TREE=${WORKSPACE}
 if [ ! -e "$S/index" ]; then
   if [ -s "$B/baseline.index" ]; then cp -- "$B/baseline.index" "$S/index.new"; mv -- "$S/index.new" "$S/index"
@@ -56,7 +60,9 @@ const STATUS: Record<string, ScannedChange['status']> = { M: 'modified', D: 'del
 
 /** Lists what changed in a sandbox's workspace since its baseline (live or orphaned sandbox alike). */
 export async function scanWorkspace(container: Docker.Container, scratch = '', timeoutMs = 600_000): Promise<ScanResult> {
-  const r = await execAsRoot(container, ['sh', '-c', SCRIPT, 'gatehouse-scan', scratch, ...GIT], timeoutMs, 256 * 1024 * 1024);
+  // The script's own bound comes first (killing git in the container); the stream's is a backstop.
+  const inner = String(Math.max(1, Math.floor(timeoutMs / 1000) - 2));
+  const r = await execAsRoot(container, ['timeout', '-s', 'KILL', inner, 'sh', '-c', SCRIPT, 'gatehouse-scan', scratch, ...GIT], timeoutMs, 256 * 1024 * 1024);
   if (r.exitCode !== 0) throw new SandboxError(`listing the workspace's changes failed (exit ${r.exitCode}): ${r.stderr.slice(0, 500)}`);
   const tokens = r.stdout.toString('utf8').split('\0');
   const folder = tokens[0] ?? '';
