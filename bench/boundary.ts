@@ -13,7 +13,7 @@ import { ratio, summarize } from './stats';
 const BASELINE_REF = process.env.BENCH_BASELINE_REF ?? '456e4934dc55ceee2bcf87369f35f21e6279eda6';
 const ROUNDS = Number(process.env.BENCH_BOUNDARY_ROUNDS ?? 3);
 
-type Samples = Record<'coldStartMs' | 'execTrueMs' | 'readFileMs', number[]>;
+type Samples = Record<'coldStartMs' | 'execTrueMs' | 'readFileMs' | 'execInDaemonMs', number[]>;
 
 export async function benchBoundary(log: (m: string) => void): Promise<Record<string, unknown>> {
   const root = process.cwd();
@@ -43,12 +43,13 @@ export async function benchBoundary(log: (m: string) => void): Promise<Record<st
     coldStartMs: figure('coldStartMs'),
     execTrueMs: figure('execTrueMs'),
     readFileMs: figure('readFileMs'),
+    execInDaemonMs: figure('execInDaemonMs'),
     target: 'cold start and exec: ratioAfterToBefore <= 1.10',
   };
 }
 
 function empty(): Samples {
-  return { coldStartMs: [], execTrueMs: [], readFileMs: [] };
+  return { coldStartMs: [], execTrueMs: [], readFileMs: [], execInDaemonMs: [] };
 }
 
 function probe(checkout: string): Promise<Samples> {

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { promises as fs } from 'node:fs';
-import { SAFE_GIT, SAFE_GIT_ENV } from '@gatehouse/shared';
+import { existsSync, promises as fs } from 'node:fs';
+import { GIT_WRAPPER_DIR, SAFE_GIT, SAFE_GIT_ENV } from '@gatehouse/shared';
 import { runProcess, type ProcessOutcome } from './process';
 import { removeGitFifos } from './git-hazards';
 import { scrubbedEnv } from './primitives/env';
@@ -11,6 +11,23 @@ import type { CommandUser } from './users';
  * outside the workspace. It works whether or not the repository has a .git of its own, never
  * touches the repository's index or refs, and honours its .gitignore. `changes` diffs against it.
  */
+/**
+ * The daemon's own git skips the sandbox's git wrapper (images/sandbox/bin/git): it reads only its
+ * private git directory, whose config it writes itself before every run (reset below), with global
+ * and system config off, so no repository-chosen program can be defined anywhere it looks. The
+ * wrapper's extra `git config` round costs every start-up and `changes` several milliseconds.
+ */
+let foundGit: string | undefined;
+function realGit(): string {
+  if (foundGit) return foundGit;
+  for (const dir of ['/usr/bin', '/usr/local/bin', '/bin']) {
+    if (dir === GIT_WRAPPER_DIR) continue;
+    const candidate = path.join(dir, 'git');
+    if (existsSync(candidate)) return (foundGit = candidate);
+  }
+  return (foundGit = 'git');
+}
+
 export class Baseline {
   constructor(
     private readonly workspace: string,
@@ -62,7 +79,7 @@ export class Baseline {
 
   async git(args: string[], index: string, signal: AbortSignal, timeoutMs: number, outputCap = 1024 * 1024, okExits: readonly number[] = [0]): Promise<ProcessOutcome> {
     const run = await runProcess(
-      'git',
+      realGit(),
       [...SAFE_GIT, '-c', 'core.quotePath=false', '-c', 'core.autocrlf=false', '-c', `safe.directory=*`, `--git-dir=${this.gitDir}`, `--work-tree=${this.workspace}`, ...args],
       {
         cwd: this.workspace,

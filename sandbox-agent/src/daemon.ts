@@ -220,10 +220,19 @@ class InvocationHandler {
         this.inflight.delete(inv.invocationId);
         // Nothing of the command user may outlive its call. Off the reply's path; the next call
         // waits for it (sweeping), so no command-user process exists while the daemon works.
-        if (inv.primitive === 'exec' && this.inflight.size === 0) {
-          this.sweeping = sweepCommandUser(this.cfg.user).then(
-            (sweeps) => void (sweeps > 0 && log('info', 'ended command-user processes left after a call', { sweeps })),
-            (e: unknown) => log('error', 'sweeping command-user processes failed', { err: String(e) }),
+        if (inv.primitive === 'exec') {
+          // setImmediate: even the sweep's first, synchronous look (the pids counter, maybe /proc)
+          // waits until the reply has gone out.
+          this.sweeping = new Promise<void>((done) =>
+            setImmediate(() => {
+              if (this.inflight.size > 0) return done();
+              sweepCommandUser(this.cfg.user)
+                .then(
+                  (sweeps) => void (sweeps > 0 && log('info', 'ended command-user processes left after a call', { sweeps })),
+                  (e: unknown) => log('error', 'sweeping command-user processes failed', { err: String(e) }),
+                )
+                .finally(done);
+            }),
           );
         }
       }

@@ -5,7 +5,7 @@ import { ok, type Outcome, type PrimitiveContext } from './context';
 
 export async function editFile(input: InvocationOf<'edit_file'>['input'], ctx: PrimitiveContext): Promise<Outcome> {
   const target = await ctx.ws.resolveExpecting(input.path, input.expectReal);
-  const before = await readRegularFile(target, ctx.user);
+  const before = await readRegularFile(target);
   const previousSha256 = hashOf(before);
   if (previousSha256 !== input.expectedSha256) {
     throw new PrimitiveError('hash_mismatch', `${target.rel} changed since it was read; read it again before editing`, 'rejected', target.rel);

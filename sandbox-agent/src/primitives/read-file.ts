@@ -5,7 +5,7 @@ import { ok, type Outcome, type PrimitiveContext } from './context';
 
 export async function readFile(input: InvocationOf<'read_file'>['input'], ctx: PrimitiveContext): Promise<Outcome> {
   const target = await ctx.ws.resolveExpecting(input.path, input.expectReal);
-  const bytes = await readRegularFile(target, ctx.user);
+  const bytes = await readRegularFile(target);
   const sha256 = hashOf(bytes);
   if (bytes.subarray(0, 8192).includes(0)) {
     throw new PrimitiveError('binary_file', `${target.rel} looks binary (${bytes.length} bytes, sha256 ${sha256})`, 'failed', target.rel);

@@ -9,7 +9,7 @@ export async function writeFile(input: InvocationOf<'write_file'>['input'], ctx:
     if (input.expectedSha256 === null) {
       if (target.exists) throw new PrimitiveError('exists', `${target.rel} already exists; read it first`, 'rejected', target.rel);
     } else {
-      const current = target.exists ? hashOf(await readRegularFile(target, ctx.user)) : null;
+      const current = target.exists ? hashOf(await readRegularFile(target)) : null;
       if (current !== input.expectedSha256) {
         throw new PrimitiveError('hash_mismatch', `${target.rel} changed since it was read; read it again`, 'rejected', target.rel);
       }
