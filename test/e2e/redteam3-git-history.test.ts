@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@gatehouse/shared';
@@ -14,7 +15,8 @@ import { makeRepo, run, startDriver } from '../support/sandbox';
  *    rev-list follows the replacement, so the original commit's tree is never walked, and fsck
  *    (which ignores replacements) finds it reachable, so nothing is "unreachable" either;
  *  - a removed submodule's repository, left in .git/modules/<name> by `git rm sub` (git keeps it):
- *    a separate object store that neither rev-list nor fsck of the parent reads.
+ *    a separate object store that neither rev-list nor fsck of the parent reads;
+ *  - Git LFS's store (.git/lfs/objects), which holds file content raw.
  */
 const POLICY = { deny: ['read_file(**/.env)'] };
 const ID = ['-c', 'user.email=t@t', '-c', 'user.name=t', '-c', 'protocol.file.allow=always'];
@@ -70,5 +72,18 @@ describe('red team 3: object stores the history check does not read', () => {
       command: 'mkdir -p vendor/lib; git --git-dir=.git/modules/vendor/lib log --all -p 2>&1; true',
     });
     expect(r.output).not.toContain('top-secret-submodule');
+  });
+
+  it('a Git LFS object left in .git/lfs after the file left history does not come into the sandbox', async () => {
+    const repoDir = makeRepo({ 'src/a.js': 'export const a = 1;\n' });
+    // What git-lfs keeps of a once-tracked `.env` after a history rewrite removed it: the raw
+    // content, named by its sha256, outside the object store that rev-list and fsck read.
+    const oid = createHash('sha256').update('API_TOKEN=top-secret-lfs\n').digest('hex');
+    const dir = path.join(repoDir, '.git', 'lfs', 'objects', oid.slice(0, 2), oid.slice(2, 4));
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, oid), 'API_TOKEN=top-secret-lfs\n');
+    const sandbox = await sandboxFor(repoDir);
+    const r = await run(sandbox, 'exec', { command: 'cat .git/lfs/objects/*/*/* 2>&1; true' });
+    expect(r.output).not.toContain('top-secret-lfs');
   });
 });
