@@ -54,12 +54,16 @@ export class Baseline {
 
   /**
    * The state directory is root's and commands cannot write it; the config is still put back to a
-   * known one before git reads it (so it names no programs to run) and the index removed (a planted
-   * index with matching stat data could make git skip a changed file), as a second line.
+   * known one before git reads it (so it names no programs to run), as a second line, and the index
+   * of a later tree is made afresh from the baseline's own.
    */
   private async reset(index: string): Promise<void> {
     await fs.writeFile(path.join(this.gitDir, 'config'), '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n').catch(() => undefined);
-    if (index !== 'baseline.index') await fs.rm(path.join(this.stateDir, index), { force: true });
+    // Later trees start from the baseline's index, not an empty one: a folder the baseline holds as
+    // plain files stays one even after a command puts a .git in it (`git init src`), instead of
+    // becoming a nested repository whose files look deleted (red-team finding). git still compares
+    // every entry with the work tree (size, mtime, ctime, inode), so a change is not skipped.
+    if (index !== 'baseline.index') await fs.copyFile(path.join(this.stateDir, 'baseline.index'), path.join(this.stateDir, index));
   }
 
   async writeTree(index: string, signal: AbortSignal, timeoutMs: number): Promise<string> {

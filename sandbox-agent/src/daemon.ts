@@ -116,6 +116,7 @@ export async function startDaemon(cfg: DaemonConfig): Promise<RunningDaemon> {
 class InvocationHandler {
   /** The end of the last sweep of command-user processes (see users.ts); every call waits for it. */
   private sweeping: Promise<void> = Promise.resolve();
+  private sweepOwed = false;
 
   constructor(
     private readonly cfg: DaemonConfig,
@@ -220,12 +221,16 @@ class InvocationHandler {
         this.inflight.delete(inv.invocationId);
         // Nothing of the command user may outlive its call. Off the reply's path; the next call
         // waits for it (sweeping), so no command-user process exists while the daemon works.
-        if (inv.primitive === 'exec') {
+        // Owed after an exec, and paid once nothing is in flight: an exec that ends while another
+        // call runs is swept when that call ends, not only after the next exec (red-team note).
+        if (inv.primitive === 'exec') this.sweepOwed = true;
+        if (this.sweepOwed) {
           // setImmediate: even the sweep's first, synchronous look (the pids counter, maybe /proc)
           // waits until the reply has gone out.
           this.sweeping = new Promise<void>((done) =>
             setImmediate(() => {
               if (this.inflight.size > 0) return done();
+              this.sweepOwed = false;
               sweepCommandUser(this.cfg.user)
                 .then(
                   (sweeps) => void (sweeps > 0 && log('info', 'ended command-user processes left after a call', { sweeps })),
