@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { existsSync, promises as fs } from 'node:fs';
-import { GIT_WRAPPER_DIR, SAFE_GIT, SAFE_GIT_ENV } from '@gatehouse/shared';
+import { SAFE_GIT, SAFE_GIT_ENV } from '@gatehouse/shared';
 import { runProcess, type ProcessOutcome } from './process';
 import { removeGitFifos } from './git-hazards';
 import { scrubbedEnv } from './primitives/env';
@@ -21,7 +21,6 @@ let foundGit: string | undefined;
 function realGit(): string {
   if (foundGit) return foundGit;
   for (const dir of ['/usr/bin', '/usr/local/bin', '/bin']) {
-    if (dir === GIT_WRAPPER_DIR) continue;
     const candidate = path.join(dir, 'git');
     if (existsSync(candidate)) return (foundGit = candidate);
   }

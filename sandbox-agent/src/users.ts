@@ -68,7 +68,7 @@ function readNumber(file: string): number | undefined {
 }
 
 /** Live (not zombie) processes whose real, effective, saved or filesystem uid is the command user's. */
-export function commandUserPids(user: CommandUser): number[] {
+function commandUserPids(user: CommandUser): number[] {
   const found: number[] = [];
   let pids: string[];
   try {

@@ -63,15 +63,15 @@ function configEnv(pairs: ReadonlyArray<readonly [string, string]>): Record<stri
  */
 export const GIT_SAFE_ENV: Readonly<Record<string, string>> = {
   ...configEnv(GIT_PROGRAM_OVERRIDES),
-  GIT_PAGER: 'cat',
-  PAGER: 'cat',
-  GIT_EDITOR: ':',
-  GIT_SEQUENCE_EDITOR: ':',
-  GIT_TERMINAL_PROMPT: '0',
+  ...gitProgramVariables(),
   GIT_OPTIONAL_LOCKS: '0',
-  GIT_CONFIG_NOSYSTEM: '1',
   PATH: SANDBOX_PATH,
 };
+
+/** git's own variables that name a program (or the system config), each pointed at a harmless value. */
+export function gitProgramVariables(): Record<string, string> {
+  return { GIT_PAGER: 'cat', PAGER: 'cat', GIT_EDITOR: ':', GIT_SEQUENCE_EDITOR: ':', GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' };
+}
 
 /**
  * Options for git runs by gatehouse itself (the git tools, the baseline), which also ignore the

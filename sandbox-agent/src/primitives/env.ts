@@ -1,4 +1,4 @@
-import { GIT_PROGRAM_OVERRIDES, GIT_SAFE_ENV, GIT_WRAPPER_DIR } from '@gatehouse/shared';
+import { GIT_PROGRAM_OVERRIDES, GIT_WRAPPER_DIR, SANDBOX_PATH, gitProgramVariables } from '@gatehouse/shared';
 
 /**
  * The environment commands run with. Nothing of the daemon's own environment is inherited: that
@@ -21,13 +21,12 @@ export function scrubbedEnv(extra: Record<string, string> = {}): Record<string, 
     LC_ALL: 'C.UTF-8',
     TERM: 'dumb',
     NO_COLOR: '1',
-    ...GIT_SAFE_ENV,
+    GIT_OPTIONAL_LOCKS: '0',
+    PATH: SANDBOX_PATH,
     ...extra,
+    ...gitProgramVariables(),
   };
   if (!(env.PATH ?? '').split(':').includes(GIT_WRAPPER_DIR)) env.PATH = `${GIT_WRAPPER_DIR}:${env.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`;
-  for (const key of ['GIT_PAGER', 'PAGER', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'GIT_TERMINAL_PROMPT', 'GIT_CONFIG_NOSYSTEM'] as const) {
-    env[key] = GIT_SAFE_ENV[key] ?? env[key] ?? '';
-  }
   const given = Number(extra.GIT_CONFIG_COUNT ?? '0');
   let n = Number.isInteger(given) && given >= 0 && given < 1000 ? given : 0;
   for (const [key, value] of [...GIT_PROGRAM_OVERRIDES, ['safe.directory', '*'] as const]) {

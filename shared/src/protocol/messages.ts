@@ -2,8 +2,10 @@ import { z } from 'zod';
 import { Id, Sha256Hex } from '../ids';
 import { MAX_OUTPUT_CAP, MAX_TIMEOUT_MS } from './limits';
 import { PrimitiveInputs, PrimitiveName, type PrimitiveInput } from './primitives';
+import { SIGNATURE_PATTERN } from './signing';
 
 const Version = z.literal(1);
+const Signature = z.string().regex(SIGNATURE_PATTERN, 'an Ed25519 signature in base64');
 const Sha256 = Sha256Hex;
 
 /**
@@ -29,7 +31,7 @@ const InvocationBase = {
   timeoutMs: z.number().int().positive().max(MAX_TIMEOUT_MS),
   outputCap: z.number().int().positive().max(MAX_OUTPUT_CAP),
   /** Ed25519 over everything else, by the sandbox's invocation key (see signing.ts). */
-  signature: z.string().regex(/^[A-Za-z0-9+/]{86}==$/, 'an Ed25519 signature in base64'),
+  signature: Signature,
 };
 
 function invocationOf<P extends PrimitiveName>(primitive: P) {
@@ -199,7 +201,7 @@ export const Cancel = z.strictObject({
   invocationId: Id,
   reason: z.string().max(1024).optional(),
   /** Signed like invocations: a forged cancel would kill approved work. */
-  signature: z.string().regex(/^[A-Za-z0-9+/]{86}==$/, 'an Ed25519 signature in base64'),
+  signature: Signature,
 });
 export type Cancel = z.infer<typeof Cancel>;
 

@@ -21,6 +21,9 @@ export function invocationKeys(): InvocationKeys {
   return { privateKey, publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
 }
 
+/** What a signature looks like on the wire: 64 bytes of Ed25519 in base64. */
+export const SIGNATURE_PATTERN = /^[A-Za-z0-9+/]{86}==$/;
+
 function signedBytes(message: object): Buffer {
   return Buffer.from(canonicalJson({ ...message, signature: undefined }), 'utf8');
 }
@@ -44,7 +47,7 @@ export function invocationPublicKey(pem: string): KeyObject {
 export function verifyMessage(raw: unknown, key: KeyObject): boolean {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return false;
   const signature = (raw as { signature?: unknown }).signature;
-  if (typeof signature !== 'string' || !/^[A-Za-z0-9+/]{86}==$/.test(signature)) return false;
+  if (typeof signature !== 'string' || !SIGNATURE_PATTERN.test(signature)) return false;
   try {
     return verify(null, signedBytes(raw), key, Buffer.from(signature, 'base64'));
   } catch {
