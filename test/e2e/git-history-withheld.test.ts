@@ -2,9 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '@gatehouse/shared';
-import { resolveRunPolicy, type SandboxDriver } from '@gatehouse/orchestrator';
-import { makeRepo, run, sh, startDriver } from '../support/sandbox';
+import type { SandboxDriver } from '@gatehouse/orchestrator';
+import { makeRepo, run, sandboxUnderPolicy, sh, startDriver } from '../support/sandbox';
 
 /**
  * When the repository's .git is copied and when a fresh one stands in (copy-in.ts, git-history.ts):
@@ -27,10 +26,7 @@ describe('git history in the sandbox under read-deny rules', () => {
 
   async function sandboxFor(repoDir: string) {
     dirs.push(repoDir);
-    const policyFile = path.join(repoDir, '..', `${path.basename(repoDir)}-policy.json`);
-    writeFileSync(policyFile, JSON.stringify(POLICY));
-    const { policy } = await resolveRunPolicy({ policyFile, repoDir });
-    return driver.createSandbox({ runId: newId('run'), repoDir, ...(policy.paths ? { pathRules: policy.paths } : {}) });
+    return sandboxUnderPolicy(driver, repoDir, POLICY);
   }
 
   it('keeps the history when nothing in it matches and nothing is unreachable', async () => {

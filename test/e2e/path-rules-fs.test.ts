@@ -1,9 +1,9 @@
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId, sha256Hex as sha256 } from '@gatehouse/shared';
-import { resolveRunPolicy, type Sandbox, type SandboxDriver } from '@gatehouse/orchestrator';
-import { makeRepo, rootExec, run, sh, startDriver } from '../support/sandbox';
+import { sha256Hex as sha256 } from '@gatehouse/shared';
+import type { Sandbox, SandboxDriver } from '@gatehouse/orchestrator';
+import { makeRepo, rootExec, run, sandboxUnderPolicy, sh, startDriver } from '../support/sandbox';
 
 /**
  * Issue 10, deliverable 3: path rules held by the file system, not only by the gate. What the
@@ -33,11 +33,8 @@ describe('path rules enforced in the sandbox\'s file system', () => {
     });
     symlinkSync('../.env', path.join(repoDir, 'src', 'envlink'));
     symlinkSync('../secrets', path.join(repoDir, 'src', 'secretsdir'));
-    mkdirSync(path.join(repoDir, '.gatehouse'), { recursive: true });
-    writeFileSync(path.join(repoDir, '.gatehouse', 'policy.json'), JSON.stringify(POLICY));
-    const { policy } = await resolveRunPolicy({ policyFile: path.join(repoDir, '.gatehouse', 'policy.json'), repoDir });
     driver = await startDriver();
-    sandbox = await driver.createSandbox({ runId: newId('run'), repoDir, ...(policy.paths ? { pathRules: policy.paths } : {}) });
+    sandbox = await sandboxUnderPolicy(driver, repoDir, POLICY, path.join(repoDir, '.gatehouse', 'policy.json'));
   });
   afterAll(async () => {
     await driver?.close();

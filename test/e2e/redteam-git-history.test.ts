@@ -2,9 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '@gatehouse/shared';
-import { resolveRunPolicy, type Sandbox, type SandboxDriver } from '@gatehouse/orchestrator';
-import { makeRepo, run, startDriver } from '../support/sandbox';
+import type { Sandbox, SandboxDriver } from '@gatehouse/orchestrator';
+import { makeRepo, run, sandboxUnderPolicy, startDriver } from '../support/sandbox';
 
 /**
  * Red team (issue 10, deliverable 3): the copy leaves .git out only when a read-denied path exists in
@@ -29,11 +28,8 @@ describe('red team: withheld paths reached through the copied .git', () => {
     writeFileSync(path.join(repoDir, '.gitignore'), '.env\nsecrets/\n');
     git('add', '-A');
     git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'remove secrets');
-    const policyFile = path.join(repoDir, 'policy.json');
-    writeFileSync(policyFile, JSON.stringify({ deny: ['read_file(**/.env)', 'read_file(secrets/**)'] }));
-    const { policy } = await resolveRunPolicy({ policyFile, repoDir });
     driver = await startDriver();
-    sandbox = await driver.createSandbox({ runId: newId('run'), repoDir, ...(policy.paths ? { pathRules: policy.paths } : {}) });
+    sandbox = await sandboxUnderPolicy(driver, repoDir, { deny: ['read_file(**/.env)', 'read_file(secrets/**)'] }, path.join(repoDir, 'policy.json'));
   });
   afterAll(async () => {
     await driver?.close();

@@ -3,9 +3,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '@gatehouse/shared';
-import { resolveRunPolicy, type SandboxDriver } from '@gatehouse/orchestrator';
-import { makeRepo, run, startDriver } from '../support/sandbox';
+import type { SandboxDriver } from '@gatehouse/orchestrator';
+import { makeRepo, run, sandboxUnderPolicy, startDriver } from '../support/sandbox';
 
 /**
  * Red team 3, against the history check (git-history.ts, copy-in.ts): with `deny read_file(**\/.env)`
@@ -34,10 +33,7 @@ describe('red team 3: object stores the history check does not read', () => {
 
   async function sandboxFor(repoDir: string) {
     dirs.push(repoDir);
-    const policyFile = path.join(repoDir, '..', `${path.basename(repoDir)}-policy.json`);
-    writeFileSync(policyFile, JSON.stringify(POLICY));
-    const { policy } = await resolveRunPolicy({ policyFile, repoDir });
-    return driver.createSandbox({ runId: newId('run'), repoDir, ...(policy.paths ? { pathRules: policy.paths } : {}) });
+    return sandboxUnderPolicy(driver, repoDir, POLICY);
   }
 
   it('a commit hidden behind `git replace --graft` does not bring a deleted .env into the sandbox', async () => {

@@ -12,7 +12,7 @@ import {
   type PrimitiveInput,
   type PrimitiveName,
 } from '@gatehouse/shared';
-import { runtimeApproval, SandboxDriver, type Sandbox } from '@gatehouse/orchestrator';
+import { resolveRunPolicy, runtimeApproval, SandboxDriver, type Sandbox } from '@gatehouse/orchestrator';
 
 /**
  * Shared by the end-to-end tests: one real driver per test file (real Docker, real NATS), and
@@ -34,6 +34,23 @@ export function makeRepo(files: Record<string, string> = { 'README.md': '# fixtu
   git('add', '-A');
   git('-c', 'user.email=test@gatehouse', '-c', 'user.name=test', 'commit', '-qm', 'fixture');
   return dir;
+}
+
+/**
+ * A sandbox made the way a run makes it under a policy: the policy written to `policyFile` (beside
+ * the repository unless given), loaded as `--policy` would load it, and its path rules handed to
+ * the copy (withheld and locked paths).
+ */
+export async function sandboxUnderPolicy(
+  driver: SandboxDriver,
+  repoDir: string,
+  policy: object,
+  policyFile = path.join(path.dirname(repoDir), `${path.basename(repoDir)}-policy.json`),
+): Promise<Sandbox> {
+  mkdirSync(path.dirname(policyFile), { recursive: true });
+  writeFileSync(policyFile, JSON.stringify(policy));
+  const loaded = (await resolveRunPolicy({ policyFile, repoDir })).policy;
+  return driver.createSandbox({ runId: newId('run'), repoDir, ...(loaded.paths ? { pathRules: loaded.paths } : {}) });
 }
 
 /** Invoke through the client with a runtime approval for exactly this action. */
