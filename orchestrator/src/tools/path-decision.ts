@@ -1,5 +1,7 @@
-import type { Decision } from '../policy/mode';
-import { redirected, type ResolvedRef } from './workspace-paths';
+import type { EventDataOf } from '@gatehouse/shared';
+import type { ApprovalPolicy, Decision } from '../policy/mode';
+import type { Tool } from './tool';
+import { redirected, resolutionRecords, type ResolvedRef } from './workspace-paths';
 
 const STRICTNESS: Record<Decision['decision'], number> = { allow: 0, ask: 1, deny: 2 };
 
@@ -44,4 +46,29 @@ export function boundInput(input: unknown, resolved: readonly ResolvedRef[]): un
   const moved = redirected(resolved);
   if (moved.length === 0) return input;
   return { input, resolved: moved.map((r) => ({ path: r.key, real: r.real })) };
+}
+
+/** decideOnPaths for one tool call, asking the run's policy with the shapes approved so far. */
+export function decideCall(
+  policy: ApprovalPolicy,
+  approvedShapes: ReadonlySet<string>,
+  tool: Tool<unknown>,
+  input: unknown,
+  resolved: readonly ResolvedRef[],
+): PathDecision {
+  const ask = (i: unknown) =>
+    policy.decide({ tool: tool.name, input: i, readOnly: tool.isReadOnly(i), sideEffect: tool.sideEffect }, { approvedShapes });
+  return decideOnPaths(ask, input, resolved);
+}
+
+/** For the tool context: where each requested path leads, when it is inside the workspace. */
+export function realPathLookup(resolved: readonly ResolvedRef[]): (path: string) => string | undefined {
+  const reals = new Map<string, string>();
+  for (const r of resolved) if (r.real !== undefined && !r.outside) reals.set(r.path, r.real);
+  return (p) => reals.get(p);
+}
+
+/** The `resolved` field of a tool.validation event, present only when there were paths to resolve. */
+export function resolvedField(resolved: readonly ResolvedRef[]): { resolved?: EventDataOf<'tool.validation'>['resolved'] } {
+  return resolved.length > 0 ? { resolved: resolutionRecords(resolved) } : {};
 }

@@ -1,4 +1,4 @@
-import { actionHash, canonicalJson, errorResult, MAX_OUTPUT_CAP, newId, STREAM_CAP, type EventDataOf, type EventEnvelope, type InvocationResult, type ValidationError } from '@gatehouse/shared';
+import { actionHash, errorResult, MAX_OUTPUT_CAP, newId, STREAM_CAP, type EventDataOf, type EventEnvelope, type InvocationResult, type ValidationError } from '@gatehouse/shared';
 import type { StateTracker } from '../events/state';
 import { nextObservationId } from '../events/state';
 import { usableGrant, type RequestState } from '../events/approval-state';
@@ -14,8 +14,9 @@ import type { ToolRegistry } from './registry';
 import type { ExecutionPlan, LocalResult, Observed, PeekResult, RawResult, Tool, ToolContext, ToolLimits } from './tool';
 import type { AgentScope, Handoff } from '../agents/handoff';
 import { rejectionText, schemaErrors } from './rejection';
-import { boundInput, decideOnPaths, type PathDecision } from './path-decision';
-import { checkWorkspacePaths, resolutionRecords, type ResolvedRef } from './workspace-paths';
+import { boundInput, decideCall, realPathLookup, resolvedField, type PathDecision } from './path-decision';
+import { argsHashOf, canonicalOrDescribe, jsonSafe } from './recorded-values';
+import { checkWorkspacePaths, type ResolvedRef } from './workspace-paths';
 
 export interface ToolCall {
   callId: string;
@@ -420,11 +421,7 @@ export class ToolPipeline {
 
   /** The policy on the call as requested and on where its paths lead; strictest wins (path-decision.ts). */
   private decide(tool: Tool<unknown>, input: unknown, resolved: readonly ResolvedRef[]): PathDecision {
-    const facts = { approvedShapes: this.deps.tracker.state.approvals.approvedShapes };
-    const sideEffect = tool.sideEffect;
-    const ask = (i: unknown) =>
-      this.deps.policy.decide({ tool: tool.name, input: i, readOnly: tool.isReadOnly(i), sideEffect }, facts);
-    return decideOnPaths(ask, input, resolved);
+    return decideCall(this.deps.policy, this.deps.tracker.state.approvals.approvedShapes, tool, input, resolved);
   }
 
   private reject(
@@ -469,13 +466,11 @@ export class ToolPipeline {
   }
 
   private context(resolved: readonly ResolvedRef[] = []): ToolContext {
-    const reals = new Map<string, string>();
-    for (const r of resolved) if (r.real !== undefined && !r.outside) reals.set(r.path, r.real);
     return {
       state: this.deps.tracker.state,
       limits: this.deps.limits,
       peek: (p) => this.peek(p),
-      realPath: (p) => reals.get(p),
+      realPath: realPathLookup(resolved),
       ...(this.deps.agent ? { agent: this.deps.agent } : {}),
     };
   }
@@ -502,10 +497,6 @@ export class ToolPipeline {
   }
 }
 
-function resolvedField(resolved: readonly ResolvedRef[]): { resolved?: EventDataOf<'tool.validation'>['resolved'] } {
-  return resolved.length > 0 ? { resolved: resolutionRecords(resolved) } : {};
-}
-
 function safeObserve(tool: Tool<unknown>, input: unknown, raw: RawResult, ctx: ToolContext): Observed {
   try {
     return tool.observe(input, raw, ctx);
@@ -516,30 +507,4 @@ function safeObserve(tool: Tool<unknown>, input: unknown, raw: RawResult, ctx: T
 
 function lostResult(invocationId: string, sandboxId: string, message: string): InvocationResult {
   return errorResult({ invocationId, runId: 'unknown', sandboxId, status: 'failed', code: 'internal', message: `the sandbox did not return a result: ${message}` });
-}
-
-function argsHashOf(input: unknown): string {
-  try {
-    return actionHash({ name: 'args', input: input ?? null });
-  } catch {
-    return 'unhashable';
-  }
-}
-
-/** Model input is JSON in practice; anything else (NaN, cycles, functions) is described, not stored. */
-function jsonSafe(value: unknown): unknown {
-  try {
-    canonicalJson(value ?? null);
-    return value ?? null;
-  } catch {
-    return { unrepresentable: canonicalOrDescribe(value) };
-  }
-}
-
-function canonicalOrDescribe(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return Object.prototype.toString.call(value);
-  }
 }
