@@ -1,5 +1,5 @@
 import { readOptions } from './arguments';
-import type { Verdict } from './commands';
+import type { Verdict } from './verdict';
 import type { CommandClass } from './types';
 import { ANY_VALUE, hasCommandText, nameProblem, riskyVariable, type Condition } from './variables';
 import type { Inner } from './wrappers';
