@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { existsSync, promises as fs } from 'node:fs';
 import { SAFE_GIT, SAFE_GIT_ENV } from '@gatehouse/shared';
@@ -63,6 +64,17 @@ export class Baseline {
     // becoming a nested repository whose files look deleted (red-team finding). git still compares
     // every entry with the work tree (size, mtime, ctime, inode), so a change is not skipped.
     if (index !== 'baseline.index') await fs.copyFile(path.join(this.stateDir, 'baseline.index'), path.join(this.stateDir, index));
+  }
+
+  /** Runs `work` with the name of an index file no other call uses, and removes it (and its lock) after. */
+  async withScratchIndex<T>(work: (index: string) => Promise<T>): Promise<T> {
+    const index = `scratch-${randomBytes(8).toString('hex')}.index`;
+    try {
+      return await work(index);
+    } finally {
+      const file = path.join(this.stateDir, index);
+      await Promise.all([fs.rm(file, { force: true }), fs.rm(`${file}.lock`, { force: true })]);
+    }
   }
 
   async writeTree(index: string, signal: AbortSignal, timeoutMs: number): Promise<string> {

@@ -15,6 +15,7 @@ import {
   type ErrorCode,
   type SandboxSubjects,
 } from '@gatehouse/shared';
+import { CallsInFlight } from './calls-in-flight';
 import { Baseline } from './baseline';
 import type { DaemonConfig } from './config';
 import { PrimitiveError } from './errors';
@@ -46,7 +47,7 @@ export async function startDaemon(cfg: DaemonConfig): Promise<RunningDaemon> {
   const protection = applyProtection(ws.root, cfg.protect);
   const subjects = sandboxSubjects(cfg.runId, cfg.sandboxId);
   const journal = new Journal();
-  const inflight = new Map<string, AbortController>();
+  const inflight = new CallsInFlight();
   const startedAt = Date.now();
 
   // The baseline must exist before anything can change the workspace, so it is taken before ready;
@@ -77,7 +78,7 @@ export async function startDaemon(cfg: DaemonConfig): Promise<RunningDaemon> {
       if (!verifyMessage(cancel.value, cfg.invokeKey)) return log('warn', 'cancel with a bad signature ignored', { invocationId: cancel.value.invocationId });
       const { runId, sandboxId, invocationId } = cancel.value;
       if (runId !== cfg.runId || sandboxId !== cfg.sandboxId) return log('warn', 'cancel for another sandbox', { runId, sandboxId });
-      inflight.get(invocationId)?.abort();
+      inflight.cancel(invocationId);
     },
   });
 
@@ -107,7 +108,7 @@ export async function startDaemon(cfg: DaemonConfig): Promise<RunningDaemon> {
     async stop() {
       clearInterval(timer);
       shutdown.abort();
-      for (const ac of inflight.values()) ac.abort();
+      inflight.cancelAll();
       await nc.drain().catch(() => undefined);
     },
   };
@@ -123,7 +124,7 @@ class InvocationHandler {
     private readonly ws: Workspace,
     private readonly subjects: SandboxSubjects,
     private readonly journal: Journal,
-    private readonly inflight: Map<string, AbortController>,
+    private readonly inflight: CallsInFlight,
     private readonly nc: NatsConnection,
     private readonly baseline: { baseline: Baseline; tree: string },
   ) {}
@@ -195,16 +196,17 @@ class InvocationHandler {
     if (seen) return { ...(await seen), replayed: true };
 
     return this.journal.record(inv.invocationId, async () => {
+      // Tracked before the first await, so a cancel that arrives meanwhile finds it (calls-in-flight.ts).
+      const signal = this.inflight.start(inv.invocationId);
       await this.sweeping;
-      const ac = new AbortController();
-      this.inflight.set(inv.invocationId, ac);
       let seq = 0;
       let outcome: Outcome | PrimitiveError;
       try {
-        outcome = await runPrimitive(inv, {
+        // Cancelled before it began (calls-in-flight.ts): nothing runs, whatever the primitive.
+        outcome = signal.aborted ? CANCELLED_BEFORE_START : await runPrimitive(inv, {
           ws: this.ws,
           baseline: this.baseline,
-          signal: ac.signal,
+          signal,
           timeoutMs: inv.timeoutMs,
           outputCap: inv.outputCap,
           user: this.cfg.user,
@@ -218,7 +220,7 @@ class InvocationHandler {
         outcome = e instanceof PrimitiveError ? e : new PrimitiveError('internal', `unexpected error: ${String(e)}`, 'failed');
         if (!(e instanceof PrimitiveError)) log('error', 'primitive threw', { err: String(e), primitive: inv.primitive });
       } finally {
-        this.inflight.delete(inv.invocationId);
+        this.inflight.end(inv.invocationId);
         // Nothing of the command user may outlive its call. Off the reply's path; the next call
         // waits for it (sweeping), so no command-user process exists while the daemon works.
         // Owed after an exec, and paid once nothing is in flight: an exec that ends while another
@@ -267,3 +269,13 @@ class InvocationHandler {
     return errorResult({ invocationId, runId: this.cfg.runId, sandboxId: this.cfg.sandboxId, status: 'rejected', code, message, ...(path ? { path } : {}) });
   }
 }
+
+const CANCELLED_BEFORE_START: Outcome = {
+  status: 'aborted',
+  exitCode: null,
+  signal: null,
+  output: '',
+  bytes: 0,
+  truncated: false,
+  error: { code: 'cancelled', message: 'cancelled before it started; nothing ran' },
+};

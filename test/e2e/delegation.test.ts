@@ -33,7 +33,12 @@ function run(dir: string, script: unknown, extra: string[] = []) {
   const all = r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Event);
   const rootId = all.find((e) => e.parentRunId === null)!.runId;
   const logOf = (runId: string): Event[] => readFileSync(path.join(stateDir, 'runs', runId, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Event);
-  return { r, stateDir, rootId, parent: logOf(rootId), logOf, runs: readdirSync(path.join(stateDir, 'runs')) };
+  return { r, stateDir, rootId, parent: logOf(rootId), logOf, runs: readdirSync(path.join(stateDir, 'runs')), why: why(r.stderr, all) };
+}
+/** What a failed run printed and how each of its runs ended: the message an unexpected exit status carries. */
+function why(stderr: string, events: Event[]): string {
+  const ends = events.filter((e) => e.type === 'run.completed').map((e) => `${e.runId}: ${JSON.stringify(e.data)}`);
+  return [stderr.trim(), ...ends].filter(Boolean).join('\n');
 }
 const budget = { turns: 5, toolCalls: 5, tokens: 100_000, seconds: 120 };
 const handoff = (task: string, tools: string[], paths: string[], extra: Record<string, unknown> = {}) => ({ name: 'delegate', input: { task, tools, paths, evidence: [], budget, expect: 'what you did', ...extra } });
@@ -58,8 +63,8 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
         ],
       })),
     };
-    const { r, parent, logOf, rootId, stateDir, runs } = run(dir, script);
-    expect(r.status, r.stderr).toBe(0);
+    const { r, parent, logOf, rootId, stateDir, runs, why } = run(dir, script);
+    expect(r.status, why).toBe(0);
     const spawned = parent.filter((e) => e.type === 'agent.spawned');
     const completed = parent.filter((e) => e.type === 'agent.completed');
     expect(spawned).toHaveLength(4);
@@ -211,7 +216,7 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
       children: [{ turns: [{ toolCalls: [{ name: 'bash', input: { command: 'echo ran >> ran.log' } }] }, { final: 'appended (obs-1)' }] }],
     };
     const first = run(dir, script);
-    expect(first.r.status, first.r.stderr).toBe(3);
+    expect(first.r.status, first.why).toBe(3);
     const cli2 = (args: string[]) => spawnSync(process.execPath, [cli, ...args, '--state-dir', first.stateDir], { encoding: 'utf8', timeout: 180_000, env: { ...process.env, CI: 'true' }, input: '' });
     const childId = String(first.parent.find((e) => e.type === 'agent.spawned')!.data.childRunId);
     expect(first.parent.at(-1)).toMatchObject({ type: 'run.paused' });
@@ -242,7 +247,7 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
       children: [{ turns: [{ toolCalls: [{ name: 'read_file', input: { path: 'src/a.js' } }] }, { toolCalls: [{ name: 'edit_file', input: { path: 'src/a.js', oldText: 'a = 1', newText: 'a = 2' } }] }, { final: 'done (obs-2)' }] }],
     };
     const first = run(dir, script, ['--policy', policyFile]);
-    expect(first.r.status, first.r.stderr).toBe(3);
+    expect(first.r.status, first.why).toBe(3);
     const cli2 = (args: string[]) => spawnSync(process.execPath, [cli, ...args, '--state-dir', first.stateDir], { encoding: 'utf8', timeout: 180_000, env: { ...process.env, CI: 'true' }, input: '' });
     const requested = first.parent.find((e) => e.type === 'approval.requested')!;
     expect(requested.data).toMatchObject({ tool: 'write_file', rule: 'ask[0] write_file(src/**)' });
@@ -268,6 +273,8 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
     const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-state-'));
     const child = spawn(process.execPath, [cli, 'run', 'x', '--repo', dir, '--model', `scripted:${scriptFile(script)}`, '--json', '--state-dir', stateDir, '--mode', 'sandboxed-auto'], { env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
     const sleeping = new Promise<void>((resolve) => {
       child.stdout.on('data', (c: Buffer) => {
         out += c.toString('utf8');
@@ -276,7 +283,10 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
     });
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    await sleeping;
+    // A run that ends before both children sleep fails here with how it ended, not by timing out.
+    const first = await Promise.race([sleeping.then(() => 'sleeping' as const), exited.then(() => 'exited' as const)]);
+    const printed = () => out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Event);
+    expect(first, first === 'exited' ? why(err, printed()) : '').toBe('sleeping');
     child.kill('SIGINT');
     const code = await exited;
     clearTimeout(killer);

@@ -14,6 +14,7 @@ import { LABEL } from './labels';
 import { sandboxCreds } from './nats-auth';
 import { connectOrchestrator, ensureNatsServer, type NatsEndpoint } from './nats-server';
 import { attachNats, createRunNetwork, removeNetwork } from './network';
+import { HeartbeatClock } from './heartbeat-clock';
 import { reapOrphans, type ReapReport } from './reaper';
 import { Sandbox } from './sandbox';
 import { watchContainerDeaths } from './watch';
@@ -55,6 +56,7 @@ export interface CreateSandboxOptions {
 export class SandboxDriver {
   private readonly sandboxes = new Map<string, Sandbox>();
   private readonly watchdog: NodeJS.Timeout;
+  private readonly heartbeatClock: HeartbeatClock;
   private stopWatching: (() => void) | undefined;
   readonly heartbeatMs: number;
   readonly lostAfterMs: number;
@@ -69,7 +71,9 @@ export class SandboxDriver {
   ) {
     this.heartbeatMs = opts.heartbeatMs ?? 1000;
     this.lostAfterMs = opts.lostAfterMs ?? Math.max(3000, 3 * this.heartbeatMs);
-    this.watchdog = setInterval(() => this.checkHeartbeats(), Math.min(250, this.heartbeatMs));
+    const tickMs = Math.min(250, this.heartbeatMs);
+    this.heartbeatClock = new HeartbeatClock(tickMs);
+    this.watchdog = setInterval(() => this.checkHeartbeats(), tickMs);
     this.watchdog.unref();
   }
 
@@ -239,8 +243,11 @@ export class SandboxDriver {
 
   private checkHeartbeats(): void {
     const now = Date.now();
+    if (!this.heartbeatClock.tick(now)) return;
     for (const s of this.sandboxes.values()) {
-      if (s.ready && !s.lost && now - s.lastHeartbeatAt > this.lostAfterMs) s.markLost(`no heartbeat for ${now - s.lastHeartbeatAt} ms`);
+      if (!s.ready || s.lost) continue;
+      const silence = this.heartbeatClock.silence(now, s.lastHeartbeatAt);
+      if (silence > this.lostAfterMs) s.markLost(`no heartbeat for ${silence} ms`);
     }
   }
 
