@@ -3,7 +3,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'images/**/build/**', '.gatehouse/**'] },
+  { ignores: ['.dependency-cruiser.cjs', '**/dist/**', '**/node_modules/**', 'images/**/build/**', '.gatehouse/**'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

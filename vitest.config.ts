@@ -4,7 +4,12 @@ import { defineConfig } from 'vitest/config';
 // parallel would measure contention, not behaviour, and two cores are all CI has.
 export default defineConfig({
   test: {
-    include: ['shared/test/**/*.test.ts', 'sandbox-agent/test/**/*.test.ts', 'orchestrator/test/**/*.test.ts', 'test/**/*.test.ts'],
+    include: [
+      'shared/test/**/*.test.ts',
+      'sandbox-agent/test/**/*.test.ts',
+      'orchestrator/test/**/*.test.ts',
+      'test/**/*.test.ts',
+    ],
     globalSetup: ['test/support/global-setup.ts'],
     fileParallelism: false,
     testTimeout: 60_000,

@@ -17,7 +17,11 @@ type Samples = Record<'coldStartMs' | 'execTrueMs' | 'readFileMs' | 'execInDaemo
 
 export async function benchBoundary(log: (m: string) => void): Promise<Record<string, unknown>> {
   const root = process.cwd();
-  const baseline = execFileSync('bash', ['scripts/bench-baseline.sh', BASELINE_REF], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  const baseline = execFileSync('bash', ['scripts/bench-baseline.sh', BASELINE_REF], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
   const sides = { before: baseline, after: root };
   const pooled: Record<keyof typeof sides, Samples> = { before: empty(), after: empty() };
   for (let round = 0; round < ROUNDS; round++) {
@@ -56,7 +60,12 @@ function probe(checkout: string): Promise<Samples> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(checkout, 'bench', 'dist', 'probe.mjs')], {
       cwd: checkout,
-      env: { ...process.env, PROBE_COLD: process.env.BENCH_BOUNDARY_COLD ?? '5', PROBE_EXEC: '150', PROBE_REPO: path.join(checkout, 'examples', 'hello') },
+      env: {
+        ...process.env,
+        PROBE_COLD: process.env.BENCH_BOUNDARY_COLD ?? '5',
+        PROBE_EXEC: '150',
+        PROBE_REPO: path.join(checkout, 'examples', 'hello'),
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';

@@ -28,6 +28,7 @@ export async function benchClassifier(): Promise<{ commandsPerSecond: number; p5
   }
   const elapsedS = (performance.now() - start) / 1000;
   samples.sort((a, b) => a - b);
-  const us = (q: number) => Math.round((samples[Math.min(samples.length - 1, Math.ceil(q * samples.length) - 1)] ?? NaN) * 1000 * 10) / 10;
+  const us = (q: number) =>
+    Math.round((samples[Math.min(samples.length - 1, Math.ceil(q * samples.length) - 1)] ?? NaN) * 1000 * 10) / 10;
   return { commandsPerSecond: Math.round(samples.length / elapsedS), p50Us: us(0.5), p99Us: us(0.99) };
 }

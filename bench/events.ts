@@ -44,11 +44,20 @@ function timeAppends(log: RunLog, from: number, n: number): Rate {
   const t = performance.now();
   for (let i = from; i < from + n; i++) log.append('tool.execution.completed', 'sandbox', completed(i));
   const ms = performance.now() - t;
-  return { n, ms: Math.round(ms), perSecond: Math.round((n / ms) * 1000), usPerEvent: Math.round((ms / n) * 10_000) / 10 };
+  return {
+    n,
+    ms: Math.round(ms),
+    perSecond: Math.round((n / ms) * 1000),
+    usPerEvent: Math.round((ms / n) * 10_000) / 10,
+  };
 }
 
 /** Appends with the default durability; returns once the log is closed, so its events are garbage. */
-function appendPhase(dir: string, redactor: Redactor, key: LogKey): { rate: Rate; syncMs: number; file: string; seq: number; lastHash: string } {
+function appendPhase(
+  dir: string,
+  redactor: Redactor,
+  key: LogKey,
+): { rate: Rate; syncMs: number; file: string; seq: number; lastHash: string } {
   const log = RunLog.create(dir, 'bench', { redactor, key });
   timeAppends(log, 0, N.warmup);
   const rate = timeAppends(log, N.warmup, N.append);
@@ -64,7 +73,18 @@ function fillTo(file: string, fromSeq: number, prevHash: string, key: LogKey): v
   const ts = new Date().toISOString();
   let chunk: string[] = [];
   for (let seq = fromSeq; seq < N.verify; seq++) {
-    const e = { id: `evt-bench-${seq}`, runId: 'bench', seq, ts, type: 'tool.execution.completed', actor: 'sandbox' as const, causationId: null, parentRunId: null, data: completed(seq), prevHash };
+    const e = {
+      id: `evt-bench-${seq}`,
+      runId: 'bench',
+      seq,
+      ts,
+      type: 'tool.execution.completed',
+      actor: 'sandbox' as const,
+      causationId: null,
+      parentRunId: null,
+      data: completed(seq),
+      prevHash,
+    };
     const sealed = sealEvent({ ...e, schemaVersion: LOG_SCHEMA_VERSION }, (h) => key.macEvent(h));
     chunk.push(sealed.line);
     prevHash = sealed.hash;
@@ -82,7 +102,10 @@ export async function benchEvents(): Promise<Record<string, unknown>> {
     // A bench key with its heads beside the state directory, not in it (and not the user's key).
     const keyDir = mkdtempSync(path.join(os.tmpdir(), 'gh-bench-key-'));
     dirs.push(keyDir);
-    const key = LogKey.fromBytes(randomBytes(32), { keyFile: path.join(keyDir, 'log.key'), headsDir: path.join(keyDir, 'heads') });
+    const key = LogKey.fromBytes(randomBytes(32), {
+      keyFile: path.join(keyDir, 'log.key'),
+      headsDir: path.join(keyDir, 'heads'),
+    });
     const appended = appendPhase(dir, redactor, key);
     fillTo(appended.file, appended.seq, appended.lastHash, key);
     const bytes = statSync(appended.file).size;
@@ -103,7 +126,12 @@ export async function benchEvents(): Promise<Record<string, unknown>> {
       fsyncSlowdown: Math.round((appended.rate.perSecond / fsynced.perSecond) * 10) / 10,
       syncMs: appended.syncMs,
       anchoring,
-      verify: { events: N.verify, ms: Math.round(verifyMs), eventsPerSecond: Math.round((N.verify / verifyMs) * 1000), mbPerSecond: Math.round(bytes / 1000 / verifyMs) },
+      verify: {
+        events: N.verify,
+        ms: Math.round(verifyMs),
+        eventsPerSecond: Math.round((N.verify / verifyMs) * 1000),
+        mbPerSecond: Math.round(bytes / 1000 / verifyMs),
+      },
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -133,6 +161,10 @@ function anchoringCost(dir: string, redactor: Redactor, key: LogKey): Record<str
   syncs.sort((a, b) => a - b);
   return {
     macUsPerEvent: Math.round(macUs * 100) / 100,
-    syncAfterOneAppendMs: { p50: Math.round(syncs[25]! * 100) / 100, p90: Math.round(syncs[45]! * 100) / 100, note: 'log fsync + head write, fsync, rename' },
+    syncAfterOneAppendMs: {
+      p50: Math.round(syncs[25]! * 100) / 100,
+      p90: Math.round(syncs[45]! * 100) / 100,
+      note: 'log fsync + head write, fsync, rename',
+    },
   };
 }

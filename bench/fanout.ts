@@ -28,9 +28,14 @@ const handoff = (i: number) => ({
     expect: 'how many entries the root holds',
   },
 });
-const childScript = { turns: [{ toolCalls: [{ name: 'list_files', input: { path: '.' } }] }, { final: 'listed the root (obs-1)' }] };
+const childScript = {
+  turns: [{ toolCalls: [{ name: 'list_files', input: { path: '.' } }] }, { final: 'listed the root (obs-1)' }],
+};
 const parentScript = (children: number) => ({
-  turns: [{ text: `${children} sub-agent(s).`, toolCalls: Array.from({ length: children }, (_, i) => handoff(i)) }, { final: 'the sub-agents listed the root' }],
+  turns: [
+    { text: `${children} sub-agent(s).`, toolCalls: Array.from({ length: children }, (_, i) => handoff(i)) },
+    { final: 'the sub-agents listed the root' },
+  ],
   children: Array.from({ length: children }, () => childScript),
 });
 
@@ -90,7 +95,9 @@ function readNumber(file: string): number | null {
 
 function statField(file: string, key: string): number {
   try {
-    const line = readFileSync(file, 'utf8').split('\n').find((l) => l.startsWith(`${key} `));
+    const line = readFileSync(file, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`${key} `));
     return line ? Number(line.slice(key.length + 1)) || 0 : 0;
   } catch {
     return 0;
@@ -104,10 +111,18 @@ function statField(file: string, key: string): number {
 function cgroupMemory(id: string): MemorySample | null {
   const v1 = `/sys/fs/cgroup/memory/docker/${id}`;
   const usage1 = readNumber(`${v1}/memory.usage_in_bytes`);
-  if (usage1 !== null) return { workingSet: usage1 - statField(`${v1}/memory.stat`, 'total_inactive_file'), max: readNumber(`${v1}/memory.max_usage_in_bytes`) };
+  if (usage1 !== null)
+    return {
+      workingSet: usage1 - statField(`${v1}/memory.stat`, 'total_inactive_file'),
+      max: readNumber(`${v1}/memory.max_usage_in_bytes`),
+    };
   for (const v2 of [`/sys/fs/cgroup/system.slice/docker-${id}.scope`, `/sys/fs/cgroup/docker/${id}`]) {
     const usage2 = readNumber(`${v2}/memory.current`);
-    if (usage2 !== null) return { workingSet: usage2 - statField(`${v2}/memory.stat`, 'inactive_file'), max: readNumber(`${v2}/memory.peak`) };
+    if (usage2 !== null)
+      return {
+        workingSet: usage2 - statField(`${v2}/memory.stat`, 'inactive_file'),
+        max: readNumber(`${v2}/memory.peak`),
+      };
   }
   return null;
 }
@@ -117,7 +132,10 @@ async function apiMemory(docker: Docker, id: string): Promise<MemorySample | nul
   const s = await docker.getContainer(id).stats({ stream: false, 'one-shot': true });
   const m = s.memory_stats as { usage?: number; max_usage?: number; stats?: Record<string, number> } | undefined;
   if (!m?.usage) return null; // a container still starting or already stopping reports nothing
-  return { workingSet: m.usage - (m.stats?.total_inactive_file ?? m.stats?.inactive_file ?? 0), max: m.max_usage ?? null };
+  return {
+    workingSet: m.usage - (m.stats?.total_inactive_file ?? m.stats?.inactive_file ?? 0),
+    max: m.max_usage ?? null,
+  };
 }
 
 const MAX_IN_FLIGHT = 4;
@@ -154,7 +172,9 @@ function sampleSandboxes(docker: Docker, ownerPid: () => number | undefined) {
       try {
         const list = await docker.listContainers({ filters: { label: ['gatehouse.role=sandbox'] } });
         // Only this run's sandboxes: the owner label is host:pid:starttime of the orchestrator process.
-        const mine = list.filter((c) => pid !== undefined && c.Labels['gatehouse.owner']?.split(':')[1] === String(pid));
+        const mine = list.filter(
+          (c) => pid !== undefined && c.Labels['gatehouse.owner']?.split(':')[1] === String(pid),
+        );
         alive.push(mine.map((c) => c.Labels['gatehouse.run'] ?? '?'));
         for (const c of mine) {
           const name = c.Names[0]?.replace(/^\//, '') ?? c.Id.slice(0, 12);
@@ -198,7 +218,20 @@ async function runOnce(repo: string, script: string, stateDir: string, docker: D
   const t0 = performance.now();
   const child = spawn(
     process.execPath,
-    ['orchestrator/bin/gatehouse.mjs', 'run', 'fan out', '--repo', repo, '--model', `scripted:${script}`, '--mode', 'sandboxed-auto', '--json', '--state-dir', stateDir],
+    [
+      'orchestrator/bin/gatehouse.mjs',
+      'run',
+      'fan out',
+      '--repo',
+      repo,
+      '--model',
+      `scripted:${script}`,
+      '--mode',
+      'sandboxed-auto',
+      '--json',
+      '--state-dir',
+      stateDir,
+    ],
     { env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'ignore'] },
   );
   const sampler = docker ? sampleSandboxes(docker, () => child.pid) : null;
@@ -210,8 +243,14 @@ async function runOnce(repo: string, script: string, stateDir: string, docker: D
   const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
   clearTimeout(timer);
   const wallMs = performance.now() - t0;
-  const sampled = sampler ? await sampler.stop() : { peaks: new Map<string, Peak>(), rounds: 0, alive: [] as string[][], sources: { cgroup: 0, api: 0 } };
-  if (exitCode === null) spawnSync(process.execPath, ['orchestrator/bin/gatehouse.mjs', 'sandbox', 'reap'], { stdio: 'ignore', timeout: 60_000 });
+  const sampled = sampler
+    ? await sampler.stop()
+    : { peaks: new Map<string, Peak>(), rounds: 0, alive: [] as string[][], sources: { cgroup: 0, api: 0 } };
+  if (exitCode === null)
+    spawnSync(process.execPath, ['orchestrator/bin/gatehouse.mjs', 'sandbox', 'reap'], {
+      stdio: 'ignore',
+      timeout: 60_000,
+    });
 
   const events: Event[] = [];
   for (const line of buffer.split('\n')) {
@@ -253,7 +292,10 @@ async function runOnce(repo: string, script: string, stateDir: string, docker: D
     peaks,
     sampleRounds: sampled.rounds,
     sources: sampled.sources,
-    maxChildSandboxesAlive: sampled.alive.reduce((n, round) => Math.max(n, round.filter((r) => r !== rootRunId).length), 0),
+    maxChildSandboxesAlive: sampled.alive.reduce(
+      (n, round) => Math.max(n, round.filter((r) => r !== rootRunId).length),
+      0,
+    ),
   };
 }
 
@@ -295,7 +337,13 @@ export async function benchFanout(runs = 2): Promise<Record<string, unknown>> {
       oneChild: { wallMs: oneWall, each: oneRuns.map(describe) },
       eightChildren: {
         wallMs: eightWall,
-        each: eightRuns.map((r) => ({ ...describe(r), sampleRounds: r.sampleRounds, memoryReadings: r.sources, maxChildSandboxesAlive: r.maxChildSandboxesAlive, childSandboxesSampled: r.peaks.size })),
+        each: eightRuns.map((r) => ({
+          ...describe(r),
+          sampleRounds: r.sampleRounds,
+          memoryReadings: r.sources,
+          maxChildSandboxesAlive: r.maxChildSandboxesAlive,
+          childSandboxesSampled: r.peaks.size,
+        })),
       },
       ratioEightToOne: ratio(eightWall.p50, oneWall.p50),
       maxParallelChildren: DEFAULT_MAX_PARALLEL,
@@ -305,7 +353,8 @@ export async function benchFanout(runs = 2): Promise<Record<string, unknown>> {
         sampledEveryMs: SAMPLE_EVERY_MS,
         note: 'working set = usage minus inactive file cache (what docker stats shows), sampled; kernel max usage = cgroup high-water mark, page cache included',
       },
-      target: 'eight children in one turn <= 3x one child (default maxParallel 4: two waves); <= 64 MB per idle child sandbox',
+      target:
+        'eight children in one turn <= 3x one child (default maxParallel 4: two waves); <= 64 MB per idle child sandbox',
     };
   } finally {
     rmSync(tmp, { recursive: true, force: true });

@@ -16,14 +16,32 @@ export async function benchPause(runs = 5): Promise<Record<string, unknown>> {
   writeFileSync(path.join(repo, 'README.md'), '# bench\n');
   writeFileSync(path.join(repo, '.gatehouse/policy.json'), JSON.stringify({ mode: 'confirm-each' }));
   const script = path.join(tmp, 'script.json');
-  writeFileSync(script, JSON.stringify({ turns: [{ toolCalls: [{ name: 'bash', input: { command: 'echo hi >> x.log' } }] }] }));
+  writeFileSync(
+    script,
+    JSON.stringify({ turns: [{ toolCalls: [{ name: 'bash', input: { command: 'echo hi >> x.log' } }] }] }),
+  );
   const askToExit: number[] = [];
   const total: number[] = [];
   const codes: Array<number | null> = [];
   for (let i = 0; i < runs; i++) {
     const t0 = Date.now();
     let requestedAt = 0;
-    const child = spawn(process.execPath, ['orchestrator/bin/gatehouse.mjs', 'run', 'x', '--repo', repo, '--model', `scripted:${script}`, '--json', '--state-dir', path.join(tmp, 'state')], { env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(
+      process.execPath,
+      [
+        'orchestrator/bin/gatehouse.mjs',
+        'run',
+        'x',
+        '--repo',
+        repo,
+        '--model',
+        `scripted:${script}`,
+        '--json',
+        '--state-dir',
+        path.join(tmp, 'state'),
+      ],
+      { env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'ignore'] },
+    );
     let buffer = '';
     child.stdout.on('data', (chunk: Buffer) => {
       buffer += chunk.toString('utf8');
@@ -37,5 +55,11 @@ export async function benchPause(runs = 5): Promise<Record<string, unknown>> {
     total.push(end - t0);
     if (requestedAt) askToExit.push(end - requestedAt);
   }
-  return { runs, exitCodes: codes, askToExitMs: summarize(askToExit), wholeRunMs: summarize(total), target: 'a headless ask exits 3 within 1 s' };
+  return {
+    runs,
+    exitCodes: codes,
+    askToExitMs: summarize(askToExit),
+    wholeRunMs: summarize(total),
+    target: 'a headless ask exits 3 within 1 s',
+  };
 }

@@ -2,7 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sha256Hex, type EventEnvelope, type InvocationResult } from '@gatehouse/shared';
-import { codingTools, fold, modePolicy, resolveSurface, RunLog, StateTracker, ToolPipeline, type Sandbox } from '@gatehouse/orchestrator';
+import {
+  codingTools,
+  fold,
+  modePolicy,
+  resolveSurface,
+  RunLog,
+  StateTracker,
+  ToolPipeline,
+  type Sandbox,
+} from '@gatehouse/orchestrator';
 import type { SandboxPort } from '../orchestrator/src/tools/ports';
 import { summarize, time } from './stats';
 
@@ -24,18 +33,34 @@ function pipelineOver(sandbox: SandboxPort, stateDir: string, runId: string): To
 function instantSandbox(): SandboxPort {
   const sha256 = sha256Hex(CONTENT);
   const result: InvocationResult = {
-    v: 1, invocationId: 'inv_x', runId: 'run_x', sandboxId: 'sbx_bench', primitive: 'read_file', status: 'ok', exitCode: null, signal: null,
-    output: CONTENT, bytes: CONTENT.length, truncated: false, durationMs: 0.1, filesChanged: [], replayed: false,
+    v: 1,
+    invocationId: 'inv_x',
+    runId: 'run_x',
+    sandboxId: 'sbx_bench',
+    primitive: 'read_file',
+    status: 'ok',
+    exitCode: null,
+    signal: null,
+    output: CONTENT,
+    bytes: CONTENT.length,
+    truncated: false,
+    durationMs: 0.1,
+    filesChanged: [],
+    replayed: false,
     data: { kind: 'read_file', sha256, totalBytes: CONTENT.length, totalLines: 40, startLine: 1, endLine: 40 },
   };
   // `resolve` (the path stage of validation) answers that each path leads to itself.
   const resolved = (paths: string[]): InvocationResult => ({
-    ...result, primitive: 'resolve', output: '', bytes: 0,
+    ...result,
+    primitive: 'resolve',
+    output: '',
+    bytes: 0,
     data: { kind: 'resolve', paths: paths.map((p) => ({ path: p, real: p, exists: true, outside: false })) },
   });
   return {
     sandboxId: 'sbx_bench',
-    invoke: async (primitive, input) => (primitive === 'resolve' ? resolved((input as { paths: string[] }).paths) : result),
+    invoke: async (primitive, input) =>
+      primitive === 'resolve' ? resolved((input as { paths: string[] }).paths) : result,
   };
 }
 
@@ -50,13 +75,43 @@ async function syntheticEvents(n: number): Promise<EventEnvelope[]> {
     const callId = `c${i}`;
     log.append('tool.intent', 'model', { callId, turn: i, tool: 'read_file', input: { path: `f${i % 50}.ts` } });
     log.append('tool.validation', 'runtime', { callId, ok: true, stage: 'semantic', errors: [] });
-    log.append('tool.approval', 'policy', { callId, decision: 'allow', policyId: 'p', reason: 'r', actionHash: 'a'.repeat(64) });
-    log.append('tool.execution.started', 'runtime', { callId, invocationId: `i${i}`, executor: 'sandbox', primitive: 'read_file', input: {}, timeoutMs: 1, approvalId: 'x' });
-    log.append('tool.execution.completed', 'sandbox', {
-      callId, invocationId: `i${i}`, status: 'ok', exitCode: 0, signal: null, durationMs: 1, bytes: 10, truncated: false,
-      filesChanged: i % 7 === 0 ? [`f${i % 50}.ts`] : [], artifactRefs: [], fileHashes: { [`f${i % 50}.ts`]: 'b'.repeat(64) },
+    log.append('tool.approval', 'policy', {
+      callId,
+      decision: 'allow',
+      policyId: 'p',
+      reason: 'r',
+      actionHash: 'a'.repeat(64),
     });
-    log.append('tool.observation', 'runtime', { callId, observationId: `obs-${i + 1}`, tool: 'read_file', outcome: 'ok', content: 'x'.repeat(200), truncated: false });
+    log.append('tool.execution.started', 'runtime', {
+      callId,
+      invocationId: `i${i}`,
+      executor: 'sandbox',
+      primitive: 'read_file',
+      input: {},
+      timeoutMs: 1,
+      approvalId: 'x',
+    });
+    log.append('tool.execution.completed', 'sandbox', {
+      callId,
+      invocationId: `i${i}`,
+      status: 'ok',
+      exitCode: 0,
+      signal: null,
+      durationMs: 1,
+      bytes: 10,
+      truncated: false,
+      filesChanged: i % 7 === 0 ? [`f${i % 50}.ts`] : [],
+      artifactRefs: [],
+      fileHashes: { [`f${i % 50}.ts`]: 'b'.repeat(64) },
+    });
+    log.append('tool.observation', 'runtime', {
+      callId,
+      observationId: `obs-${i + 1}`,
+      tool: 'read_file',
+      outcome: 'ok',
+      content: 'x'.repeat(200),
+      truncated: false,
+    });
   }
   const events = [...log.events()].slice(0, n);
   rmSync(stateDir, { recursive: true, force: true });
@@ -68,12 +123,15 @@ export async function benchPipeline(sandbox: Sandbox): Promise<Record<string, un
   try {
     const overhead = pipelineOver(instantSandbox(), stateDir, 'run_overhead');
     let n = 0;
-    const call = (p: ToolPipeline) => p.run({ callId: `c${++n}`, turn: 1, tool: 'read_file', input: { path: 'src/x.ts' } });
+    const call = (p: ToolPipeline) =>
+      p.run({ callId: `c${++n}`, turn: 1, tool: 'read_file', input: { path: 'src/x.ts' } });
     await time(500, () => call(overhead));
     const pipelineOnly = summarize(await time(5000, () => call(overhead)));
 
     const w = { path: 'src/x.ts', content: CONTENT };
-    await sandbox.invoke('write_file', w, { approval: (await import('@gatehouse/orchestrator')).runtimeApproval('write_file', w, 'bench') });
+    await sandbox.invoke('write_file', w, {
+      approval: (await import('@gatehouse/orchestrator')).runtimeApproval('write_file', w, 'bench'),
+    });
     const real = pipelineOver(sandbox, stateDir, 'run_e2e');
     await time(50, () => call(real));
     const endToEnd = summarize(await time(500, () => call(real)));
@@ -81,8 +139,16 @@ export async function benchPipeline(sandbox: Sandbox): Promise<Record<string, un
     const events = await syntheticEvents(100_000);
     const foldMs = summarize(await time(5, async () => fold(events)));
     return {
-      pipelineOverheadMs: { ...pipelineOnly, what: 'read_file through every stage and 6 event appends, sandbox answering instantly', target: 'p50 <= 0.2' },
-      readFileEndToEndMs: { ...endToEnd, what: 'read_file through the pipeline and a real sandbox', target: 'p50 <= 2' },
+      pipelineOverheadMs: {
+        ...pipelineOnly,
+        what: 'read_file through every stage and 6 event appends, sandbox answering instantly',
+        target: 'p50 <= 0.2',
+      },
+      readFileEndToEndMs: {
+        ...endToEnd,
+        what: 'read_file through the pipeline and a real sandbox',
+        target: 'p50 <= 2',
+      },
       fold100kEventsMs: { ...foldMs, target: '<= 1000' },
     };
   } finally {

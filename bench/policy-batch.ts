@@ -11,7 +11,16 @@ import path from 'node:path';
  */
 const N = 100_000;
 const RUNS = 3;
-const COMMANDS = ['npm test', 'git status', 'ls -la src', 'cat README.md | grep -n foo', 'rm -rf build', 'curl -s http://127.0.0.1:9 | sh', 'sort -o out.txt in.txt', 'make -j4'];
+const COMMANDS = [
+  'npm test',
+  'git status',
+  'ls -la src',
+  'cat README.md | grep -n foo',
+  'rm -rf build',
+  'curl -s http://127.0.0.1:9 | sh',
+  'sort -o out.txt in.txt',
+  'make -j4',
+];
 
 function corpus(n: number): string {
   const lines: string[] = [];
@@ -30,7 +39,11 @@ function corpus(n: number): string {
 
 function timeBatch(cli: string, file: string): number {
   const t = performance.now();
-  const r = spawnSync(process.execPath, [cli, 'policy', 'check', '--batch', file], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 300_000 });
+  const r = spawnSync(process.execPath, [cli, 'policy', 'check', '--batch', file], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
   const ms = performance.now() - t;
   if (r.status !== 0) throw new Error(`policy check --batch exited ${String(r.status)}: ${r.stderr}`);
   return ms;

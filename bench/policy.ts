@@ -8,12 +8,34 @@ import { summarize } from './stats';
  */
 export async function benchPolicy(): Promise<Record<string, unknown>> {
   const classifier = await loadShellClassifier();
-  const heads = ['npm', 'git', 'make', 'cargo', 'go', 'python', 'node', 'yarn', 'pnpm', 'docker', 'kubectl', 'terraform', 'ls', 'cat', 'rm', 'cp', 'mv', 'curl', 'wget', 'ssh'];
+  const heads = [
+    'npm',
+    'git',
+    'make',
+    'cargo',
+    'go',
+    'python',
+    'node',
+    'yarn',
+    'pnpm',
+    'docker',
+    'kubectl',
+    'terraform',
+    'ls',
+    'cat',
+    'rm',
+    'cp',
+    'mv',
+    'curl',
+    'wget',
+    'ssh',
+  ];
   const allow: string[] = [];
   const ask: string[] = [];
   const deny: string[] = [];
   for (let i = 0; i < 600; i++) [allow, ask, deny][i % 3]!.push(`bash(${heads[i % heads.length]} sub${i}*)`);
-  for (let i = 0; i < 400; i++) [allow, ask, deny][i % 3]!.push(`${['edit_file', 'write_file', 'read_file'][i % 3]}(dir${i}/**/*.ts)`);
+  for (let i = 0; i < 400; i++)
+    [allow, ask, deny][i % 3]!.push(`${['edit_file', 'write_file', 'read_file'][i % 3]}(dir${i}/**/*.ts)`);
   const big = createPolicy(compilePolicy({ allow, ask, deny }, 'bench', classifier), 'confirm-each', classifier);
   const none = createPolicy(compilePolicy({}, 'bench', classifier), 'confirm-each', classifier);
 
@@ -21,7 +43,12 @@ export async function benchPolicy(): Promise<Record<string, unknown>> {
     { tool: 'bash', input: { command: 'npm test -- --run' }, readOnly: false, sideEffect: 'execute' },
     { tool: 'bash', input: { command: 'git sub301 --force && make sub12' }, readOnly: false, sideEffect: 'execute' },
     { tool: 'bash', input: { command: 'cat README.md | grep -n foo' }, readOnly: false, sideEffect: 'execute' },
-    { tool: 'edit_file', input: { path: 'dir33/a/b/c.ts', oldText: 'a', newText: 'b' }, readOnly: false, sideEffect: 'write' },
+    {
+      tool: 'edit_file',
+      input: { path: 'dir33/a/b/c.ts', oldText: 'a', newText: 'b' },
+      readOnly: false,
+      sideEffect: 'write',
+    },
     { tool: 'read_file', input: { path: 'src/index.ts' }, readOnly: true, sideEffect: 'read' },
     { tool: 'write_file', input: { path: 'dir399/x.ts', content: '' }, readOnly: false, sideEffect: 'write' },
   ];

@@ -26,13 +26,20 @@ try {
   // The daemon's own time for each call (from the message's arrival to its result): what the
   // round trip spends inside the sandbox, apart from NATS and the orchestrator.
   const execDaemon: number[] = [];
-  const execTimes = await time(execs, async () => execDaemon.push((await s.invoke('exec', exec, { approval })).durationMs));
+  const execTimes = await time(execs, async () =>
+    execDaemon.push((await s.invoke('exec', exec, { approval })).durationMs),
+  );
   const read = { path: 'README.md' };
   const readApproval = runtimeApproval('read_file', read, 'bench');
   const readTimes = await time(execs, () => s.invoke('read_file', read, { approval: readApproval }));
   await s.destroy();
   const samples = { coldStartMs: starts, execTrueMs: execTimes, readFileMs: readTimes, execInDaemonMs: execDaemon };
-  const summary = { coldStartMs: summarize(starts), execTrueMs: summarize(execTimes), readFileMs: summarize(readTimes), execInDaemonMs: summarize(execDaemon) };
+  const summary = {
+    coldStartMs: summarize(starts),
+    execTrueMs: summarize(execTimes),
+    readFileMs: summarize(readTimes),
+    execInDaemonMs: summarize(execDaemon),
+  };
   process.stdout.write(`${JSON.stringify({ summary, samples })}\n`);
 } finally {
   await driver.close();

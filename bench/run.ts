@@ -31,7 +31,10 @@ async function coldStarts(driver: SandboxDriver, repoDir: string) {
     for (const [k, v] of Object.entries(s.info.timings)) (phases[k] ??= []).push(v);
     await s.destroy();
   }
-  return { total: summarize(totals), phases: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, summarize(v).p50])) };
+  return {
+    total: summarize(totals),
+    phases: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, summarize(v).p50])),
+  };
 }
 
 function spawnTrue(file: string, args: string[]): Promise<void> {
@@ -43,7 +46,9 @@ function spawnTrue(file: string, args: string[]): Promise<void> {
 }
 
 async function dockerExecTrue(driver: SandboxDriver, s: Sandbox): Promise<void> {
-  const exec = await driver.docker.getContainer(s.info.containerId).exec({ Cmd: ['true'], AttachStdout: true, AttachStderr: true });
+  const exec = await driver.docker
+    .getContainer(s.info.containerId)
+    .exec({ Cmd: ['true'], AttachStdout: true, AttachStderr: true });
   const stream = await exec.start({});
   await new Promise<void>((resolve) => {
     stream.on('end', () => resolve());
@@ -112,7 +117,12 @@ async function main(): Promise<void> {
       coldStartMs: { ...cold.total, phasesP50: cold.phases, target: 'p50 <= 400' },
       trustBoundary,
       warmPool: 'not implemented',
-      readFileMs: { daemon: daemonRead, localRead, ratioDaemonToLocal: ratio(daemonRead.p50, localRead.p50), target: 'daemon p50 <= 1.5' },
+      readFileMs: {
+        daemon: daemonRead,
+        localRead,
+        ratioDaemonToLocal: ratio(daemonRead.p50, localRead.p50),
+        target: 'daemon p50 <= 1.5',
+      },
       execTrueMs: {
         daemon: daemonExec,
         localSpawnBashC: localBash,

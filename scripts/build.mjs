@@ -13,7 +13,15 @@ const here = fileURLToPath(new URL('..', import.meta.url));
 const probeOnly = process.argv[2] === '--probe-only' ? process.argv[3] : undefined;
 const root = probeOnly ?? here;
 const requireShim = "import { createRequire as __gh_cr } from 'node:module'; const require = __gh_cr(import.meta.url);";
-const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', sourcemap: false, logLevel: 'warning', absWorkingDir: root };
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: false,
+  logLevel: 'warning',
+  absWorkingDir: root,
+};
 
 const deps = Object.keys(JSON.parse(readFileSync(`${root}/orchestrator/package.json`, 'utf8')).dependencies);
 const probe = {
@@ -52,4 +60,6 @@ await build({
   banner: { js: requireShim },
 });
 await build(probe);
-console.error('[gatehouse] built bench/dist/run.mjs, bench/dist/probe.mjs,  images/sandbox/build/agent.mjs and orchestrator/dist/gatehouse.mjs');
+console.error(
+  '[gatehouse] built bench/dist/run.mjs, bench/dist/probe.mjs,  images/sandbox/build/agent.mjs and orchestrator/dist/gatehouse.mjs',
+);

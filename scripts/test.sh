@@ -10,6 +10,8 @@ exec </dev/null
 bash scripts/setup.sh
 say "type-check: tsc --noEmit"
 npx tsc -p tsconfig.json --noEmit
+say "format: prettier --check (120 columns; .prettierrc.json)"
+npx prettier --check --log-level warn "**/*.{ts,js,mjs,cjs}"
 say "lint: eslint"
 npx eslint .
 say "tests: vitest run (real Docker and NATS)"

@@ -3,7 +3,9 @@
 import { existsSync } from 'node:fs';
 const bundle = new URL('../dist/gatehouse.mjs', import.meta.url);
 if (!existsSync(bundle)) {
-  console.error('gatehouse: the CLI is not built yet. Run `npm run build` in the repository root (or `npm test`, which builds).');
+  console.error(
+    'gatehouse: the CLI is not built yet. Run `npm run build` in the repository root (or `npm test`, which builds).',
+  );
   process.exit(2);
 }
 await import(bundle.href);

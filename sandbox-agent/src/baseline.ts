@@ -58,12 +58,18 @@ export class Baseline {
    * of a later tree is made afresh from the baseline's own.
    */
   private async reset(index: string): Promise<void> {
-    await fs.writeFile(path.join(this.gitDir, 'config'), '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n').catch(() => undefined);
+    await fs
+      .writeFile(
+        path.join(this.gitDir, 'config'),
+        '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n',
+      )
+      .catch(() => undefined);
     // Later trees start from the baseline's index, not an empty one: a folder the baseline holds as
     // plain files stays one even after a command puts a .git in it (`git init src`), instead of
     // becoming a nested repository whose files look deleted (red-team finding). git still compares
     // every entry with the work tree (size, mtime, ctime, inode), so a change is not skipped.
-    if (index !== 'baseline.index') await fs.copyFile(path.join(this.stateDir, 'baseline.index'), path.join(this.stateDir, index));
+    if (index !== 'baseline.index')
+      await fs.copyFile(path.join(this.stateDir, 'baseline.index'), path.join(this.stateDir, index));
   }
 
   /** Runs `work` with the name of an index file no other call uses, and removes it (and its lock) after. */
@@ -83,19 +89,46 @@ export class Baseline {
     // --ignore-errors: a nested repository with no commit yet (`git init sub`) cannot be recorded as
     // a gitlink, and without it one such folder would fail every `changes` for the rest of the run
     // (red-team finding). Its files are then not part of the tree; any other error still fails.
-    const add = await this.git(['add', '-A', '--ignore-errors', '--', '.'], index, signal, timeoutMs, 1024 * 1024, [0, 1]);
+    const add = await this.git(
+      ['add', '-A', '--ignore-errors', '--', '.'],
+      index,
+      signal,
+      timeoutMs,
+      1024 * 1024,
+      [0, 1],
+    );
     if (add.exitCode === 1) {
-      const other = add.output.split('\n').filter((l) => l.trim() !== '' && !/does not have a commit checked out|^fatal: adding files failed$/.test(l));
+      const other = add.output
+        .split('\n')
+        .filter((l) => l.trim() !== '' && !/does not have a commit checked out|^fatal: adding files failed$/.test(l));
       if (other.length > 0) throw new Error(`git add failed: ${other.slice(0, 5).join('; ').slice(0, 500)}`);
     }
     const out = await this.git(['write-tree'], index, signal, timeoutMs);
     return out.stdout.trim();
   }
 
-  async git(args: string[], index: string, signal: AbortSignal, timeoutMs: number, outputCap = 1024 * 1024, okExits: readonly number[] = [0]): Promise<ProcessOutcome> {
+  async git(
+    args: string[],
+    index: string,
+    signal: AbortSignal,
+    timeoutMs: number,
+    outputCap = 1024 * 1024,
+    okExits: readonly number[] = [0],
+  ): Promise<ProcessOutcome> {
     const run = await runProcess(
       realGit(),
-      [...SAFE_GIT, '-c', 'core.quotePath=false', '-c', 'core.autocrlf=false', '-c', `safe.directory=*`, `--git-dir=${this.gitDir}`, `--work-tree=${this.workspace}`, ...args],
+      [
+        ...SAFE_GIT,
+        '-c',
+        'core.quotePath=false',
+        '-c',
+        'core.autocrlf=false',
+        '-c',
+        `safe.directory=*`,
+        `--git-dir=${this.gitDir}`,
+        `--work-tree=${this.workspace}`,
+        ...args,
+      ],
       {
         cwd: this.workspace,
         env: scrubbedEnv({ GIT_INDEX_FILE: path.join(this.stateDir, index), ...SAFE_GIT_ENV }),
@@ -105,7 +138,7 @@ export class Baseline {
       },
     );
     if (run.exitCode === null || !okExits.includes(run.exitCode)) {
-      const why = run.timedOut ? 'timed out' : run.aborted ? 'cancelled' : run.spawnError ?? run.output.slice(0, 500);
+      const why = run.timedOut ? 'timed out' : run.aborted ? 'cancelled' : (run.spawnError ?? run.output.slice(0, 500));
       throw new Error(`git ${args[0]} failed: ${why}`);
     }
     return run;

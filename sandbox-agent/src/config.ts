@@ -21,7 +21,12 @@ const Env = z.object({
   GATEHOUSE_INVOKE_KEY_FILE: z.string().min(1),
   /** Workspace paths to make read-only to commands (copy-in.ts); written beside the credentials. */
   GATEHOUSE_PROTECT_FILE: z.string().optional(),
-  GATEHOUSE_COMMAND_UID: z.coerce.number().int().min(1).max(2 ** 31 - 2).default(10001),
+  GATEHOUSE_COMMAND_UID: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(2 ** 31 - 2)
+    .default(10001),
   GATEHOUSE_CREDS_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(60_000),
   GATEHOUSE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
 });

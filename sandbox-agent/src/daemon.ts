@@ -75,9 +75,11 @@ export async function startDaemon(cfg: DaemonConfig): Promise<RunningDaemon> {
       if (err) return log('error', 'cancel subscription error', { err: err.message });
       const cancel = decodeMessage(Cancel, msg.data);
       if (!cancel.ok) return log('warn', 'bad cancel message', { error: cancel.error });
-      if (!verifyMessage(cancel.value, cfg.invokeKey)) return log('warn', 'cancel with a bad signature ignored', { invocationId: cancel.value.invocationId });
+      if (!verifyMessage(cancel.value, cfg.invokeKey))
+        return log('warn', 'cancel with a bad signature ignored', { invocationId: cancel.value.invocationId });
       const { runId, sandboxId, invocationId } = cancel.value;
-      if (runId !== cfg.runId || sandboxId !== cfg.sandboxId) return log('warn', 'cancel for another sandbox', { runId, sandboxId });
+      if (runId !== cfg.runId || sandboxId !== cfg.sandboxId)
+        return log('warn', 'cancel for another sandbox', { runId, sandboxId });
       inflight.cancel(invocationId);
     },
   });
@@ -136,15 +138,29 @@ class InvocationHandler {
       payload = encodeMessage(InvocationResult, result);
     } catch (e) {
       log('error', 'result failed its own schema', { err: String(e), invocationId: result.invocationId });
-      payload = encodeMessage(InvocationResult, { ...this.refusal(result.invocationId, 'internal', 'the daemon produced an invalid result'), durationMs: result.durationMs });
+      payload = encodeMessage(InvocationResult, {
+        ...this.refusal(result.invocationId, 'internal', 'the daemon produced an invalid result'),
+        durationMs: result.durationMs,
+      });
     }
     if (!msg.reply) return log('warn', 'invocation without a reply subject', { invocationId: result.invocationId });
     const max = this.nc.info?.max_payload ?? Number.POSITIVE_INFINITY;
     if (payload.length > max) {
       // JSON escaping can inflate capped output past the message limit: say so instead of going silent.
-      log('warn', 'result too large for one message', { invocationId: result.invocationId, bytes: payload.length, max });
+      log('warn', 'result too large for one message', {
+        invocationId: result.invocationId,
+        bytes: payload.length,
+        max,
+      });
       payload = encodeMessage(InvocationResult, {
-        ...errorResult({ invocationId: result.invocationId, runId: result.runId, sandboxId: result.sandboxId, status: 'failed', code: 'too_large', message: `the result was ${payload.length} bytes, over the ${max}-byte message limit; narrow the request (a smaller limit, offset or output)` }),
+        ...errorResult({
+          invocationId: result.invocationId,
+          runId: result.runId,
+          sandboxId: result.sandboxId,
+          status: 'failed',
+          code: 'too_large',
+          message: `the result was ${payload.length} bytes, over the ${max}-byte message limit; narrow the request (a smaller limit, offset or output)`,
+        }),
         ...(result.primitive ? { primitive: result.primitive } : {}),
         durationMs: result.durationMs,
       });
@@ -164,18 +180,29 @@ class InvocationHandler {
     } catch {
       return this.refusal('unknown', 'invalid_message', 'message is not JSON');
     }
-    const echoId = typeof raw === 'object' && raw !== null && typeof (raw as { invocationId?: unknown }).invocationId === 'string'
-      ? String((raw as { invocationId: string }).invocationId).slice(0, 128) || 'unknown'
-      : 'unknown';
+    const echoId =
+      typeof raw === 'object' && raw !== null && typeof (raw as { invocationId?: unknown }).invocationId === 'string'
+        ? String((raw as { invocationId: string }).invocationId).slice(0, 128) || 'unknown'
+        : 'unknown';
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
       return this.refusal(echoId, 'invalid_message', '(root): an invocation is a JSON object');
     }
     if ((raw as { approval?: unknown }).approval === undefined) {
-      return this.refusal(echoId, 'approval_missing', 'invocation carries no approval reference; nothing runs without one', 'approval');
+      return this.refusal(
+        echoId,
+        'approval_missing',
+        'invocation carries no approval reference; nothing runs without one',
+        'approval',
+      );
     }
     // Before anything else reads it: only the orchestrator that created this sandbox holds the key.
     if (!verifyMessage(raw, this.cfg.invokeKey)) {
-      return this.refusal(echoId, 'signature_invalid', 'the invocation is not signed with this sandbox\'s invocation key; nothing runs without it', 'signature');
+      return this.refusal(
+        echoId,
+        'signature_invalid',
+        "the invocation is not signed with this sandbox's invocation key; nothing runs without it",
+        'signature',
+      );
     }
     const parsed = validate(Invocation, raw);
     if (!parsed.ok) return this.refusal(echoId, 'invalid_message', parsed.error, parsed.path);
@@ -183,15 +210,32 @@ class InvocationHandler {
     if (inv.runId !== this.cfg.runId || inv.sandboxId !== this.cfg.sandboxId) {
       // Name the field that is wrong, as every other refusal of a bad message does.
       const field = inv.runId !== this.cfg.runId ? 'runId' : 'sandboxId';
-      return this.refusal(inv.invocationId, 'wrong_sandbox', `${field} is not this sandbox's: this daemon serves run ${this.cfg.runId} sandbox ${this.cfg.sandboxId}`, field);
+      return this.refusal(
+        inv.invocationId,
+        'wrong_sandbox',
+        `${field} is not this sandbox's: this daemon serves run ${this.cfg.runId} sandbox ${this.cfg.sandboxId}`,
+        field,
+      );
     }
     if (actionHash({ name: inv.primitive, input: inv.input }) !== inv.approval.actionHash) {
-      return this.refusal(inv.invocationId, 'approval_mismatch', 'the approval was given for a different action', 'approval.actionHash');
+      return this.refusal(
+        inv.invocationId,
+        'approval_mismatch',
+        'the approval was given for a different action',
+        'approval.actionHash',
+      );
     }
 
     const seen = this.journal.lookup(inv.invocationId);
     if (seen === 'expired') {
-      return { ...this.refusal(inv.invocationId, 'result_expired', 'this invocation already ran; its result is no longer held'), replayed: true };
+      return {
+        ...this.refusal(
+          inv.invocationId,
+          'result_expired',
+          'this invocation already ran; its result is no longer held',
+        ),
+        replayed: true,
+      };
     }
     if (seen) return { ...(await seen), replayed: true };
 
@@ -203,22 +247,26 @@ class InvocationHandler {
       let outcome: Outcome | PrimitiveError;
       try {
         // Cancelled before it began (calls-in-flight.ts): nothing runs, whatever the primitive.
-        outcome = signal.aborted ? CANCELLED_BEFORE_START : await runPrimitive(inv, {
-          ws: this.ws,
-          baseline: this.baseline,
-          signal,
-          timeoutMs: inv.timeoutMs,
-          outputCap: inv.outputCap,
-          user: this.cfg.user,
-          onOutput: (stream, text) =>
-            this.nc.publish(
-              this.subjects.output(inv.invocationId),
-              encodeMessage(OutputChunk, { v: 1, invocationId: inv.invocationId, seq: seq++, stream, data: text }),
-            ),
-        });
+        outcome = signal.aborted
+          ? CANCELLED_BEFORE_START
+          : await runPrimitive(inv, {
+              ws: this.ws,
+              baseline: this.baseline,
+              signal,
+              timeoutMs: inv.timeoutMs,
+              outputCap: inv.outputCap,
+              user: this.cfg.user,
+              onOutput: (stream, text) =>
+                this.nc.publish(
+                  this.subjects.output(inv.invocationId),
+                  encodeMessage(OutputChunk, { v: 1, invocationId: inv.invocationId, seq: seq++, stream, data: text }),
+                ),
+            });
       } catch (e) {
-        outcome = e instanceof PrimitiveError ? e : new PrimitiveError('internal', `unexpected error: ${String(e)}`, 'failed');
-        if (!(e instanceof PrimitiveError)) log('error', 'primitive threw', { err: String(e), primitive: inv.primitive });
+        outcome =
+          e instanceof PrimitiveError ? e : new PrimitiveError('internal', `unexpected error: ${String(e)}`, 'failed');
+        if (!(e instanceof PrimitiveError))
+          log('error', 'primitive threw', { err: String(e), primitive: inv.primitive });
       } finally {
         this.inflight.end(inv.invocationId);
         // Nothing of the command user may outlive its call. Off the reply's path; the next call
@@ -235,7 +283,8 @@ class InvocationHandler {
               this.sweepOwed = false;
               sweepCommandUser(this.cfg.user)
                 .then(
-                  (sweeps) => void (sweeps > 0 && log('info', 'ended command-user processes left after a call', { sweeps })),
+                  (sweeps) =>
+                    void (sweeps > 0 && log('info', 'ended command-user processes left after a call', { sweeps })),
                   (e: unknown) => log('error', 'sweeping command-user processes failed', { err: String(e) }),
                 )
                 .finally(done);
@@ -244,10 +293,32 @@ class InvocationHandler {
         }
       }
       const durationMs = performance.now() - started;
-      const ids = { v: 1 as const, invocationId: inv.invocationId, runId: inv.runId, sandboxId: inv.sandboxId, primitive: inv.primitive, replayed: false };
+      const ids = {
+        v: 1 as const,
+        invocationId: inv.invocationId,
+        runId: inv.runId,
+        sandboxId: inv.sandboxId,
+        primitive: inv.primitive,
+        replayed: false,
+      };
       if (outcome instanceof PrimitiveError) {
-        const error = { code: outcome.code, message: outcome.message, ...(outcome.path === undefined ? {} : { path: outcome.path }) };
-        return { ...ids, status: outcome.status, exitCode: null, signal: null, output: '', bytes: 0, truncated: false, durationMs, filesChanged: [], error };
+        const error = {
+          code: outcome.code,
+          message: outcome.message,
+          ...(outcome.path === undefined ? {} : { path: outcome.path }),
+        };
+        return {
+          ...ids,
+          status: outcome.status,
+          exitCode: null,
+          signal: null,
+          output: '',
+          bytes: 0,
+          truncated: false,
+          durationMs,
+          filesChanged: [],
+          error,
+        };
       }
       return {
         ...ids,
@@ -266,7 +337,15 @@ class InvocationHandler {
   }
 
   private refusal(invocationId: string, code: ErrorCode, message: string, path?: string): InvocationResult {
-    return errorResult({ invocationId, runId: this.cfg.runId, sandboxId: this.cfg.sandboxId, status: 'rejected', code, message, ...(path ? { path } : {}) });
+    return errorResult({
+      invocationId,
+      runId: this.cfg.runId,
+      sandboxId: this.cfg.sandboxId,
+      status: 'rejected',
+      code,
+      message,
+      ...(path ? { path } : {}),
+    });
   }
 }
 

@@ -16,5 +16,5 @@ export class PrimitiveError extends Error {
 }
 
 export function errnoCode(e: unknown): string | undefined {
-  return typeof e === 'object' && e !== null && 'code' in e ? String((e).code) : undefined;
+  return typeof e === 'object' && e !== null && 'code' in e ? String(e.code) : undefined;
 }

@@ -13,15 +13,31 @@ export async function startFreshRepository(workspace: string, user: CommandUser,
   const git = async (args: string[]): Promise<void> => {
     const run = await runProcess('git', [...SAFE_GIT, ...args], {
       cwd: workspace,
-      env: scrubbedEnv({ ...SAFE_GIT_ENV, GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z' }),
+      env: scrubbedEnv({
+        ...SAFE_GIT_ENV,
+        GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
+        GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
+      }),
       timeoutMs: 600_000,
       outputCap: 64 * 1024,
       signal,
       user,
     });
-    if (run.exitCode !== 0) throw new Error(`git ${args[0]} in the fresh repository failed: ${run.spawnError ?? run.output.slice(0, 500)}`);
+    if (run.exitCode !== 0)
+      throw new Error(`git ${args[0]} in the fresh repository failed: ${run.spawnError ?? run.output.slice(0, 500)}`);
   };
   await git(['init', '-q']);
   await git(['add', '-A']);
-  await git(['-c', 'user.name=gatehouse', '-c', 'user.email=gatehouse@localhost', 'commit', '-q', '--allow-empty', '--no-verify', '-m', 'workspace as copied by gatehouse (history withheld: the policy denies reading some files)']);
+  await git([
+    '-c',
+    'user.name=gatehouse',
+    '-c',
+    'user.email=gatehouse@localhost',
+    'commit',
+    '-q',
+    '--allow-empty',
+    '--no-verify',
+    '-m',
+    'workspace as copied by gatehouse (history withheld: the policy denies reading some files)',
+  ]);
 }

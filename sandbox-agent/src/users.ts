@@ -20,14 +20,22 @@ const NEEDED = [0, 1, 3, 5, 6, 7];
  */
 export function checkPrivileges(status = readFileSync('/proc/self/status', 'utf8'), uid = process.getuid?.()): void {
   if (uid !== 0) {
-    throw new Error(`the daemon runs as uid ${uid}; it must run as root (uid 0) holding only CHOWN, DAC_OVERRIDE, FOWNER, KILL, SETGID and SETUID, so that commands can run as another user`);
+    throw new Error(
+      `the daemon runs as uid ${uid}; it must run as root (uid 0) holding only CHOWN, DAC_OVERRIDE, FOWNER, KILL, SETGID and SETUID, so that commands can run as another user`,
+    );
   }
   const hex = /^CapEff:\s*([0-9a-f]+)$/m.exec(status)?.[1];
-  if (hex === undefined) throw new Error('cannot read the daemon\'s capabilities from /proc/self/status');
+  if (hex === undefined) throw new Error("cannot read the daemon's capabilities from /proc/self/status");
   const eff = BigInt(`0x${hex}`);
   const want = NEEDED.reduce((m, bit) => m | (1n << BigInt(bit)), 0n);
-  if ((eff & want) !== want) throw new Error(`the daemon lacks capabilities it needs (CapEff ${hex}); start the container with CapAdd CHOWN, DAC_OVERRIDE, FOWNER, KILL, SETGID, SETUID`);
-  if ((eff & ~want) !== 0n) throw new Error(`the daemon holds more capabilities than it needs (CapEff ${hex}); start the container with CapDrop ALL and only CHOWN, DAC_OVERRIDE, FOWNER, KILL, SETGID, SETUID added`);
+  if ((eff & want) !== want)
+    throw new Error(
+      `the daemon lacks capabilities it needs (CapEff ${hex}); start the container with CapAdd CHOWN, DAC_OVERRIDE, FOWNER, KILL, SETGID, SETUID`,
+    );
+  if ((eff & ~want) !== 0n)
+    throw new Error(
+      `the daemon holds more capabilities than it needs (CapEff ${hex}); start the container with CapDrop ALL and only CHOWN, DAC_OVERRIDE, FOWNER, KILL, SETGID, SETUID added`,
+    );
 }
 
 /**
@@ -93,7 +101,12 @@ function commandUserPids(user: CommandUser): number[] {
 /** `kill -9 -1` run as the command user: every process of that uid, itself included. */
 function killAllAs(user: CommandUser): Promise<void> {
   return new Promise((resolve) => {
-    const child = spawn('/bin/bash', ['-c', 'kill -9 -1'], { uid: user.uid, gid: user.gid, stdio: 'ignore', env: { PATH: '/usr/bin:/bin' } });
+    const child = spawn('/bin/bash', ['-c', 'kill -9 -1'], {
+      uid: user.uid,
+      gid: user.gid,
+      stdio: 'ignore',
+      env: { PATH: '/usr/bin:/bin' },
+    });
     const timer = setTimeout(() => resolve(), 2000);
     child.on('error', () => {
       clearTimeout(timer);

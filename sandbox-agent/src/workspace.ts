@@ -52,9 +52,15 @@ export class Workspace {
   }
 
   async resolve(input: string): Promise<ResolvedPath> {
-    if (input.includes('\0')) throw new PrimitiveError('invalid_path', 'path contains a NUL byte', 'rejected', printable(input));
+    if (input.includes('\0'))
+      throw new PrimitiveError('invalid_path', 'path contains a NUL byte', 'rejected', printable(input));
     if (input.split('/').some((part) => Buffer.byteLength(part) > 255)) {
-      throw new PrimitiveError('invalid_path', 'a path component is longer than 255 bytes', 'rejected', printable(input));
+      throw new PrimitiveError(
+        'invalid_path',
+        'a path component is longer than 255 bytes',
+        'rejected',
+        printable(input),
+      );
     }
     const lexical = path.resolve(this.root, input);
     if (!this.contains(lexical)) throw outside(input);
@@ -71,7 +77,12 @@ export class Workspace {
             target = realpathSync.native(probe);
           } catch {
             // A dangling symlink: writing through it would create its target, wherever it points.
-            throw new PrimitiveError('invalid_path', `${this.relative(probe)} is a dangling symbolic link`, 'rejected', printable(input));
+            throw new PrimitiveError(
+              'invalid_path',
+              `${this.relative(probe)} is a dangling symbolic link`,
+              'rejected',
+              printable(input),
+            );
           }
           if (!this.contains(target)) throw outside(input);
           return this.finish(target, missing, input);
@@ -82,8 +93,15 @@ export class Workspace {
         const code = errnoCode(e);
         // A path the kernel cannot even look up (over PATH_MAX once joined to the root) is a bad
         // request, refused before anything happened, not an I/O failure of an action that ran.
-        if (code === 'ENAMETOOLONG') throw new PrimitiveError('invalid_path', 'path is too long for the file system', 'rejected', printable(input));
-        if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new PrimitiveError('io_error', `cannot resolve path: ${code ?? String(e)}`, 'failed', printable(input));
+        if (code === 'ENAMETOOLONG')
+          throw new PrimitiveError(
+            'invalid_path',
+            'path is too long for the file system',
+            'rejected',
+            printable(input),
+          );
+        if (code !== 'ENOENT' && code !== 'ENOTDIR')
+          throw new PrimitiveError('io_error', `cannot resolve path: ${code ?? String(e)}`, 'failed', printable(input));
         if (probe === this.root) throw new PrimitiveError('io_error', 'the workspace root is missing', 'failed');
         missing.unshift(path.basename(probe));
         probe = path.dirname(probe);

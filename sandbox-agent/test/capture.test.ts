@@ -35,8 +35,19 @@ describe('HeadTailBuffer', () => {
 
 describe('Journal (at-most-once)', () => {
   const result = (id: string, output = 'x'): InvocationResult => ({
-    v: 1, invocationId: id, runId: 'r', sandboxId: 's', status: 'ok', exitCode: 0, signal: null,
-    output, bytes: output.length, truncated: false, durationMs: 1, filesChanged: [], replayed: false,
+    v: 1,
+    invocationId: id,
+    runId: 'r',
+    sandboxId: 's',
+    status: 'ok',
+    exitCode: 0,
+    signal: null,
+    output,
+    bytes: output.length,
+    truncated: false,
+    durationMs: 1,
+    filesChanged: [],
+    replayed: false,
   });
 
   it('runs an id once; a second lookup gets the same promise', async () => {

@@ -21,7 +21,11 @@ describe('Workspace.resolve', () => {
     ws = await Workspace.open(root);
   });
 
-  const code = async (p: string) => ws.resolve(p).then(() => 'ok', (e: PrimitiveError) => e.code);
+  const code = async (p: string) =>
+    ws.resolve(p).then(
+      () => 'ok',
+      (e: PrimitiveError) => e.code,
+    );
 
   it('resolves paths inside, normalising . and ..', async () => {
     expect((await ws.resolve('./src/../src/a.ts')).rel).toBe('src/a.ts');
@@ -32,12 +36,18 @@ describe('Workspace.resolve', () => {
 
   it('reads `..` lexically: link/../x is the workspace file x, never the kernel path through the link', async () => {
     // The daemon opens the normalised path, so what it touches is inside whatever the link points to.
-    expect(await ws.resolve('out-link/../src/a.ts')).toMatchObject({ rel: 'src/a.ts', real: path.join(ws.root, 'src/a.ts') });
+    expect(await ws.resolve('out-link/../src/a.ts')).toMatchObject({
+      rel: 'src/a.ts',
+      real: path.join(ws.root, 'src/a.ts'),
+    });
   });
 
-  it.each(['../x', '/etc/passwd', 'src/../../x', 'out-link/secret', 'out-link', 'out-link/new-file'])('refuses %s', async (p) => {
-    expect(await code(p)).toBe('path_outside_workspace');
-  });
+  it.each(['../x', '/etc/passwd', 'src/../../x', 'out-link/secret', 'out-link', 'out-link/new-file'])(
+    'refuses %s',
+    async (p) => {
+      expect(await code(p)).toBe('path_outside_workspace');
+    },
+  );
 
   it('refuses NUL bytes, over-long components and dangling links', async () => {
     expect(await code('a\0b')).toBe('invalid_path');

@@ -24,10 +24,13 @@ function encode(value: unknown, seen: Set<object>): string {
       if (seen.has(value)) throw new TypeError('canonicalJson: circular structure');
       seen.add(value);
       try {
-        if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : encode(v, seen))).join(',')}]`;
+        if (Array.isArray(value))
+          return `[${value.map((v) => (v === undefined ? 'null' : encode(v, seen))).join(',')}]`;
         const proto = Object.getPrototypeOf(value) as unknown;
         if (proto !== Object.prototype && proto !== null) {
-          throw new TypeError(`canonicalJson: only plain objects are allowed, got ${value.constructor?.name ?? 'unknown'}`);
+          throw new TypeError(
+            `canonicalJson: only plain objects are allowed, got ${value.constructor?.name ?? 'unknown'}`,
+          );
         }
         const entries = Object.entries(value as Record<string, unknown>)
           .filter(([, v]) => v !== undefined)

@@ -20,7 +20,8 @@ export const SANDBOX_PATH = `${GIT_WRAPPER_DIR}:/usr/local/bin:/usr/bin:/bin`;
  * A shell snippet for program keys that cannot be emptied (git would try to run ""): it runs no
  * program (echo and exit are shell builtins) and makes git fail with a message saying why.
  */
-export const GIT_DISABLED_PROGRAM = 'echo "gatehouse: programs named in the git config are disabled in the sandbox" >&2; exit 1';
+export const GIT_DISABLED_PROGRAM =
+  'echo "gatehouse: programs named in the git config are disabled in the sandbox" >&2; exit 1';
 
 /** Program-running keys with fixed names, and the value that makes each harmless. */
 export const GIT_PROGRAM_OVERRIDES: ReadonlyArray<readonly [key: string, value: string]> = [
@@ -70,12 +71,27 @@ export const GIT_SAFE_ENV: Readonly<Record<string, string>> = {
 
 /** git's own variables that name a program (or the system config), each pointed at a harmless value. */
 export function gitProgramVariables(): Record<string, string> {
-  return { GIT_PAGER: 'cat', PAGER: 'cat', GIT_EDITOR: ':', GIT_SEQUENCE_EDITOR: ':', GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' };
+  return {
+    GIT_PAGER: 'cat',
+    PAGER: 'cat',
+    GIT_EDITOR: ':',
+    GIT_SEQUENCE_EDITOR: ':',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_CONFIG_NOSYSTEM: '1',
+  };
 }
 
 /**
  * Options for git runs by gatehouse itself (the git tools, the baseline), which also ignore the
  * global config. Kept for callers that pass options rather than environment.
  */
-export const SAFE_GIT = ['--no-optional-locks', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'core.pager=cat'];
+export const SAFE_GIT = [
+  '--no-optional-locks',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.pager=cat',
+];
 export const SAFE_GIT_ENV: Record<string, string> = { ...GIT_SAFE_ENV, GIT_CONFIG_GLOBAL: '/dev/null' };

@@ -6,9 +6,7 @@ import { z } from 'zod';
  * token-safe alphabet: no dots, wildcards, slashes or whitespace that could change a subject's
  * meaning or escape a directory.
  */
-export const Id = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 _ -');
+export const Id = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 _ -');
 export type Id = z.infer<typeof Id>;
 
 export function newId(prefix: string): Id {

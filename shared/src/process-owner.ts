@@ -30,4 +30,3 @@ export function ownerIsDead(owner: string | undefined): boolean {
   const current = startTimeOf(pid);
   return current === undefined || current !== start;
 }
-

@@ -33,7 +33,8 @@ export interface SandboxSubjects {
 export function sandboxSubjects(runId: string, sandboxId: string): SandboxSubjects {
   Id.parse(runId);
   Id.parse(sandboxId);
-  if (sandboxId === APPROVALS_TOKEN) throw new Error(`sandbox id "${APPROVALS_TOKEN}" is reserved for approval subjects`);
+  if (sandboxId === APPROVALS_TOKEN)
+    throw new Error(`sandbox id "${APPROVALS_TOKEN}" is reserved for approval subjects`);
   const base = `${SUBJECT_ROOT}.${runId}.${sandboxId}`;
   return {
     all: `${base}.>`,

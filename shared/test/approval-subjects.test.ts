@@ -52,7 +52,13 @@ describe('approval subjects', () => {
         const run = sameRun ? sandboxRun : otherRun;
         const a = approvalSubjects(run);
         // Concrete subjects, and the wildcard over the whole approvals space of this and every run.
-        const targets = [a.requests, a.pending, a.answer(requestId), `gh.${run}.${APPROVALS_TOKEN}.>`, `gh.*.${APPROVALS_TOKEN}.>`];
+        const targets = [
+          a.requests,
+          a.pending,
+          a.answer(requestId),
+          `gh.${run}.${APPROVALS_TOKEN}.>`,
+          `gh.*.${APPROVALS_TOKEN}.>`,
+        ];
         for (const permission of [...perms.publish, ...perms.subscribe]) {
           for (const target of targets) {
             if (overlap(permission, target)) throw new Error(`${permission} overlaps ${target}`);

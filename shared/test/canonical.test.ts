@@ -3,7 +3,9 @@ import { actionHash, canonicalJson, sha256Hex } from '../src/index';
 
 describe('canonical JSON and action hashing', () => {
   it('sorts keys at every depth and drops undefined members', () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: undefined } })).toBe('{"a":{"d":[3,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: undefined } })).toBe(
+      '{"a":{"d":[3,{"y":2,"z":1}]},"b":1}',
+    );
   });
 
   it('hashes the same action the same whatever the key order', () => {

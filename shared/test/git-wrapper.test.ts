@@ -24,7 +24,12 @@ const env = () => ({
 });
 /** Runs the wrapper (with or without the sandbox's environment) and says what the planted programs did. */
 const git = (args: string[], extraEnv: Record<string, string> = {}) => {
-  const r = spawnSync('bash', [WRAPPER, ...args], { cwd: path.join(dir, 'repo'), env: { ...env(), ...extraEnv }, encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync('bash', [WRAPPER, ...args], {
+    cwd: path.join(dir, 'repo'),
+    env: { ...env(), ...extraEnv },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   const ran = existsSync(marker) ? readFileSync(marker, 'utf8').trim().split('\n') : [];
   rmSync(marker, { force: true });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, ran };
@@ -44,16 +49,31 @@ beforeAll(() => {
   host('add', '-A');
   host('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'one');
   const e = path.join(repo, 'evil.sh');
-  appendFileSync(path.join(repo, '.git', 'config'), [
-    '[core]', `\tfsmonitor = ${e} fsmonitor`, `\tpager = ${e} pager`, `\thooksPath = ${repo}`,
-    '[filter "evil"]', `\tclean = ${e} clean`, `\tsmudge = ${e} smudge`, `\tprocess = ${e} process`,
-    '[diff "evil"]', `\ttextconv = ${e} textconv`, `\tcommand = ${e} command`,
-    '[diff]', `\texternal = ${e} external`,
-    '[merge "evil"]', `\tdriver = ${e} merge`,
-    '[pager]', `\tlog = ${e} pagerlog`,
-    '[alias]', `\tst = !${e} alias`,
-    '',
-  ].join('\n'));
+  appendFileSync(
+    path.join(repo, '.git', 'config'),
+    [
+      '[core]',
+      `\tfsmonitor = ${e} fsmonitor`,
+      `\tpager = ${e} pager`,
+      `\thooksPath = ${repo}`,
+      '[filter "evil"]',
+      `\tclean = ${e} clean`,
+      `\tsmudge = ${e} smudge`,
+      `\tprocess = ${e} process`,
+      '[diff "evil"]',
+      `\ttextconv = ${e} textconv`,
+      `\tcommand = ${e} command`,
+      '[diff]',
+      `\texternal = ${e} external`,
+      '[merge "evil"]',
+      `\tdriver = ${e} merge`,
+      '[pager]',
+      `\tlog = ${e} pagerlog`,
+      '[alias]',
+      `\tst = !${e} alias`,
+      '',
+    ].join('\n'),
+  );
   appendFileSync(path.join(repo, 'a.dat'), 'two\n');
   appendFileSync(path.join(repo, 'b.txt'), 'two\n');
 });
@@ -61,7 +81,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the git wrapper', () => {
   it('faces a live fixture: the bare git runs the planted programs', () => {
-    const r = spawnSync('git', ['diff'], { cwd: path.join(dir, 'repo'), env: env(), encoding: 'utf8', timeout: 20_000 });
+    const r = spawnSync('git', ['diff'], {
+      cwd: path.join(dir, 'repo'),
+      env: env(),
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(r.status).toBe(0);
     const ran = readFileSync(marker, 'utf8');
     rmSync(marker, { force: true });
@@ -100,7 +125,7 @@ describe('the git wrapper', () => {
     expect(r.stderr).toContain('gatehouse: programs named in the git config are disabled');
   });
 
-  it('leaves git config alone, so it shows the repository\'s own settings', () => {
+  it("leaves git config alone, so it shows the repository's own settings", () => {
     const r = git(['config', '--get', 'filter.evil.clean']);
     expect(r.stdout).toContain('evil.sh clean');
   });
@@ -109,7 +134,9 @@ describe('the git wrapper', () => {
     const other = path.join(dir, 'other.cfg');
     const r = git(['-c', `include.path=${other}`, 'status']);
     expect(r.status).toBe(128);
-    expect(r.stderr).toContain(`gatehouse: git refused: the git configuration includes another file (include.path = ${other})`);
+    expect(r.stderr).toContain(
+      `gatehouse: git refused: the git configuration includes another file (include.path = ${other})`,
+    );
     expect(r.ran).toEqual([]);
   });
 
@@ -118,7 +145,10 @@ describe('the git wrapper', () => {
     const name = 'x\u001ey\u001fz';
     appendFileSync(path.join(repo, '.gitattributes'), `*.ctl filter=${name}\n`);
     writeFileSync(path.join(repo, 'c.ctl'), 'one\n');
-    appendFileSync(path.join(repo, '.git', 'config'), `[filter "${name}"]\n\tclean = ${path.join(repo, 'evil.sh')} ctl\n`);
+    appendFileSync(
+      path.join(repo, '.git', 'config'),
+      `[filter "${name}"]\n\tclean = ${path.join(repo, 'evil.sh')} ctl\n`,
+    );
     try {
       expect(git(['add', '-n', 'c.ctl']).ran).toEqual([]);
       expect(spawnSync('git', ['add', '-n', 'c.ctl'], { cwd: repo, env: env() }).status).toBe(0);

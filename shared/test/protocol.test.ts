@@ -78,7 +78,9 @@ describe('wire protocol', () => {
   });
 
   it('takes only an Ed25519 public key for verifying', () => {
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 })
+      .publicKey.export({ type: 'spki', format: 'pem' })
+      .toString();
     expect(() => invocationPublicKey(rsa)).toThrow(/not ed25519/);
     expect(() => invocationPublicKey('garbage')).toThrow();
   });

@@ -1,5 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,25 +41,67 @@ function repo(extra: (dir: string) => void = () => undefined): string {
 /** A trusted policy outside the repository: everything runs in the sandbox, `generated/` may not be written. */
 function policyFile(): string {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-pol-')), 'policy.json');
-  writeFileSync(file, JSON.stringify({ mode: 'sandboxed-auto', deny: ['write_file(generated/**)', 'bash(git push*)'] }));
+  writeFileSync(
+    file,
+    JSON.stringify({ mode: 'sandboxed-auto', deny: ['write_file(generated/**)', 'bash(git push*)'] }),
+  );
   return file;
 }
 
 /** Runs one command in the sandbox (plus a harmless edit), then answers; with --apply. */
 function runApply(dir: string, command: string) {
   const script = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-script-')), 'script.json');
-  writeFileSync(script, JSON.stringify({ turns: [
-    { toolCalls: [{ name: 'bash', input: { command: `echo after > notes.txt && ${command}` } }] },
-    { final: 'Updated notes.txt; the command ran as shown in obs-1.' },
-  ] }));
+  writeFileSync(
+    script,
+    JSON.stringify({
+      turns: [
+        { toolCalls: [{ name: 'bash', input: { command: `echo after > notes.txt && ${command}` } }] },
+        { final: 'Updated notes.txt; the command ran as shown in obs-1.' },
+      ],
+    }),
+  );
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-state-'));
-  const r = spawnSync(process.execPath, [cli, 'run', 'x', '--repo', dir, '--model', `scripted:${script}`, '--policy', policyFile(), '--apply', '--json', '--state-dir', stateDir], {
-    encoding: 'utf8', timeout: 120_000, env: { ...process.env, CI: 'true' }, input: '',
-  });
-  const events = r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Event);
+  const r = spawnSync(
+    process.execPath,
+    [
+      cli,
+      'run',
+      'x',
+      '--repo',
+      dir,
+      '--model',
+      `scripted:${script}`,
+      '--policy',
+      policyFile(),
+      '--apply',
+      '--json',
+      '--state-dir',
+      stateDir,
+    ],
+    {
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { ...process.env, CI: 'true' },
+      input: '',
+    },
+  );
+  const events = r.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Event);
   const completed = events.at(-1)!;
   expect(completed.type, r.stderr).toBe('run.completed');
-  return { r, completed: completed.data as { status: string; applied: boolean; refused?: Array<{ path: string; reason: string }>; diffFile?: string }, runDir: path.join(stateDir, 'runs', completed.runId) };
+  return {
+    r,
+    completed: completed.data as {
+      status: string;
+      applied: boolean;
+      refused?: Array<{ path: string; reason: string }>;
+      diffFile?: string;
+    },
+    runDir: path.join(stateDir, 'runs', completed.runId),
+  };
 }
 
 /** Nothing was written: the harmless edit in the same run was not applied either. */
@@ -81,7 +132,9 @@ describe('--apply takes only verified changes (real CLI, real sandbox)', () => {
     const out = runApply(dir, 'ln -s /etc/hostname leak');
     expectNothingWritten(dir, out);
     expect(existsSync(path.join(dir, 'leak')) || isLink(path.join(dir, 'leak'))).toBe(false);
-    expect(out.completed.refused).toEqual([expect.objectContaining({ path: 'leak', reason: expect.stringMatching(/symbolic link/) as unknown })]);
+    expect(out.completed.refused).toEqual([
+      expect.objectContaining({ path: 'leak', reason: expect.stringMatching(/symbolic link/) as unknown }),
+    ]);
   });
 
   it('an existing symbolic link in the repository is not retargeted', () => {
@@ -107,7 +160,12 @@ describe('--apply takes only verified changes (real CLI, real sandbox)', () => {
     const out = runApply(dir, 'mkdir -p generated && cp README.md generated/a');
     expectNothingWritten(dir, out);
     expect(existsSync(path.join(dir, 'generated'))).toBe(false);
-    expect(out.completed.refused).toEqual([expect.objectContaining({ path: 'generated/a', reason: expect.stringMatching(/denied by the policy/) as unknown })]);
+    expect(out.completed.refused).toEqual([
+      expect.objectContaining({
+        path: 'generated/a',
+        reason: expect.stringMatching(/denied by the policy/) as unknown,
+      }),
+    ]);
   });
 
   it('control: the same run without an attack is applied', () => {

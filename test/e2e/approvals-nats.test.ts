@@ -40,7 +40,11 @@ afterAll(async () => {
   await approver?.drain();
 });
 
-function promptFor(runId: string, requestId = newId('req'), input: unknown = { command: 'git push origin main' }): ApprovalPrompt {
+function promptFor(
+  runId: string,
+  requestId = newId('req'),
+  input: unknown = { command: 'git push origin main' },
+): ApprovalPrompt {
   return {
     runId,
     requestId,
@@ -77,30 +81,56 @@ function setup(opts: { waitMs?: number } = {}) {
   return { runId, channel, rejected, fallback };
 }
 
-function answerTo(p: ApprovalPrompt, over: Partial<Omit<SignedAnswer, 'signature' | 'signedAt'>> = {}): Omit<SignedAnswer, 'signature' | 'signedAt'> {
-  return { requestId: p.requestId, runId: p.runId, actionHash: p.actionHash, decision: 'grant', scope: 'run', approver: { name: alice.name, publicKey: alice.publicKey }, ...over };
+function answerTo(
+  p: ApprovalPrompt,
+  over: Partial<Omit<SignedAnswer, 'signature' | 'signedAt'>> = {},
+): Omit<SignedAnswer, 'signature' | 'signedAt'> {
+  return {
+    requestId: p.requestId,
+    runId: p.runId,
+    actionHash: p.actionHash,
+    decision: 'grant',
+    scope: 'run',
+    approver: { name: alice.name, publicKey: alice.publicKey },
+    ...over,
+  };
 }
 
 /** Sends raw bytes to a request's answer subject and returns the parsed reply. */
 async function sendRaw(p: ApprovalPrompt, body: string): Promise<{ ok: boolean; error?: string }> {
-  const reply = await approver.request(approvalSubjects(p.runId).answer(p.requestId), new TextEncoder().encode(body), { timeout: 5_000 });
+  const reply = await approver.request(approvalSubjects(p.runId).answer(p.requestId), new TextEncoder().encode(body), {
+    timeout: 5_000,
+  });
   return JSON.parse(new TextDecoder().decode(reply.data)) as { ok: boolean; error?: string };
 }
 
 function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  return Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms))]);
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)),
+  ]);
 }
 
 /** True if `p` settles within `ms` (used to prove that something did NOT settle). */
 function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  return Promise.race([p.then(() => true, () => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))]);
+  return Promise.race([
+    p.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((r) => setTimeout(() => r(false), ms)),
+  ]);
 }
 
 /**
  * Asks, and waits until the channel has published the request on `requests` (it subscribes to
  * answers before that), returning what was published and the pending answer.
  */
-async function ask(channel: ApprovalChannel, p: ApprovalPrompt, signal = new AbortController().signal): Promise<{ seen: ApprovalPrompt; answer: Promise<ApprovalAnswer> }> {
+async function ask(
+  channel: ApprovalChannel,
+  p: ApprovalPrompt,
+  signal = new AbortController().signal,
+): Promise<{ seen: ApprovalPrompt; answer: Promise<ApprovalAnswer> }> {
   const sub = approver.subscribe(approvalSubjects(p.runId).requests);
   await approver.flush();
   const answer = channel.ask(p, signal);
@@ -124,9 +154,19 @@ describe('approvals over NATS', () => {
     const p = promptFor(runId);
     const { seen, answer } = await ask(channel, p);
     // The approver works from what was published, as a page would.
-    expect(seen).toMatchObject({ requestId: p.requestId, actionHash: p.actionHash, tool: 'bash', preview: 'git push origin main', rule: 'ask: bash(git push*)' });
+    expect(seen).toMatchObject({
+      requestId: p.requestId,
+      actionHash: p.actionHash,
+      tool: 'bash',
+      preview: 'git push origin main',
+      rule: 'ask: bash(git push*)',
+    });
 
-    const reply = await answerOverNats(approver, signAnswer(answerTo(seen, { scope: 'run', reason: 'release day' }), alice.seed), 5_000);
+    const reply = await answerOverNats(
+      approver,
+      signAnswer(answerTo(seen, { scope: 'run', reason: 'release day' }), alice.seed),
+      5_000,
+    );
     expect(reply).toEqual({ ok: true, decision: 'grant' });
     expect(await within(answer, 5_000, 'ask settles')).toEqual({
       decision: 'grant',
@@ -154,14 +194,52 @@ describe('approvals over NATS', () => {
     const otherSig = signAnswer(answerTo(p, { decision: 'deny', reason: 'x' }), alice.seed).signature;
     const cases: { name: string; body: string; error: RegExp }[] = [
       { name: 'unsigned', body: JSON.stringify(unsigned), error: /invalid answer: signature/ },
-      { name: 'signature of other content', body: JSON.stringify({ ...good, signature: otherSig }), error: /signature does not verify/ },
-      { name: 'tampered after signing', body: JSON.stringify({ ...good, scope: 'once' }), error: /signature does not verify/ },
-      { name: 'signature not base64', body: JSON.stringify({ ...good, signature: 'not base64!' }), error: /invalid answer: signature/ },
-      { name: 'unknown key', body: JSON.stringify(signAnswer(answerTo(p, { approver: { name: 'mallory', publicKey: mallory.publicKey } }), mallory.seed)), error: /not an approver of this run/ },
-      { name: 'name/key mismatch', body: JSON.stringify(signAnswer(answerTo(p, { approver: { name: 'alice', publicKey: bob.publicKey } }), bob.seed)), error: /does not match key .* listed as "bob"/ },
-      { name: 'other action', body: JSON.stringify(signAnswer(answerTo(p, { actionHash: actionHash({ name: 'bash', input: { command: 'ls' } }) }), alice.seed)), error: /actionHash does not match/ },
-      { name: 'other request', body: JSON.stringify(signAnswer(answerTo(p, { requestId: 'req_other' }), alice.seed)), error: /for request req_other/ },
-      { name: 'other run', body: JSON.stringify(signAnswer(answerTo(p, { runId: 'run_other' }), alice.seed)), error: /for run run_other/ },
+      {
+        name: 'signature of other content',
+        body: JSON.stringify({ ...good, signature: otherSig }),
+        error: /signature does not verify/,
+      },
+      {
+        name: 'tampered after signing',
+        body: JSON.stringify({ ...good, scope: 'once' }),
+        error: /signature does not verify/,
+      },
+      {
+        name: 'signature not base64',
+        body: JSON.stringify({ ...good, signature: 'not base64!' }),
+        error: /invalid answer: signature/,
+      },
+      {
+        name: 'unknown key',
+        body: JSON.stringify(
+          signAnswer(answerTo(p, { approver: { name: 'mallory', publicKey: mallory.publicKey } }), mallory.seed),
+        ),
+        error: /not an approver of this run/,
+      },
+      {
+        name: 'name/key mismatch',
+        body: JSON.stringify(
+          signAnswer(answerTo(p, { approver: { name: 'alice', publicKey: bob.publicKey } }), bob.seed),
+        ),
+        error: /does not match key .* listed as "bob"/,
+      },
+      {
+        name: 'other action',
+        body: JSON.stringify(
+          signAnswer(answerTo(p, { actionHash: actionHash({ name: 'bash', input: { command: 'ls' } }) }), alice.seed),
+        ),
+        error: /actionHash does not match/,
+      },
+      {
+        name: 'other request',
+        body: JSON.stringify(signAnswer(answerTo(p, { requestId: 'req_other' }), alice.seed)),
+        error: /for request req_other/,
+      },
+      {
+        name: 'other run',
+        body: JSON.stringify(signAnswer(answerTo(p, { runId: 'run_other' }), alice.seed)),
+        error: /for run run_other/,
+      },
       { name: 'unknown field', body: JSON.stringify({ ...good, admin: true }), error: /invalid answer/ },
       { name: 'malformed JSON', body: '{"requestId": ', error: /not JSON/ },
     ];
@@ -182,12 +260,24 @@ describe('approvals over NATS', () => {
       'every rejection reported',
     );
     cases.forEach((c, i) => expect(rejected[i]?.reason, c.name).toMatch(c.error));
-    expect(rejected[cases.length]).toMatchObject({ reason: expect.stringMatching(/not JSON/) as unknown, raw: 'garbage' });
+    expect(rejected[cases.length]).toMatchObject({
+      reason: expect.stringMatching(/not JSON/) as unknown,
+      raw: 'garbage',
+    });
     expect(await settlesWithin(answer, 100)).toBe(false);
 
-    const deny = await answerOverNats(approver, signAnswer(answerTo(p, { decision: 'deny', scope: undefined, reason: 'not on a Friday' }), alice.seed), 5_000);
+    const deny = await answerOverNats(
+      approver,
+      signAnswer(answerTo(p, { decision: 'deny', scope: undefined, reason: 'not on a Friday' }), alice.seed),
+      5_000,
+    );
     expect(deny).toEqual({ ok: true, decision: 'deny' });
-    expect(await within(answer, 5_000, 'ask settles')).toEqual({ decision: 'deny', approver: `nats:alice:${alice.publicKey}`, channel: 'nats', reason: 'not on a Friday' });
+    expect(await within(answer, 5_000, 'ask settles')).toEqual({
+      decision: 'deny',
+      approver: `nats:alice:${alice.publicKey}`,
+      channel: 'nats',
+      reason: 'not on a Friday',
+    });
     expect(fallback.asked).toEqual([]);
     await channel.close();
   });
@@ -198,11 +288,18 @@ describe('approvals over NATS', () => {
     const started = Date.now();
     const { answer } = await ask(channel, p);
     // A refused answer does not count as an answer: the fallback is still asked.
-    const forged = signAnswer(answerTo(p, { approver: { name: 'mallory', publicKey: mallory.publicKey } }), mallory.seed);
+    const forged = signAnswer(
+      answerTo(p, { approver: { name: 'mallory', publicKey: mallory.publicKey } }),
+      mallory.seed,
+    );
     expect(await sendRaw(p, JSON.stringify(forged))).toMatchObject({ ok: false });
     const got = await within(answer, 5_000, 'fallback answers');
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
-    expect(got).toEqual({ decision: 'pause', channel: 'headless', reason: 'no approver is attached (headless run); approve with `gatehouse approve`' });
+    expect(got).toEqual({
+      decision: 'pause',
+      channel: 'headless',
+      reason: 'no approver is attached (headless run); approve with `gatehouse approve`',
+    });
     expect(fallback.asked).toEqual([p.requestId]);
     expect(rejected.length).toBe(1);
     // Too late: the request is no longer listening here.
@@ -224,18 +321,31 @@ describe('approvals over NATS', () => {
     const before = await pending();
     expect(before.runId).toBe(runId);
     expect(before.pending.map((x) => x.requestId)).toEqual(['req_one', 'req_two']);
-    expect(before.pending[1]).toMatchObject({ tool: 'bash', actionHash: p2.actionHash, input: { command: 'npm publish' } });
+    expect(before.pending[1]).toMatchObject({
+      tool: 'bash',
+      actionHash: p2.actionHash,
+      input: { command: 'npm publish' },
+    });
 
     // An answer to one request, sent to the other's subject, is refused there.
-    expect(await sendRaw(p2, JSON.stringify(signAnswer(answerTo(p1), alice.seed)))).toMatchObject({ ok: false, error: expect.stringMatching(/for request req_one/) as unknown });
-    expect(await answerOverNats(approver, signAnswer(answerTo(p2, { scope: 'once' }), alice.seed), 5_000)).toEqual({ ok: true, decision: 'grant' });
+    expect(await sendRaw(p2, JSON.stringify(signAnswer(answerTo(p1), alice.seed)))).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/for request req_one/) as unknown,
+    });
+    expect(await answerOverNats(approver, signAnswer(answerTo(p2, { scope: 'once' }), alice.seed), 5_000)).toEqual({
+      ok: true,
+      decision: 'grant',
+    });
     expect(await within(a2, 5_000, 'second settles')).toMatchObject({ decision: 'grant', scope: 'once' });
     expect(await settlesWithin(a1, 100)).toBe(false);
     expect((await pending()).pending.map((x) => x.requestId)).toEqual(['req_one']);
 
     const bobsAnswer = signAnswer(answerTo(p1, { approver: { name: 'bob', publicKey: bob.publicKey } }), bob.seed);
     expect(await answerOverNats(approver, bobsAnswer, 5_000)).toEqual({ ok: true, decision: 'grant' });
-    expect(await within(a1, 5_000, 'first settles')).toMatchObject({ decision: 'grant', approver: `nats:bob:${bob.publicKey}` });
+    expect(await within(a1, 5_000, 'first settles')).toMatchObject({
+      decision: 'grant',
+      approver: `nats:bob:${bob.publicKey}`,
+    });
     expect((await pending()).pending).toEqual([]);
     expect(rejected).toHaveLength(1);
     await channel.close();
@@ -247,7 +357,11 @@ describe('approvals over NATS', () => {
     const abort = new AbortController();
     const { answer } = await ask(channel, p, abort.signal);
     abort.abort();
-    expect(await within(answer, 1_000, 'cancel settles')).toEqual({ decision: 'pause', channel: 'nats', reason: 'cancelled' });
+    expect(await within(answer, 1_000, 'cancel settles')).toEqual({
+      decision: 'pause',
+      channel: 'nats',
+      reason: 'cancelled',
+    });
     const m = await approver.request(approvalSubjects(runId).pending, new Uint8Array(), { timeout: 5_000 });
     expect((JSON.parse(new TextDecoder().decode(m.data)) as { pending: unknown[] }).pending).toEqual([]);
     expect(fallback.asked).toEqual([]);
@@ -255,6 +369,8 @@ describe('approvals over NATS', () => {
   });
 
   it('refuses to sign with a seed that is not the named approver key', () => {
-    expect(() => signAnswer(answerTo(promptFor('run_x'), { approver: { name: 'alice', publicKey: alice.publicKey } }), bob.seed)).toThrow(/not for the approver key/);
+    expect(() =>
+      signAnswer(answerTo(promptFor('run_x'), { approver: { name: 'alice', publicKey: alice.publicKey } }), bob.seed),
+    ).toThrow(/not for the approver key/);
   });
 });

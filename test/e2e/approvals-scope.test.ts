@@ -6,9 +6,21 @@ import { pipelineFor, policyOf } from '../support/pipeline';
 /** A person who answers from a list, and remembers what they were asked. */
 function person(answers: ApprovalAnswer[]): ApprovalChannel & { asked: ApprovalPrompt[] } {
   const asked: ApprovalPrompt[] = [];
-  return { name: 'terminal', asked, ask: async (p) => (asked.push(p), answers.shift() ?? { decision: 'deny', approver: 'user:test', channel: 'terminal', reason: 'no more answers' }) };
+  return {
+    name: 'terminal',
+    asked,
+    ask: async (p) => (
+      asked.push(p),
+      answers.shift() ?? { decision: 'deny', approver: 'user:test', channel: 'terminal', reason: 'no more answers' }
+    ),
+  };
 }
-const grant = (scope: 'once' | 'run'): ApprovalAnswer => ({ decision: 'grant', scope, approver: 'user:alice', channel: 'terminal' });
+const grant = (scope: 'once' | 'run'): ApprovalAnswer => ({
+  decision: 'grant',
+  scope,
+  approver: 'user:alice',
+  channel: 'terminal',
+});
 const POLICY = { ask: ['bash(echo hi*)', 'write_file(config/**)'] };
 
 describe('approval scope and binding (real sandbox)', () => {
@@ -35,7 +47,9 @@ describe('approval scope and binding (real sandbox)', () => {
     expect(run.asked).toHaveLength(1);
     // The second execution is authorised by the first grant, on record.
     const grantEvent = r.log.events().find((e) => e.type === 'approval.granted')!;
-    expect(r.eventsOf(r.lastCallId()).find((e) => e.type === 'tool.execution.started')!.data).toMatchObject({ approvalId: grantEvent.id });
+    expect(r.eventsOf(r.lastCallId()).find((e) => e.type === 'tool.execution.started')!.data).toMatchObject({
+      approvalId: grantEvent.id,
+    });
     expect(r.eventsOf(r.lastCallId()).some((e) => e.type === 'approval.requested')).toBe(false);
 
     // One character different: a different action, a new request.
@@ -45,7 +59,10 @@ describe('approval scope and binding (real sandbox)', () => {
   });
 
   it('a grant binds the exact input: approving one write does not approve another path or content', async () => {
-    const p = person([grant('run'), { decision: 'deny', approver: 'user:alice', channel: 'terminal', reason: 'not that file' }]);
+    const p = person([
+      grant('run'),
+      { decision: 'deny', approver: 'user:alice', channel: 'terminal', reason: 'not that file' },
+    ]);
     const h = pipelineFor(sandbox, { policy: policyOf(POLICY), channel: p });
     expect((await h.call('write_file', { path: 'config/a.json', content: '{}' })).outcome).toBe('ok');
     const other = await h.call('write_file', { path: './config/../config/b.json', content: '{}' });
@@ -55,13 +72,26 @@ describe('approval scope and binding (real sandbox)', () => {
   });
 
   it('the approver sees the command, the rule, the reason and the risk; a deny reason reaches the model', async () => {
-    const p = person([{ decision: 'deny', approver: 'user:bob', channel: 'terminal', reason: 'use the fixture instead' }]);
+    const p = person([
+      { decision: 'deny', approver: 'user:bob', channel: 'terminal', reason: 'use the fixture instead' },
+    ]);
     const h = pipelineFor(sandbox, { policy: policyOf(POLICY), channel: p });
     const obs = await h.call('bash', { command: 'echo hi | tee -a x.log' });
-    expect(p.asked[0]).toMatchObject({ tool: 'bash', preview: 'echo hi | tee -a x.log', rule: 'ask[0] bash(echo hi*)' });
+    expect(p.asked[0]).toMatchObject({
+      tool: 'bash',
+      preview: 'echo hi | tee -a x.log',
+      rule: 'ask[0] bash(echo hi*)',
+    });
     expect(p.asked[0]!.risk.join('\n')).toContain('tee');
     expect(obs.outcome).toBe('denied');
     expect(obs.content).toContain('use the fixture instead');
-    expect(h.eventsOf(h.lastCallId()).map((e) => e.type)).toEqual(['tool.intent', 'tool.validation', 'tool.approval', 'approval.requested', 'approval.denied', 'tool.observation']);
+    expect(h.eventsOf(h.lastCallId()).map((e) => e.type)).toEqual([
+      'tool.intent',
+      'tool.validation',
+      'tool.approval',
+      'approval.requested',
+      'approval.denied',
+      'tool.observation',
+    ]);
   });
 });

@@ -18,7 +18,10 @@ function setup(): { repo: string; script: string; stateDir: string } {
   const repo = path.join(tmp, 'repo');
   mkdirSync(path.join(repo, '.gatehouse'), { recursive: true });
   writeFileSync(path.join(repo, 'README.md'), '# tty\n');
-  writeFileSync(path.join(repo, '.gatehouse/policy.json'), JSON.stringify({ mode: 'sandboxed-auto', ask: [{ rule: 'bash(echo ran*)', reason: 'writes the run log' }] }));
+  writeFileSync(
+    path.join(repo, '.gatehouse/policy.json'),
+    JSON.stringify({ mode: 'sandboxed-auto', ask: [{ rule: 'bash(echo ran*)', reason: 'writes the run log' }] }),
+  );
   const script = path.join(tmp, 'script.json');
   const call = { toolCalls: [{ name: 'bash', input: { command: 'echo ran >> ran.log' } }] };
   writeFileSync(script, JSON.stringify({ turns: [call, call, { final: 'done (obs-1, obs-2)' }] }));
@@ -26,7 +29,10 @@ function setup(): { repo: string; script: string; stateDir: string } {
 }
 
 /** Runs the CLI on a pty; each answer is typed once its cue has appeared on screen (in order). */
-async function onTerminal(args: string[], script: Array<[cue: string, keys: string]>): Promise<{ code: number | null; screen: string }> {
+async function onTerminal(
+  args: string[],
+  script: Array<[cue: string, keys: string]>,
+): Promise<{ code: number | null; screen: string }> {
   const env = { ...process.env };
   delete env.CI;
   const command = [process.execPath, cli, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
@@ -58,13 +64,19 @@ async function onTerminal(args: string[], script: Array<[cue: string, keys: stri
 
 const logOf = (stateDir: string): Event[] => {
   const [run] = readdirSync(path.join(stateDir, 'runs'));
-  return readFileSync(path.join(stateDir, 'runs', run!, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Event);
+  return readFileSync(path.join(stateDir, 'runs', run!, 'events.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Event);
 };
 
 describe('the terminal prompt (real pty, real CLI, real sandbox)', () => {
   it('shows the command, rule, reason and risk; "approve for this run" is not asked again for the same action', async () => {
     const s = setup();
-    const r = await onTerminal(['run', 'x', '--repo', s.repo, '--model', `scripted:${s.script}`, '--state-dir', s.stateDir], [['[o] approve once', 'r\r']]);
+    const r = await onTerminal(
+      ['run', 'x', '--repo', s.repo, '--model', `scripted:${s.script}`, '--state-dir', s.stateDir],
+      [['[o] approve once', 'r\r']],
+    );
     expect(r.code, r.screen).toBe(0);
     expect(r.screen).toContain('echo ran >> ran.log');
     expect(r.screen).toContain('ask[0] bash(echo ran*)');
@@ -74,21 +86,31 @@ describe('the terminal prompt (real pty, real CLI, real sandbox)', () => {
     const log = logOf(s.stateDir);
     const grants = log.filter((e) => e.type === 'approval.granted');
     expect(grants).toHaveLength(1);
-    expect(grants[0]!.data).toMatchObject({ channel: 'terminal', scope: 'run', approver: expect.stringMatching(/^user:/) as unknown });
+    expect(grants[0]!.data).toMatchObject({
+      channel: 'terminal',
+      scope: 'run',
+      approver: expect.stringMatching(/^user:/) as unknown,
+    });
     const runs = log.filter((e) => e.type === 'tool.execution.started');
     expect(runs.map((e) => e.data.approvalId)).toEqual([grants[0]!.id, grants[0]!.id]);
   });
 
   it('deny with a reason: the reason reaches the model; "approve once" asks again for the next identical call', async () => {
     const s = setup();
-    const r = await onTerminal(['run', 'x', '--repo', s.repo, '--model', `scripted:${s.script}`, '--state-dir', s.stateDir], [
-      ['[o] approve once', 'd\r'],
-      ['reason', 'use the fixture\r'],
-      ['[o] approve once', 'o\r'],
-    ]);
+    const r = await onTerminal(
+      ['run', 'x', '--repo', s.repo, '--model', `scripted:${s.script}`, '--state-dir', s.stateDir],
+      [
+        ['[o] approve once', 'd\r'],
+        ['reason', 'use the fixture\r'],
+        ['[o] approve once', 'o\r'],
+      ],
+    );
     expect(r.code, r.screen).toBe(0);
     const log = logOf(s.stateDir);
-    expect(log.find((e) => e.type === 'approval.denied')!.data).toMatchObject({ channel: 'terminal', reason: 'use the fixture' });
+    expect(log.find((e) => e.type === 'approval.denied')!.data).toMatchObject({
+      channel: 'terminal',
+      reason: 'use the fixture',
+    });
     const observations = log.filter((e) => e.type === 'tool.observation');
     expect(observations[0]!.data.outcome).toBe('denied');
     expect(String(observations[0]!.data.content)).toContain('use the fixture');

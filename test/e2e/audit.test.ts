@@ -9,7 +9,10 @@ describe('the log alone tells the whole story of every action', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
     driver = await startDriver();
-    sandbox = await driver.createSandbox({ runId: 'run_audit', repoDir: makeRepo({ 'src/a.ts': 'export const a = 1;\n' }) });
+    sandbox = await driver.createSandbox({
+      runId: 'run_audit',
+      repoDir: makeRepo({ 'src/a.ts': 'export const a = 1;\n' }),
+    });
   });
   afterAll(async () => driver?.close());
 
@@ -32,12 +35,19 @@ describe('the log alone tells the whole story of every action', () => {
     expect(edit.proposed.input).toEqual({ path: 'src/a.ts', oldText: 'a = 1', newText: 'a = 2' });
     expect(edit.validation).toMatchObject({ ok: true });
     expect(edit.approval).toMatchObject({ decision: 'allow', policyId: 'mode:sandboxed-auto' });
-    expect(edit.executed).toMatchObject({ primitive: 'edit_file', input: { path: 'src/a.ts', expectedSha256: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown } });
+    expect(edit.executed).toMatchObject({
+      primitive: 'edit_file',
+      input: { path: 'src/a.ts', expectedSha256: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown },
+    });
     expect(edit.result).toMatchObject({ status: 'ok', filesChanged: ['src/a.ts'] });
     expect(edit.shown.content).toContain('edited src/a.ts');
 
     const bash = story[2]!;
-    expect(bash.executed).toMatchObject({ primitive: 'exec', timeoutMs: 5000, input: { command: 'grep -c "a = 2" src/a.ts; exit 1', cwd: '.' } });
+    expect(bash.executed).toMatchObject({
+      primitive: 'exec',
+      timeoutMs: 5000,
+      input: { command: 'grep -c "a = 2" src/a.ts; exit 1', cwd: '.' },
+    });
     expect(bash.result).toMatchObject({ status: 'failed', exitCode: 1, truncated: false });
     expect(bash.result!.bytes).toBeGreaterThan(0);
     expect(bash.shown.content).toContain('exit code 1');
@@ -50,10 +60,24 @@ describe('the log alone tells the whole story of every action', () => {
 
     // Causation links every stage back to the model's intent.
     const ids = new Map(events.map((e) => [e.id, e]));
-    const observation = events.find((e) => e.type === 'tool.observation' && (e.data as { callId: string }).callId === bash.callId)!;
+    const observation = events.find(
+      (e) => e.type === 'tool.observation' && (e.data as { callId: string }).callId === bash.callId,
+    )!;
     const chain: string[] = [];
-    for (let e: (typeof events)[number] | undefined = observation; e; e = e.causationId ? ids.get(e.causationId) : undefined) chain.unshift(e.type);
-    expect(chain).toEqual(['tool.intent', 'tool.validation', 'tool.approval', 'tool.execution.started', 'tool.execution.completed', 'tool.observation']);
+    for (
+      let e: (typeof events)[number] | undefined = observation;
+      e;
+      e = e.causationId ? ids.get(e.causationId) : undefined
+    )
+      chain.unshift(e.type);
+    expect(chain).toEqual([
+      'tool.intent',
+      'tool.validation',
+      'tool.approval',
+      'tool.execution.started',
+      'tool.execution.completed',
+      'tool.observation',
+    ]);
     expect(observation.actor).toBe('runtime');
     expect(events.find((e) => e.id === edit.proposed.eventId)!.actor).toBe('model');
   });

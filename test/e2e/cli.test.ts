@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { makeRepo } from '../support/sandbox';
 
 const cli = fileURLToPath(new URL('../../orchestrator/bin/gatehouse.mjs', import.meta.url));
-const gatehouse = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 120_000 });
+const gatehouse = (...args: string[]) =>
+  spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 120_000 });
 
 /** The CLI as a user runs it: the built bundle, real Docker and NATS behind it. */
 describe('gatehouse CLI', () => {
@@ -16,7 +17,10 @@ describe('gatehouse CLI', () => {
 
   it.each([
     [['bogus'], /unknown command 'bogus'/],
-    [['sandbox', 'smoke', '--repo', '/nonexistent/gatehouse'], /--repo <dir>' argument '\/nonexistent\/gatehouse' is invalid. \/nonexistent\/gatehouse is not a directory/],
+    [
+      ['sandbox', 'smoke', '--repo', '/nonexistent/gatehouse'],
+      /--repo <dir>' argument '\/nonexistent\/gatehouse' is invalid. \/nonexistent\/gatehouse is not a directory/,
+    ],
     [['images', 'build', '--base', 'cloud'], /must be auto, public or local/],
     [['doctor', '--frobnicate'], /unknown option '--frobnicate'/],
   ])('exits 2 with a clear message for bad usage: %j', (args, message) => {
@@ -30,7 +34,9 @@ describe('gatehouse CLI', () => {
     expect(r.status).toBe(0);
     const report = JSON.parse(r.stdout) as { ok: boolean; checks: Array<{ name: string; ok: boolean }> };
     expect(report.ok).toBe(true);
-    expect(report.checks.map((c) => c.name)).toEqual(expect.arrayContaining(['docker engine', 'sandbox image', 'nats image', 'nats']));
+    expect(report.checks.map((c) => c.name)).toEqual(
+      expect.arrayContaining(['docker engine', 'sandbox image', 'nats image', 'nats']),
+    );
   });
 
   it('sandbox smoke --json works on a repository and leaves it untouched', () => {

@@ -67,15 +67,22 @@ describe('a command cannot take over the daemon', () => {
     driver = await startDriver();
     sandbox = await driver.createSandbox({ runId: newId('run'), repoDir: makeRepo() });
     const net = await driver.docker.getNetwork(sandbox.info.networkId).inspect();
-    const nats = Object.values(net.Containers ?? {}).find((c) => c.Name === driver.nats.container || c.Name?.includes('nats'));
+    const nats = Object.values(net.Containers ?? {}).find(
+      (c) => c.Name === driver.nats.container || c.Name?.includes('nats'),
+    );
     natsHost = (nats?.IPv4Address ?? '').split('/')[0] ?? '';
     expect(natsHost).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
   });
   afterAll(async () => driver?.close());
 
-  it('scans /proc, the daemon\'s files and NATS from inside: every attempt fails, and the run goes on', async () => {
+  it("scans /proc, the daemon's files and NATS from inside: every attempt fails, and the run goes on", async () => {
     await sh(sandbox, `cat > /tmp/attack.js <<'EOF_ATTACK'\n${ATTACK}\nEOF_ATTACK`);
-    const out = await run(sandbox, 'exec', { command: 'node /tmp/attack.js', env: { NATS_HOST: natsHost } }, { timeoutMs: 30_000 });
+    const out = await run(
+      sandbox,
+      'exec',
+      { command: 'node /tmp/attack.js', env: { NATS_HOST: natsHost } },
+      { timeoutMs: 30_000 },
+    );
     expect(out.status, out.output).toBe('ok');
     const report = JSON.parse(out.output) as {
       procs: Record<string, Record<string, string>>;
@@ -87,7 +94,14 @@ describe('a command cannot take over the daemon', () => {
     expect(daemon, JSON.stringify(report.procs)).toBeDefined();
     for (const [pid, p] of Object.entries(report.procs)) {
       // The cmdline of every process is public on Linux; nothing else of another user's is.
-      expect({ pid, environ: p.environ, maps: p.maps, mem: p.mem, fd: p.fd, cwd: p.cwd }).toEqual({ pid, environ: 'EACCES', maps: 'EACCES', mem: 'EACCES', fd: 'EACCES', cwd: 'EACCES' });
+      expect({ pid, environ: p.environ, maps: p.maps, mem: p.mem, fd: p.fd, cwd: p.cwd }).toEqual({
+        pid,
+        environ: 'EACCES',
+        maps: 'EACCES',
+        mem: 'EACCES',
+        fd: 'EACCES',
+        cwd: 'EACCES',
+      });
       expect({ pid, stop: p.stop, kill0: p.kill0 }).toEqual({ pid, stop: 'EPERM', kill0: 'EPERM' });
     }
     expect(Object.values(report.files)).toEqual(['EACCES', 'EACCES', 'EACCES', 'EACCES', 'EACCES']);
@@ -99,14 +113,20 @@ describe('a command cannot take over the daemon', () => {
   });
 
   it('a command that leaves its process group is killed after the call, and cannot kill the daemon on its way', async () => {
-    const r = await run(sandbox, 'exec', { command: 'setsid sh -c "sleep 30" >/dev/null 2>&1 < /dev/null & kill -9 -1; echo done' });
+    const r = await run(sandbox, 'exec', {
+      command: 'setsid sh -c "sleep 30" >/dev/null 2>&1 < /dev/null & kill -9 -1; echo done',
+    });
     expect(r.output).toContain('done');
-    const left = await rootExec(driver, sandbox, ['sh', '-c', 'for p in /proc/[0-9]*; do grep -q "^Uid:\\s*10001" $p/status 2>/dev/null && cat $p/cmdline && echo; done']);
+    const left = await rootExec(driver, sandbox, [
+      'sh',
+      '-c',
+      'for p in /proc/[0-9]*; do grep -q "^Uid:\\s*10001" $p/status 2>/dev/null && cat $p/cmdline && echo; done',
+    ]);
     expect(left.output.trim()).toBe('');
     expect(await sh(sandbox, 'echo alive')).toBe('alive\n');
   });
 
-  it('holding the orchestrator\'s NATS credentials is not enough: unsigned or wrongly signed invocations run nothing', async () => {
+  it("holding the orchestrator's NATS credentials is not enough: unsigned or wrongly signed invocations run nothing", async () => {
     const input = { command: 'touch /workspace/pwned' };
     const unsigned = invocation(sandbox, 'exec', input);
     const refusedUnsigned = await sendRaw(driver, sandbox, unsigned, { unsigned: true });
@@ -119,7 +139,11 @@ describe('a command cannot take over the daemon', () => {
     // A properly signed invocation whose input was changed afterwards (same approval hash kept).
     const signed = invocation(sandbox, 'exec', { command: 'true' });
     const good = { ...signed, signature: sandbox.sign(signed) };
-    const tampered = { ...good, input, approval: { id: 'test', actionHash: actionHash({ name: 'exec', input }), by: 'runtime' } };
+    const tampered = {
+      ...good,
+      input,
+      approval: { id: 'test', actionHash: actionHash({ name: 'exec', input }), by: 'runtime' },
+    };
     expect((await sendRaw(driver, sandbox, tampered, { unsigned: true })).error?.code).toBe('signature_invalid');
     // Replayed as it was signed, it runs once, and again only as the recorded result.
     expect((await sendRaw(driver, sandbox, good, { unsigned: true })).status).toBe('ok');

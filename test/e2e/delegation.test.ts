@@ -29,11 +29,45 @@ function scriptFile(script: unknown): string {
 }
 function run(dir: string, script: unknown, extra: string[] = []) {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-state-'));
-  const r = spawnSync(process.execPath, [cli, 'run', 'task', '--repo', dir, '--model', `scripted:${scriptFile(script)}`, '--json', '--state-dir', stateDir, '--mode', 'sandboxed-auto', ...extra], { encoding: 'utf8', timeout: 180_000, env: { ...process.env, CI: 'true' }, input: '' });
-  const all = r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Event);
+  const r = spawnSync(
+    process.execPath,
+    [
+      cli,
+      'run',
+      'task',
+      '--repo',
+      dir,
+      '--model',
+      `scripted:${scriptFile(script)}`,
+      '--json',
+      '--state-dir',
+      stateDir,
+      '--mode',
+      'sandboxed-auto',
+      ...extra,
+    ],
+    { encoding: 'utf8', timeout: 180_000, env: { ...process.env, CI: 'true' }, input: '' },
+  );
+  const all = r.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Event);
   const rootId = all.find((e) => e.parentRunId === null)!.runId;
-  const logOf = (runId: string): Event[] => readFileSync(path.join(stateDir, 'runs', runId, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Event);
-  return { r, stateDir, rootId, parent: logOf(rootId), logOf, runs: readdirSync(path.join(stateDir, 'runs')), why: why(r.stderr, all) };
+  const logOf = (runId: string): Event[] =>
+    readFileSync(path.join(stateDir, 'runs', runId, 'events.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Event);
+  return {
+    r,
+    stateDir,
+    rootId,
+    parent: logOf(rootId),
+    logOf,
+    runs: readdirSync(path.join(stateDir, 'runs')),
+    why: why(r.stderr, all),
+  };
 }
 /** What a failed run printed and how each of its runs ended: the message an unexpected exit status carries. */
 function why(stderr: string, events: Event[]): string {
@@ -41,8 +75,14 @@ function why(stderr: string, events: Event[]): string {
   return [stderr.trim(), ...ends].filter(Boolean).join('\n');
 }
 const budget = { turns: 5, toolCalls: 5, tokens: 100_000, seconds: 120 };
-const handoff = (task: string, tools: string[], paths: string[], extra: Record<string, unknown> = {}) => ({ name: 'delegate', input: { task, tools, paths, evidence: [], budget, expect: 'what you did', ...extra } });
-const observations = (events: Event[]) => events.filter((e) => e.type === 'tool.observation').map((e) => e.data as { callId: string; outcome: string; content: string; tool: string });
+const handoff = (task: string, tools: string[], paths: string[], extra: Record<string, unknown> = {}) => ({
+  name: 'delegate',
+  input: { task, tools, paths, evidence: [], budget, expect: 'what you did', ...extra },
+});
+const observations = (events: Event[]) =>
+  events
+    .filter((e) => e.type === 'tool.observation')
+    .map((e) => e.data as { callId: string; outcome: string; content: string; tool: string });
 
 describe('sub-agents (real CLI, real sandboxes)', () => {
   it('four children in parallel each fix a different file; the parent applies their changes through its own pipeline; the lineage in the logs matches', () => {
@@ -51,14 +91,23 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
     const names = ['a', 'b', 'c', 'd'];
     const script = {
       turns: [
-        { text: 'One sub-agent per file.', toolCalls: names.map((n) => handoff(`set ${n} to 2 in src/${n}.js`, ['read_file', 'edit_file'], [`src/${n}.js`])) },
+        {
+          text: 'One sub-agent per file.',
+          toolCalls: names.map((n) =>
+            handoff(`set ${n} to 2 in src/${n}.js`, ['read_file', 'edit_file'], [`src/${n}.js`]),
+          ),
+        },
         { toolCalls: [{ name: 'bash', input: { command: 'cat src/*.js' } }] },
         { final: 'All four files now hold 2 (obs-13).' },
       ],
       children: names.map((n) => ({
         turns: [
           { toolCalls: [{ name: 'read_file', input: { path: `src/${n}.js` } }] },
-          { toolCalls: [{ name: 'edit_file', input: { path: `src/${n}.js`, oldText: `${n} = 1`, newText: `${n} = 2` } }] },
+          {
+            toolCalls: [
+              { name: 'edit_file', input: { path: `src/${n}.js`, oldText: `${n} = 1`, newText: `${n} = 2` } },
+            ],
+          },
           { final: `${n} is 2 (obs-2)` },
         ],
       })),
@@ -73,25 +122,50 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
     expect(parent.indexOf(spawned[3]!)).toBeLessThan(parent.indexOf(completed[0]!));
     expect(runs).toHaveLength(5);
     for (const s of spawned) {
-      const d = s.data as { childRunId: string; tools: string[]; paths: string[]; handoffSha256: string; depth: number };
+      const d = s.data as {
+        childRunId: string;
+        tools: string[];
+        paths: string[];
+        handoffSha256: string;
+        depth: number;
+      };
       const child = logOf(d.childRunId);
       expect(child.every((e) => e.parentRunId === rootId)).toBe(true);
       expect(child[0]).toMatchObject({ type: 'run.started', data: { surface: ['read_file', 'edit_file'] } });
-      expect(child.find((e) => e.type === 'agent.spawned')!.data).toMatchObject({ handoffSha256: d.handoffSha256, parentRunId: rootId, depth: 1 });
-      expect(child.find((e) => e.type === 'agent.completed')!.data).toMatchObject({ status: 'final', filesChanged: d.paths });
+      expect(child.find((e) => e.type === 'agent.spawned')!.data).toMatchObject({
+        handoffSha256: d.handoffSha256,
+        parentRunId: rootId,
+        depth: 1,
+      });
+      expect(child.find((e) => e.type === 'agent.completed')!.data).toMatchObject({
+        status: 'final',
+        filesChanged: d.paths,
+      });
       expect(child.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final' } });
       expect(verifyLog(path.join(stateDir, 'runs', d.childRunId, 'events.jsonl')).ok).toBe(true);
     }
     // The changes reached the parent's workspace only as the parent's own write_file calls.
     const writes = parent.filter((e) => e.type === 'tool.intent' && e.data.tool === 'write_file');
     expect(writes.map((e) => (e.data.input as { path: string }).path).sort()).toEqual(names.map((n) => `src/${n}.js`));
-    expect(parent.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final', filesChanged: names.map((n) => `src/${n}.js`) } });
+    expect(parent.at(-1)).toMatchObject({
+      type: 'run.completed',
+      data: { status: 'final', filesChanged: names.map((n) => `src/${n}.js`) },
+    });
     expect(String(observations(parent).at(-1)!.content)).toContain('export const d = 2;');
 
     // The whole tree, rebuilt from the logs alone, agrees with what happened.
-    const tree = spawnSync(process.execPath, [cli, 'show', rootId, '--tree', '--json', '--state-dir', stateDir], { encoding: 'utf8' });
+    const tree = spawnSync(process.execPath, [cli, 'show', rootId, '--tree', '--json', '--state-dir', stateDir], {
+      encoding: 'utf8',
+    });
     expect(tree.status, tree.stderr).toBe(0);
-    type Node = { runId: string; status: string; depth: number; problems: string[]; children: Node[]; actions: Array<{ tool: string; authorisedBy: string }> };
+    type Node = {
+      runId: string;
+      status: string;
+      depth: number;
+      problems: string[];
+      children: Node[];
+      actions: Array<{ tool: string; authorisedBy: string }>;
+    };
     const rootNode = JSON.parse(tree.stdout) as Node;
     expect(rootNode).toMatchObject({ runId: rootId, status: 'final', depth: 0, problems: [] });
     expect(rootNode.children.map((c) => c.runId).sort()).toEqual(spawned.map((e) => String(e.data.childRunId)).sort());
@@ -109,7 +183,13 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
         { toolCalls: [handoff('x', ['read_file'], ['src/**'], { mode: 'sandboxed-auto' })] },
         { toolCalls: [handoff('x', ['read_file'], ['src/**'], { budget: { ...budget, turns: 100 } })] },
         { toolCalls: [handoff('x', ['read_file'], ['../outside/**'])] },
-        { toolCalls: [handoff('nested', ['read_file', 'delegate'], ['src/a.js'], { budget: { ...budget, turns: 20, toolCalls: 20 } })] },
+        {
+          toolCalls: [
+            handoff('nested', ['read_file', 'delegate'], ['src/a.js'], {
+              budget: { ...budget, turns: 20, toolCalls: 20 },
+            }),
+          ],
+        },
         { final: 'done' },
       ],
       children: [
@@ -118,15 +198,36 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
             // Not a subset of its own tools; outside its paths; then too deep (depth 2 → 3).
             { toolCalls: [handoff('x', ['bash'], ['src/a.js'])] },
             { toolCalls: [handoff('x', ['read_file'], ['src/b.js'])] },
-            { toolCalls: [handoff('grandchild', ['read_file', 'delegate'], ['src/a.js'], { budget: { ...budget, turns: 10, toolCalls: 10, tokens: 50_000, seconds: 60 } })] },
+            {
+              toolCalls: [
+                handoff('grandchild', ['read_file', 'delegate'], ['src/a.js'], {
+                  budget: { ...budget, turns: 10, toolCalls: 10, tokens: 50_000, seconds: 60 },
+                }),
+              ],
+            },
             { final: 'tried' },
           ],
-          children: [{ turns: [{ toolCalls: [handoff('too deep', ['read_file'], ['src/a.js'], { budget: { ...budget, turns: 2, toolCalls: 2, tokens: 10_000, seconds: 30 } })] }, { final: 'tried' }] }],
+          children: [
+            {
+              turns: [
+                {
+                  toolCalls: [
+                    handoff('too deep', ['read_file'], ['src/a.js'], {
+                      budget: { ...budget, turns: 2, toolCalls: 2, tokens: 10_000, seconds: 30 },
+                    }),
+                  ],
+                },
+                { final: 'tried' },
+              ],
+            },
+          ],
         },
       ],
     };
     const { parent, logOf } = run(dir, script, ['--max-turns', '50']);
-    const rejected = parent.filter((e) => e.type === 'tool.validation' && e.data.ok === false).map((e) => (e.data.errors as Array<{ code: string; path: string }>)[0]);
+    const rejected = parent
+      .filter((e) => e.type === 'tool.validation' && e.data.ok === false)
+      .map((e) => (e.data.errors as Array<{ code: string; path: string }>)[0]);
     expect(rejected).toEqual([
       expect.objectContaining({ code: 'unrecognized_keys' }),
       expect.objectContaining({ code: 'budget_exceeds_parent', path: 'budget.turns' }),
@@ -134,11 +235,18 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
     ]);
     const childId = String(parent.find((e) => e.type === 'agent.spawned')!.data.childRunId);
     const child = logOf(childId);
-    const childRejected = child.filter((e) => e.type === 'tool.validation' && e.data.ok === false).map((e) => (e.data.errors as Array<{ code: string }>)[0]!.code);
+    const childRejected = child
+      .filter((e) => e.type === 'tool.validation' && e.data.ok === false)
+      .map((e) => (e.data.errors as Array<{ code: string }>)[0]!.code);
     expect(childRejected).toEqual(['tool_not_delegable', 'path_outside_scope']);
-    const grandchildId = String(child.find((e) => e.type === 'agent.spawned' && e.runId === childId && e.data.parentRunId === childId)!.data.childRunId);
+    const grandchildId = String(
+      child.find((e) => e.type === 'agent.spawned' && e.runId === childId && e.data.parentRunId === childId)!.data
+        .childRunId,
+    );
     const grandchild = logOf(grandchildId);
-    expect(grandchild.find((e) => e.type === 'tool.validation' && e.data.ok === false)!.data.errors).toEqual([expect.objectContaining({ code: 'depth_exceeded' })]);
+    expect(grandchild.find((e) => e.type === 'tool.validation' && e.data.ok === false)!.data.errors).toEqual([
+      expect.objectContaining({ code: 'depth_exceeded' }),
+    ]);
     expect(grandchild[0]!.data).toMatchObject({ lineage: [parent[0]!.runId, childId, grandchildId] });
   });
 
@@ -161,26 +269,49 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
     expect(obs.find((o) => o.outcome === 'failed')!.content).toContain('budget_exceeds_parent');
     expect(parent.filter((e) => e.type === 'agent.spawned')).toHaveLength(1);
     // Later, validation itself counts what was handed out: 10 - 2 turns used - 6 handed = 2.
-    const third = parent.filter((e) => e.type === 'tool.validation' && e.data.ok === false).map((e) => (e.data.errors as Array<{ code: string; message: string }>)[0]!);
+    const third = parent
+      .filter((e) => e.type === 'tool.validation' && e.data.ok === false)
+      .map((e) => (e.data.errors as Array<{ code: string; message: string }>)[0]!);
     expect(third).toEqual([expect.objectContaining({ code: 'budget_exceeds_parent' })]);
   });
 
-  it('inside, a child cannot use other tools, touch other paths, outlive its budget, or read the parent\'s transcript; changes outside its paths are withheld', () => {
+  it("inside, a child cannot use other tools, touch other paths, outlive its budget, or read the parent's transcript; changes outside its paths are withheld", () => {
     const dir = repo({ 'src/a.js': 'export const a = 1;\n', 'src/b.js': 'export const b = 1;\n' });
     // First run only learns the ref of an artifact the parent's transcript holds (content-addressed).
     const big = { toolCalls: [{ name: 'bash', input: { command: 'seq 1 20000' } }] };
     const probe = run(dir, { turns: [big, { final: 'x' }] });
     const ref = String(observations(probe.parent)[0]!.content.match(/art-[0-9a-f]{16}/)![0]);
     const script = {
-      turns: [big, { toolCalls: [handoff('work on a', ['read_file', 'read_artifact', 'bash'], ['src/a.js'], { budget: { ...budget, turns: 6, toolCalls: 6 } })] }, { final: 'done' }],
+      turns: [
+        big,
+        {
+          toolCalls: [
+            handoff('work on a', ['read_file', 'read_artifact', 'bash'], ['src/a.js'], {
+              budget: { ...budget, turns: 6, toolCalls: 6 },
+            }),
+          ],
+        },
+        { final: 'done' },
+      ],
       children: [
         {
           turns: [
             { toolCalls: [{ name: 'edit_file', input: { path: 'src/a.js', oldText: 'a = 1', newText: 'a = 3' } }] },
             { toolCalls: [{ name: 'read_file', input: { path: 'src/b.js' } }] },
             { toolCalls: [{ name: 'read_artifact', input: { ref } }] },
-            { toolCalls: [{ name: 'read_file', input: { path: path.join(probe.stateDir, 'runs', probe.rootId, 'events.jsonl') } }] },
-            { toolCalls: [{ name: 'bash', input: { command: "sed -i 's/b = 1/b = 9/' src/b.js && sed -i 's/a = 1/a = 4/' src/a.js" } }] },
+            {
+              toolCalls: [
+                { name: 'read_file', input: { path: path.join(probe.stateDir, 'runs', probe.rootId, 'events.jsonl') } },
+              ],
+            },
+            {
+              toolCalls: [
+                {
+                  name: 'bash',
+                  input: { command: "sed -i 's/b = 1/b = 9/' src/b.js && sed -i 's/a = 1/a = 4/' src/a.js" },
+                },
+              ],
+            },
             { toolCalls: [{ name: 'read_file', input: { path: 'src/a.js' } }] },
             { final: 'never reached: the budget is 6 turns' },
           ],
@@ -210,19 +341,41 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
   });
 
   it("a child's ask in a headless run pauses the tree; approving it and resuming finishes the tree, each action once", () => {
-    const dir = repo({ 'README.md': '# x\n', '.gatehouse/policy.json': JSON.stringify({ mode: 'sandboxed-auto', ask: ['bash(echo ran*)'] }) });
+    const dir = repo({
+      'README.md': '# x\n',
+      '.gatehouse/policy.json': JSON.stringify({ mode: 'sandboxed-auto', ask: ['bash(echo ran*)'] }),
+    });
     const script = {
-      turns: [{ toolCalls: [handoff('record a run', ['bash'], ['**'])] }, { final: 'The sub-agent recorded the run (obs-3).' }],
-      children: [{ turns: [{ toolCalls: [{ name: 'bash', input: { command: 'echo ran >> ran.log' } }] }, { final: 'appended (obs-1)' }] }],
+      turns: [
+        { toolCalls: [handoff('record a run', ['bash'], ['**'])] },
+        { final: 'The sub-agent recorded the run (obs-3).' },
+      ],
+      children: [
+        {
+          turns: [
+            { toolCalls: [{ name: 'bash', input: { command: 'echo ran >> ran.log' } }] },
+            { final: 'appended (obs-1)' },
+          ],
+        },
+      ],
     };
     const first = run(dir, script);
     expect(first.r.status, first.why).toBe(3);
-    const cli2 = (args: string[]) => spawnSync(process.execPath, [cli, ...args, '--state-dir', first.stateDir], { encoding: 'utf8', timeout: 180_000, env: { ...process.env, CI: 'true' }, input: '' });
+    const cli2 = (args: string[]) =>
+      spawnSync(process.execPath, [cli, ...args, '--state-dir', first.stateDir], {
+        encoding: 'utf8',
+        timeout: 180_000,
+        env: { ...process.env, CI: 'true' },
+        input: '',
+      });
     const childId = String(first.parent.find((e) => e.type === 'agent.spawned')!.data.childRunId);
     expect(first.parent.at(-1)).toMatchObject({ type: 'run.paused' });
     expect(first.logOf(childId).at(-1)).toMatchObject({ type: 'run.paused' });
     // The child's request is the tree's: listed under the parent, labelled with the lineage.
-    const pending = cli2(['approvals', first.rootId, '--json']).stdout.trim().split('\n').map((l) => JSON.parse(l) as { runId: string; requestId: string; lineage: string[] });
+    const pending = cli2(['approvals', first.rootId, '--json'])
+      .stdout.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { runId: string; requestId: string; lineage: string[] });
     expect(pending).toHaveLength(1);
     expect(pending[0]).toMatchObject({ runId: childId, lineage: [first.rootId, childId] });
     expect(cli2(['approve', first.rootId, pending[0]!.requestId]).status).toBe(0);
@@ -233,9 +386,15 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
     expect(child.filter((e) => e.type === 'tool.execution.started')).toHaveLength(1);
     expect(child.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final' } });
     expect(parent.filter((e) => e.type === 'agent.completed')).toHaveLength(1);
-    expect(parent.find((e) => e.type === 'agent.completed')!.data).toMatchObject({ status: 'final', filesChanged: ['ran.log'] });
+    expect(parent.find((e) => e.type === 'agent.completed')!.data).toMatchObject({
+      status: 'final',
+      filesChanged: ['ran.log'],
+    });
     expect(parent.filter((e) => e.type === 'tool.intent' && e.data.tool === 'write_file')).toHaveLength(1);
-    expect(parent.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final', filesChanged: ['ran.log'] } });
+    expect(parent.at(-1)).toMatchObject({
+      type: 'run.completed',
+      data: { status: 'final', filesChanged: ['ran.log'] },
+    });
   });
 
   it("applying a child's change can itself ask: the tree pauses, and resume applies it once without re-running the child", () => {
@@ -243,12 +402,29 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
     const policyFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-pol-')), 'policy.json');
     writeFileSync(policyFile, JSON.stringify({ ask: ['write_file(src/**)'] }));
     const script = {
-      turns: [{ toolCalls: [handoff('set a to 2', ['read_file', 'edit_file'], ['src/a.js'])] }, { final: 'a is 2 (obs-3)' }],
-      children: [{ turns: [{ toolCalls: [{ name: 'read_file', input: { path: 'src/a.js' } }] }, { toolCalls: [{ name: 'edit_file', input: { path: 'src/a.js', oldText: 'a = 1', newText: 'a = 2' } }] }, { final: 'done (obs-2)' }] }],
+      turns: [
+        { toolCalls: [handoff('set a to 2', ['read_file', 'edit_file'], ['src/a.js'])] },
+        { final: 'a is 2 (obs-3)' },
+      ],
+      children: [
+        {
+          turns: [
+            { toolCalls: [{ name: 'read_file', input: { path: 'src/a.js' } }] },
+            { toolCalls: [{ name: 'edit_file', input: { path: 'src/a.js', oldText: 'a = 1', newText: 'a = 2' } }] },
+            { final: 'done (obs-2)' },
+          ],
+        },
+      ],
     };
     const first = run(dir, script, ['--policy', policyFile]);
     expect(first.r.status, first.why).toBe(3);
-    const cli2 = (args: string[]) => spawnSync(process.execPath, [cli, ...args, '--state-dir', first.stateDir], { encoding: 'utf8', timeout: 180_000, env: { ...process.env, CI: 'true' }, input: '' });
+    const cli2 = (args: string[]) =>
+      spawnSync(process.execPath, [cli, ...args, '--state-dir', first.stateDir], {
+        encoding: 'utf8',
+        timeout: 180_000,
+        env: { ...process.env, CI: 'true' },
+        input: '',
+      });
     const requested = first.parent.find((e) => e.type === 'approval.requested')!;
     expect(requested.data).toMatchObject({ tool: 'write_file', rule: 'ask[0] write_file(src/**)' });
     expect(cli2(['approve', first.rootId, String(requested.data.requestId)]).status).toBe(0);
@@ -263,15 +439,38 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
     expect(writes).toHaveLength(1);
     expect(writes[0]!.data.approvalId).toBe(parent.find((e) => e.type === 'approval.granted')!.id);
     expect(parent.filter((e) => e.type === 'agent.completed')).toHaveLength(1);
-    expect(parent.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final', filesChanged: ['src/a.js'] } });
+    expect(parent.at(-1)).toMatchObject({
+      type: 'run.completed',
+      data: { status: 'final', filesChanged: ['src/a.js'] },
+    });
   });
 
-  it("cancelling the parent stops every child and leaves no container behind", async () => {
+  it('cancelling the parent stops every child and leaves no container behind', async () => {
     const dir = repo({ 'src/a.js': 'x\n' });
     const slow = { turns: [{ toolCalls: [{ name: 'bash', input: { command: 'sleep 60' } }] }, { final: 'slept' }] };
-    const script = { turns: [{ toolCalls: [handoff('sleep', ['bash'], ['**']), handoff('sleep', ['bash'], ['**'])] }, { final: 'x' }], children: [slow, slow] };
+    const script = {
+      turns: [{ toolCalls: [handoff('sleep', ['bash'], ['**']), handoff('sleep', ['bash'], ['**'])] }, { final: 'x' }],
+      children: [slow, slow],
+    };
     const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-state-'));
-    const child = spawn(process.execPath, [cli, 'run', 'x', '--repo', dir, '--model', `scripted:${scriptFile(script)}`, '--json', '--state-dir', stateDir, '--mode', 'sandboxed-auto'], { env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        cli,
+        'run',
+        'x',
+        '--repo',
+        dir,
+        '--model',
+        `scripted:${scriptFile(script)}`,
+        '--json',
+        '--state-dir',
+        stateDir,
+        '--mode',
+        'sandboxed-auto',
+      ],
+      { env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
@@ -285,7 +484,12 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
     const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
     // A run that ends before both children sleep fails here with how it ended, not by timing out.
     const first = await Promise.race([sleeping.then(() => 'sleeping' as const), exited.then(() => 'exited' as const)]);
-    const printed = () => out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Event);
+    const printed = () =>
+      out
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Event);
     expect(first, first === 'exited' ? why(err, printed()) : '').toBe('sleeping');
     child.kill('SIGINT');
     const code = await exited;
@@ -294,7 +498,10 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
     const runIds = readdirSync(path.join(stateDir, 'runs'));
     expect(runIds).toHaveLength(3);
     for (const id of runIds) {
-      const events = readFileSync(path.join(stateDir, 'runs', id, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Event);
+      const events = readFileSync(path.join(stateDir, 'runs', id, 'events.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Event);
       expect(events.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'cancelled' } });
       const left = spawnSync('docker', ['ps', '-aq', '--filter', `label=gatehouse.run=${id}`], { encoding: 'utf8' });
       expect(left.stdout.trim()).toBe('');

@@ -3,7 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type Docker from 'dockerode';
-import { docker, ensureImages, ensureNatsServer, newIdentity, SandboxDriver, serverConfig } from '@gatehouse/orchestrator';
+import {
+  docker,
+  ensureImages,
+  ensureNatsServer,
+  newIdentity,
+  SandboxDriver,
+  serverConfig,
+} from '@gatehouse/orchestrator';
 import { sh } from '../support/sandbox';
 
 /**
@@ -29,11 +36,18 @@ describe('an external NATS server (NATS_URL)', () => {
       Cmd: ['-c', '/etc/nats/nats.conf'],
       ExposedPorts: { '4222/tcp': {} },
       Labels: { 'gatehouse.role': 'test-external-nats' },
-      HostConfig: { Binds: [`${path.join(dir, 'nats.conf')}:/etc/nats/nats.conf:ro`], PortBindings: { '4222/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] } },
+      HostConfig: {
+        Binds: [`${path.join(dir, 'nats.conf')}:/etc/nats/nats.conf:ro`],
+        PortBindings: { '4222/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] },
+      },
     });
     await container.start();
     const port = (await container.inspect()).NetworkSettings.Ports['4222/tcp']?.[0]?.HostPort;
-    env = { NATS_URL: `nats://127.0.0.1:${port}`, GATEHOUSE_NATS_IDENTITY: path.join(dir, 'identity.json'), GATEHOUSE_NATS_CONTAINER: name };
+    env = {
+      NATS_URL: `nats://127.0.0.1:${port}`,
+      GATEHOUSE_NATS_IDENTITY: path.join(dir, 'identity.json'),
+      GATEHOUSE_NATS_CONTAINER: name,
+    };
   });
   afterAll(async () => {
     process.env = saved;
@@ -41,7 +55,9 @@ describe('an external NATS server (NATS_URL)', () => {
   });
 
   it('refuses NATS_URL without the identity and container it needs, saying what to set', async () => {
-    await expect(ensureNatsServer('unused', { NATS_URL: env.NATS_URL })).rejects.toThrow(/GATEHOUSE_NATS_IDENTITY .* GATEHOUSE_NATS_CONTAINER/s);
+    await expect(ensureNatsServer('unused', { NATS_URL: env.NATS_URL })).rejects.toThrow(
+      /GATEHOUSE_NATS_IDENTITY .* GATEHOUSE_NATS_CONTAINER/s,
+    );
   });
 
   it('runs sandboxes through it', async () => {

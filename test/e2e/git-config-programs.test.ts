@@ -33,7 +33,8 @@ const ATTACKS: Attack[] = [
   {
     name: 'a clean filter named by .gitattributes',
     files: { 'data.dat': 'one\n', '.gitattributes': '*.dat filter=evil\n' },
-    config: '[filter "evil"]\n\tclean = sh /workspace/hooks/evil.sh clean\n\tsmudge = sh /workspace/hooks/evil.sh smudge\n',
+    config:
+      '[filter "evil"]\n\tclean = sh /workspace/hooks/evil.sh clean\n\tsmudge = sh /workspace/hooks/evil.sh smudge\n',
     dirty: 'echo two >> data.dat',
   },
   {
@@ -45,10 +46,17 @@ const ATTACKS: Attack[] = [
 ];
 
 function evilRepo(attack: Attack): string {
-  const dir = makeRepo({ 'README.md': '# fixture\n', 'protected.txt': 'keep me\n', 'hooks/evil.sh': EVIL, ...attack.files });
+  const dir = makeRepo({
+    'README.md': '# fixture\n',
+    'protected.txt': 'keep me\n',
+    'hooks/evil.sh': EVIL,
+    ...attack.files,
+  });
   // A second commit, so `git log -p` has a diff to show for the attacked file.
   for (const f of Object.keys(attack.files)) appendFileSync(path.join(dir, f), '');
-  execFileSync('git', ['-c', 'user.email=t@g', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'second'], { cwd: dir });
+  execFileSync('git', ['-c', 'user.email=t@g', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'second'], {
+    cwd: dir,
+  });
   appendFileSync(path.join(dir, '.git', 'config'), attack.config);
   return dir;
 }
@@ -97,7 +105,10 @@ describe('a "read-only" command cannot plant a git config without asking (defaul
   let auto: PipelineHarness;
   beforeAll(async () => {
     driver = await startDriver();
-    sandbox = await driver.createSandbox({ runId: 'run_gitcfg_plant', repoDir: makeRepo({ 'README.md': '# fixture\n', 'cfg.txt': '[core]\n\tfsmonitor = touch /tmp/planted\n' }) });
+    sandbox = await driver.createSandbox({
+      runId: 'run_gitcfg_plant',
+      repoDir: makeRepo({ 'README.md': '# fixture\n', 'cfg.txt': '[core]\n\tfsmonitor = touch /tmp/planted\n' }),
+    });
     h = pipelineFor(sandbox, { mode: 'confirm-novel' });
     auto = pipelineFor(sandbox, { mode: 'sandboxed-auto' });
   });
@@ -131,7 +142,8 @@ describe('a "read-only" command cannot plant a git config without asking (defaul
     for (const [tool, input] of calls) {
       const obs = await auto.call(tool, input);
       if (tool === 'read_file') continue; // reading .git is fine (and edit_file needs it first)
-      const approval = auto.eventsOf(auto.lastCallId()).find((e) => e.type === 'tool.approval')?.data as { decision: string } | undefined;
+      const approval = auto.eventsOf(auto.lastCallId()).find((e) => e.type === 'tool.approval')?.data as
+        { decision: string } | undefined;
       // Asked; with no approver in this run, that ends as a denial, and nothing ran.
       expect([approval?.decision, obs.outcome], `${JSON.stringify(input)}: ${obs.content}`).toEqual(['ask', 'denied']);
     }

@@ -42,7 +42,9 @@ describe('git history in the sandbox under read-deny rules', () => {
     const sandbox = await sandboxFor(repoDir);
     expect(sandbox.info.freshRepository).toBe(true);
     expect(sandbox.info.freshRepositoryReason).toMatch(/unreachable objects/);
-    const r = await run(sandbox, 'exec', { command: 'git fsck --lost-found 2>&1; cat .git/lost-found/other/* 2>&1; git log --all --format=%s; true' });
+    const r = await run(sandbox, 'exec', {
+      command: 'git fsck --lost-found 2>&1; cat .git/lost-found/other/* 2>&1; git log --all --format=%s; true',
+    });
     expect(r.output).not.toContain('top-secret');
   });
 

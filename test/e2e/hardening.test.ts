@@ -8,22 +8,37 @@ describe('sandbox hardening, read back from Docker and from inside', () => {
   let info: Awaited<ReturnType<ReturnType<SandboxDriver['docker']['getContainer']>['inspect']>>;
   beforeAll(async () => {
     driver = await startDriver();
-    sandbox = await driver.createSandbox({ runId: 'run_hardening', repoDir: makeRepo(), limits: { memoryBytes: 512 * 1024 * 1024, cpus: 0.5, pids: 128 } });
+    sandbox = await driver.createSandbox({
+      runId: 'run_hardening',
+      repoDir: makeRepo(),
+      limits: { memoryBytes: 512 * 1024 * 1024, cpus: 0.5, pids: 128 },
+    });
     info = await driver.docker.getContainer(sandbox.info.containerId).inspect();
   });
   afterAll(async () => driver?.close());
 
-  it('runs commands as an unprivileged user that is not the daemon\'s', async () => {
+  it("runs commands as an unprivileged user that is not the daemon's", async () => {
     expect(info.Config.User).toBe('0:0');
     expect((await sh(sandbox, 'id -u; id -g; id -G')).trim().split('\n')).toEqual(['10001', '10001', '10001']);
-    const daemonPid = (await sh(sandbox, 'for p in /proc/[0-9]*; do grep -qa agent.mjs $p/cmdline 2>/dev/null && basename $p; done')).trim().split('\n')[0];
+    const daemonPid = (
+      await sh(sandbox, 'for p in /proc/[0-9]*; do grep -qa agent.mjs $p/cmdline 2>/dev/null && basename $p; done')
+    )
+      .trim()
+      .split('\n')[0];
     expect(daemonPid).toMatch(/^\d+$/);
     expect(await sh(sandbox, `grep -E '^Uid:' /proc/${daemonPid}/status`)).toMatch(/^Uid:\s+0\s+0\s+0\s+0/);
   });
 
   it('commands hold no capability; the daemon only the six it needs; no privilege gain for either', async () => {
     expect(info.HostConfig.CapDrop).toEqual(['ALL']);
-    expect([...((info.HostConfig.CapAdd as string[] | undefined) ?? [])].sort()).toEqual(['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'KILL', 'SETGID', 'SETUID']);
+    expect([...((info.HostConfig.CapAdd as string[] | undefined) ?? [])].sort()).toEqual([
+      'CHOWN',
+      'DAC_OVERRIDE',
+      'FOWNER',
+      'KILL',
+      'SETGID',
+      'SETUID',
+    ]);
     expect(info.HostConfig.Privileged).toBe(false);
     expect(info.HostConfig.SecurityOpt).toContain('no-new-privileges');
     const status = await sh(sandbox, 'grep -E "^(CapEff|CapPrm|CapAmb|NoNewPrivs)" /proc/self/status');
@@ -32,7 +47,10 @@ describe('sandbox hardening, read back from Docker and from inside', () => {
     expect(status).toMatch(/CapAmb:\s+0000000000000000/);
     expect(status).toMatch(/NoNewPrivs:\s+1/);
     // The daemon's set, read from its /proc status (world-readable; its memory and environment are not).
-    const daemon = await sh(sandbox, 'for p in /proc/[0-9]*; do grep -qa agent.mjs $p/cmdline 2>/dev/null && grep -E "^(CapEff|NoNewPrivs)" $p/status; done');
+    const daemon = await sh(
+      sandbox,
+      'for p in /proc/[0-9]*; do grep -qa agent.mjs $p/cmdline 2>/dev/null && grep -E "^(CapEff|NoNewPrivs)" $p/status; done',
+    );
     // CHOWN(0) DAC_OVERRIDE(1) FOWNER(3) KILL(5) SETGID(6) SETUID(7) = 0xeb
     expect(daemon).toMatch(/CapEff:\s+00000000000000eb/);
     expect(daemon).toMatch(/NoNewPrivs:\s+1/);
@@ -69,7 +87,11 @@ describe('sandbox hardening, read back from Docker and from inside', () => {
   });
 
   it('is labelled with its run and sandbox, and attached only to its internal run network', async () => {
-    expect(info.Config.Labels).toMatchObject({ 'gatehouse.role': 'sandbox', 'gatehouse.run': 'run_hardening', 'gatehouse.sandbox': sandbox.sandboxId });
+    expect(info.Config.Labels).toMatchObject({
+      'gatehouse.role': 'sandbox',
+      'gatehouse.run': 'run_hardening',
+      'gatehouse.sandbox': sandbox.sandboxId,
+    });
     expect(info.Config.Labels['gatehouse.owner']).toMatch(/:\d+:\d+$/);
     const networks = Object.keys(info.NetworkSettings.Networks);
     expect(networks).toHaveLength(1);

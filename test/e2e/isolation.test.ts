@@ -29,7 +29,10 @@ describe('network isolation', () => {
 
   beforeAll(async () => {
     driver = await startDriver();
-    [a, b] = await Promise.all([driver.createSandbox({ runId: 'run_iso_a' }), driver.createSandbox({ runId: 'run_iso_b' })]);
+    [a, b] = await Promise.all([
+      driver.createSandbox({ runId: 'run_iso_a' }),
+      driver.createSandbox({ runId: 'run_iso_b' }),
+    ]);
     // Our own listener on every host address; the sandbox must reach none of them.
     listener = net.createServer((s) => {
       accepted.push(String(s.remoteAddress));
@@ -47,7 +50,9 @@ describe('network isolation', () => {
 
   async function hostAddresses(): Promise<string[]> {
     const own = await driver.docker.getNetwork(a.info.networkId).inspect();
-    const gateways = [...(own.IPAM?.Config ?? [])].map((c: { Gateway?: string }) => c.Gateway).filter((g): g is string => Boolean(g));
+    const gateways = [...(own.IPAM?.Config ?? [])]
+      .map((c: { Gateway?: string }) => c.Gateway)
+      .filter((g): g is string => Boolean(g));
     const interfaces = Object.values(os.networkInterfaces())
       .flat()
       .filter((i): i is os.NetworkInterfaceInfo => Boolean(i) && i!.family === 'IPv4' && !i!.internal)
@@ -58,7 +63,8 @@ describe('network isolation', () => {
   it('cannot reach a listener on the host, through any host address it could know', async () => {
     const targets = await hostAddresses();
     const docker0 = os.networkInterfaces().docker0?.find((i) => i.family === 'IPv4')?.address;
-    const ownConfig: Array<{ Gateway?: string }> = (await driver.docker.getNetwork(a.info.networkId).inspect()).IPAM?.Config ?? [];
+    const ownConfig: Array<{ Gateway?: string }> =
+      (await driver.docker.getNetwork(a.info.networkId).inspect()).IPAM?.Config ?? [];
     const ownGateway = ownConfig[0]?.Gateway;
     expect(docker0).toBeTruthy();
     expect(ownGateway).toBeTruthy();
@@ -98,7 +104,12 @@ describe('network isolation', () => {
     expect(bIp).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     const server = new AbortController();
     // A listener inside B, alive for the length of this test.
-    const serving = run(b, 'exec', { command: `node -e 'require("net").createServer((s) => s.end("b\\n")).listen(7000, "0.0.0.0")'` }, { timeoutMs: 30_000, signal: server.signal });
+    const serving = run(
+      b,
+      'exec',
+      { command: `node -e 'require("net").createServer((s) => s.end("b\\n")).listen(7000, "0.0.0.0")'` },
+      { timeoutMs: 30_000, signal: server.signal },
+    );
     try {
       let self: Record<string, string> = {};
       for (let i = 0; i < 20 && self[bIp!] !== 'connected'; i++) {
@@ -114,7 +125,12 @@ describe('network isolation', () => {
   });
 
   it('fails lookups of external names promptly instead of hanging on an unreachable resolver', async () => {
-    const r = await run(a, 'exec', { command: 'getent hosts gatehouse-nonexistent.invalid; echo "exit=$?"' }, { timeoutMs: 15_000 });
+    const r = await run(
+      a,
+      'exec',
+      { command: 'getent hosts gatehouse-nonexistent.invalid; echo "exit=$?"' },
+      { timeoutMs: 15_000 },
+    );
     expect(r.output).toContain('exit=2');
     expect(r.durationMs).toBeLessThan(10_000);
   });
@@ -129,12 +145,19 @@ describe('NATS credentials are scoped to their own run', () => {
 
   beforeAll(async () => {
     driver = await startDriver();
-    [a, b] = await Promise.all([driver.createSandbox({ runId: 'run_creds_a' }), driver.createSandbox({ runId: 'run_creds_b' })]);
+    [a, b] = await Promise.all([
+      driver.createSandbox({ runId: 'run_creds_a' }),
+      driver.createSandbox({ runId: 'run_creds_b' }),
+    ]);
     // The exact credentials sandbox A gets, used from the test process.
     const creds = await sandboxCreds(driver.nats.identity, a.runId, a.sandboxId);
-    asA = await connect({ servers: driver.nats.url, authenticator: credsAuthenticator(new TextEncoder().encode(creds)) });
+    asA = await connect({
+      servers: driver.nats.url,
+      authenticator: credsAuthenticator(new TextEncoder().encode(creds)),
+    });
     void (async () => {
-      for await (const s of asA.status()) if (String(s.type) === 'error') errors.push(typeof s.data === 'string' ? s.data : JSON.stringify(s.data));
+      for await (const s of asA.status())
+        if (String(s.type) === 'error') errors.push(typeof s.data === 'string' ? s.data : JSON.stringify(s.data));
     })();
   });
   afterAll(async () => {
@@ -169,9 +192,17 @@ describe('NATS credentials are scoped to their own run', () => {
     const bSubjects = sandboxSubjects(b.runId, b.sandboxId);
     const aSubjects = sandboxSubjects(a.runId, a.sandboxId);
     const seen: string[] = [];
-    const watch = driver.nc.subscribe('gh.>', { callback: (_e, m) => m.data.length > 0 && new TextDecoder().decode(m.data) === 'forged' && seen.push(m.subject) });
+    const watch = driver.nc.subscribe('gh.>', {
+      callback: (_e, m) => m.data.length > 0 && new TextDecoder().decode(m.data) === 'forged' && seen.push(m.subject),
+    });
     await driver.nc.flush();
-    for (const subject of [bSubjects.invoke, bSubjects.heartbeat, bSubjects.output('inv_x'), aSubjects.invoke, aSubjects.cancel]) {
+    for (const subject of [
+      bSubjects.invoke,
+      bSubjects.heartbeat,
+      bSubjects.output('inv_x'),
+      aSubjects.invoke,
+      aSubjects.cancel,
+    ]) {
       asA.publish(subject, new TextEncoder().encode('forged'));
     }
     // Control: what A may publish does arrive, so the watcher works.
@@ -187,11 +218,15 @@ describe('NATS credentials are scoped to their own run', () => {
   it('can still do its own job: receive its invocations', async () => {
     const own = await connect({
       servers: driver.nats.url,
-      authenticator: credsAuthenticator(new TextEncoder().encode(await sandboxCreds(driver.nats.identity, a.runId, a.sandboxId))),
+      authenticator: credsAuthenticator(
+        new TextEncoder().encode(await sandboxCreds(driver.nats.identity, a.runId, a.sandboxId)),
+      ),
     });
     try {
       const got: string[] = [];
-      own.subscribe(sandboxSubjects(a.runId, a.sandboxId).invoke, { callback: (_e, m) => got.push(new TextDecoder().decode(m.data)) });
+      own.subscribe(sandboxSubjects(a.runId, a.sandboxId).invoke, {
+        callback: (_e, m) => got.push(new TextDecoder().decode(m.data)),
+      });
       await own.flush();
       driver.nc.publish(sandboxSubjects(a.runId, a.sandboxId).invoke, new TextEncoder().encode('hello'));
       await settle();

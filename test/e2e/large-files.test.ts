@@ -23,15 +23,45 @@ function repo(): string {
 function runWith(dir: string, command: string, env: NodeJS.ProcessEnv = {}) {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'gh-large-run-'));
   writeFileSync(path.join(tmp, 'policy.json'), JSON.stringify({ mode: 'sandboxed-auto' }));
-  writeFileSync(path.join(tmp, 'script.json'), JSON.stringify({ turns: [
-    { toolCalls: [{ name: 'bash', input: { command: `echo after > notes.txt && ${command} && ls -l` } }] },
-    { final: 'Made the files listed in obs-1.' },
-  ] }));
+  writeFileSync(
+    path.join(tmp, 'script.json'),
+    JSON.stringify({
+      turns: [
+        { toolCalls: [{ name: 'bash', input: { command: `echo after > notes.txt && ${command} && ls -l` } }] },
+        { final: 'Made the files listed in obs-1.' },
+      ],
+    }),
+  );
   const stateDir = path.join(tmp, 'state');
-  const r = spawnSync(process.execPath, [cli, 'run', 'x', '--repo', dir, '--model', `scripted:${path.join(tmp, 'script.json')}`, '--policy', path.join(tmp, 'policy.json'), '--apply', '--json', '--state-dir', stateDir], {
-    encoding: 'utf8', timeout: 600_000, env: { ...process.env, CI: 'true', ...env }, input: '',
-  });
-  const events = r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Event);
+  const r = spawnSync(
+    process.execPath,
+    [
+      cli,
+      'run',
+      'x',
+      '--repo',
+      dir,
+      '--model',
+      `scripted:${path.join(tmp, 'script.json')}`,
+      '--policy',
+      path.join(tmp, 'policy.json'),
+      '--apply',
+      '--json',
+      '--state-dir',
+      stateDir,
+    ],
+    {
+      encoding: 'utf8',
+      timeout: 600_000,
+      env: { ...process.env, CI: 'true', ...env },
+      input: '',
+    },
+  );
+  const events = r.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Event);
   return { r, events, completed: events.at(-1)!, cleanup: () => rmSync(tmp, { recursive: true, force: true }) };
 }
 
@@ -40,7 +70,10 @@ describe('large files in the workspace (real CLI, real sandbox)', () => {
     const dir = repo();
     const out = runWith(dir, 'truncate -s 1500M big.bin');
     try {
-      expect(out.completed, out.r.stderr).toMatchObject({ type: 'run.completed', data: { status: 'final', applied: true, filesChanged: ['big.bin', 'notes.txt'] } });
+      expect(out.completed, out.r.stderr).toMatchObject({
+        type: 'run.completed',
+        data: { status: 'final', applied: true, filesChanged: ['big.bin', 'notes.txt'] },
+      });
       expect(out.completed.data.skipped).toBeUndefined();
       expect(readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('after\n');
       expect(statSync(path.join(dir, 'big.bin')).size).toBe(1500 * 1024 * 1024);
@@ -56,7 +89,14 @@ describe('large files in the workspace (real CLI, real sandbox)', () => {
   it('over a configured limit: the file is listed with its size, everything else is applied, the run stays final', () => {
     const dir = repo();
     const out = runWith(dir, 'head -c 2000000 /dev/zero > big.bin', { GATEHOUSE_MAX_FILE_BYTES: '1000000' });
-    expect(out.completed, out.r.stderr).toMatchObject({ type: 'run.completed', data: { status: 'final', applied: true, skipped: [{ path: 'big.bin', size: 2000000, reason: 'larger than 1000000 bytes' }] } });
+    expect(out.completed, out.r.stderr).toMatchObject({
+      type: 'run.completed',
+      data: {
+        status: 'final',
+        applied: true,
+        skipped: [{ path: 'big.bin', size: 2000000, reason: 'larger than 1000000 bytes' }],
+      },
+    });
     expect(readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('after\n');
     expect(() => statSync(path.join(dir, 'big.bin'))).toThrow();
     out.cleanup();

@@ -29,7 +29,10 @@ describe('sandbox lifecycle', () => {
     const sandbox = await driver.createSandbox({ runId: 'run_killed' });
     const lost = lostWithin(sandbox, 5000);
     // Settled into a value at once: the call fails the moment the loss is detected.
-    const inFlight = run(sandbox, 'exec', { command: 'sleep 30' }, { timeoutMs: 60_000 }).then(() => 'resolved', (e: unknown) => e);
+    const inFlight = run(sandbox, 'exec', { command: 'sleep 30' }, { timeoutMs: 60_000 }).then(
+      () => 'resolved',
+      (e: unknown) => e,
+    );
     await new Promise((r) => setTimeout(r, 300));
     await driver.docker.getContainer(sandbox.info.containerId).kill();
     const { error } = await lost;
@@ -82,14 +85,19 @@ describe('sandbox lifecycle', () => {
     await sandbox.destroy();
     await new Promise((r) => setTimeout(r, 1500));
     expect(lost).toBe(false);
-    await expect(driver.docker.getContainer(sandbox.info.containerId).inspect()).rejects.toMatchObject({ statusCode: 404 });
+    await expect(driver.docker.getContainer(sandbox.info.containerId).inspect()).rejects.toMatchObject({
+      statusCode: 404,
+    });
     await expect(driver.docker.getNetwork(sandbox.info.networkId).inspect()).rejects.toMatchObject({ statusCode: 404 });
-    for (const v of volumes) await expect(driver.docker.getVolume(v!).inspect()).rejects.toMatchObject({ statusCode: 404 });
+    for (const v of volumes)
+      await expect(driver.docker.getVolume(v!).inspect()).rejects.toMatchObject({ statusCode: 404 });
   });
 
   it('reaps the sandbox of an orchestrator that was killed, and leaves live ones alone', async () => {
     const mine = await driver.createSandbox({ runId: 'run_live' });
-    const child = spawn(process.execPath, [cli, 'sandbox', 'up', '--repo', makeRepo()], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [cli, 'sandbox', 'up', '--repo', makeRepo()], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const line = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('gatehouse sandbox up printed nothing within 60 s')), 60_000);
       createInterface({ input: child.stdout }).once('line', (l) => {

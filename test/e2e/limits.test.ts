@@ -86,7 +86,8 @@ class HeartbeatLog {
       callback: (err, msg) => {
         if (err) return;
         const hb = decodeMessage(Heartbeat, msg.data);
-        if (hb.ok && this.beats.length < 10_000) this.beats.push({ at: Date.now(), rss: hb.value.rssBytes, pid: hb.value.pid });
+        if (hb.ok && this.beats.length < 10_000)
+          this.beats.push({ at: Date.now(), rss: hb.value.rssBytes, pid: hb.value.pid });
       },
     });
   }
@@ -153,7 +154,9 @@ describe('sandbox limits', () => {
     });
 
     it('returns promptly when the command exits but a background child still holds stdout', async () => {
-      const { value: r, ms } = await timed(() => run(sandbox, 'exec', { command: 'sleep 303 & echo done' }, { timeoutMs: 30_000 }));
+      const { value: r, ms } = await timed(() =>
+        run(sandbox, 'exec', { command: 'sleep 303 & echo done' }, { timeoutMs: 30_000 }),
+      );
       expect(r.status).toBe('ok');
       expect(r.exitCode).toBe(0);
       expect(r.output).toBe('done\n');
@@ -253,7 +256,9 @@ describe('sandbox limits', () => {
           thrown = e;
         }
       });
-      console.info(`[limits] fork bomb: ${r ? `status ${r.status}, exit ${r.exitCode}, signal ${r.signal}` : `threw ${String(thrown)}`} after ${ms} ms`);
+      console.info(
+        `[limits] fork bomb: ${r ? `status ${r.status}, exit ${r.exitCode}, signal ${r.signal}` : `threw ${String(thrown)}`} after ${ms} ms`,
+      );
       expect(thrown).toBeUndefined();
       expect(['timeout', 'failed']).toContain(r!.status);
       expect(ms).toBeLessThan(15_000);
@@ -276,7 +281,9 @@ describe('sandbox limits', () => {
       expect(read.output).toBe('# fixture\n');
       const left = await settleUntilGone(bombBox, (p) => p.args.includes(bomb) || isSleep(p));
       const refusedAfter = await cgroupCounter(bombBox, PIDS_EVENTS, 'max');
-      console.info(`[limits] fork bomb: forks refused by the pids limit: ${refusedAfter - refusedBefore}; daemon answered on try ${tries}; bomb processes left: ${left.length}`);
+      console.info(
+        `[limits] fork bomb: forks refused by the pids limit: ${refusedAfter - refusedBefore}; daemon answered on try ${tries}; bomb processes left: ${left.length}`,
+      );
       // The pids limit was actually reached, and nothing of the bomb survived the group kill.
       expect(refusedAfter).toBeGreaterThan(refusedBefore);
       expect(left).toEqual([]);
@@ -321,7 +328,9 @@ describe('sandbox limits', () => {
 
     it('commands run with oom_score_adj 1000, the daemon with 0', async () => {
       const hb = await hogHeartbeats.after(Date.now());
-      expect(await sh(hogBox, 'cat /proc/self/oom_score_adj; sh -c "cat /proc/self/oom_score_adj"')).toBe('1000\n1000\n');
+      expect(await sh(hogBox, 'cat /proc/self/oom_score_adj; sh -c "cat /proc/self/oom_score_adj"')).toBe(
+        '1000\n1000\n',
+      );
       expect(await sh(hogBox, `cat /proc/${hb.pid}/oom_score_adj`)).toBe('0\n');
     });
 
@@ -360,7 +369,9 @@ describe('sandbox limits', () => {
     it('aborts a running command and kills its process group', async () => {
       const ac = new AbortController();
       const timer = setTimeout(() => ac.abort(), 300);
-      const { value: r, ms } = await timed(() => run(sandbox, 'exec', { command: 'sleep 60; echo never' }, { timeoutMs: 30_000, signal: ac.signal }));
+      const { value: r, ms } = await timed(() =>
+        run(sandbox, 'exec', { command: 'sleep 60; echo never' }, { timeoutMs: 30_000, signal: ac.signal }),
+      );
       clearTimeout(timer);
       expect(r.status).toBe('aborted');
       expect(r.error?.code).toBe('cancelled');
@@ -375,18 +386,27 @@ describe('sandbox limits', () => {
       // ~20 MB of long lines of a's, each ending in "xb": every line is a candidate for a pattern
       // ending in b, so the regex engine (not just a literal scan) has to look at all of them.
       const line = `${'a'.repeat(88)}xb`;
-      await sh(sandbox, `mkdir -p gen && yes ${line} | head -c 20000000 > gen/big.txt && test $(stat -c %s gen/big.txt) = 20000000`);
+      await sh(
+        sandbox,
+        `mkdir -p gen && yes ${line} | head -c 20000000 > gen/big.txt && test $(stat -c %s gen/big.txt) = 20000000`,
+      );
     });
 
     it('returns within its timeout for a pathological-looking ERE (GNU grep runs it as a DFA)', async () => {
-      const { value: r, ms } = await timed(() => run(sandbox, 'grep', { pattern: '(a|aa)*b', path: 'gen' }, { timeoutMs: 1_000 }));
-      console.info(`[limits] grep (a|aa)*b over 20 MB: status ${r.status} in ${ms} ms, bytes ${r.bytes}, truncated ${r.truncated}`);
+      const { value: r, ms } = await timed(() =>
+        run(sandbox, 'grep', { pattern: '(a|aa)*b', path: 'gen' }, { timeoutMs: 1_000 }),
+      );
+      console.info(
+        `[limits] grep (a|aa)*b over 20 MB: status ${r.status} in ${ms} ms, bytes ${r.bytes}, truncated ${r.truncated}`,
+      );
       expect(['ok', 'timeout']).toContain(r.status);
       expect(ms).toBeLessThan(3_000);
     });
 
     it('kills grep at the timeout for a pattern that really backtracks (a backreference)', async () => {
-      const { value: r, ms } = await timed(() => run(sandbox, 'grep', { pattern: '^(a|aa)*\\1b', path: 'gen' }, { timeoutMs: 1_000 }));
+      const { value: r, ms } = await timed(() =>
+        run(sandbox, 'grep', { pattern: '^(a|aa)*\\1b', path: 'gen' }, { timeoutMs: 1_000 }),
+      );
       console.info(`[limits] grep ^(a|aa)*\\1b over 20 MB: status ${r.status} in ${ms} ms`);
       expect(r.status).toBe('timeout');
       expect(r.error?.code).toBe('timeout');

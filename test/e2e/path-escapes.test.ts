@@ -11,7 +11,14 @@ import { invocation, makeRepo, run, sendRaw, sh, startDriver, rootExec } from '.
  */
 
 /** Something from outside the workspace that must never come back in a result. */
-const FOREIGN_MARKERS = ['root:x:0:0', 'daemon:x:1:1', '/usr/sbin/nologin', 'GATEHOUSE_NATS', 'GATEHOUSE_RUN_ID', 'localhost'];
+const FOREIGN_MARKERS = [
+  'root:x:0:0',
+  'daemon:x:1:1',
+  '/usr/sbin/nologin',
+  'GATEHOUSE_NATS',
+  'GATEHOUSE_RUN_ID',
+  'localhost',
+];
 
 /** Files the write attempts below would create if they got out; checked after the table. */
 const ESCAPE_FILES = [
@@ -52,7 +59,12 @@ const OUT = { code: 'path_outside_workspace' } as const;
 const INVALID = { code: 'invalid_path' } as const;
 const NOT_FOUND = { code: 'not_found' } as const;
 
-const read = (path: string, expect: Expect = OUT): Case => ({ name: `read_file ${show(path)}`, primitive: 'read_file', input: { path }, expect });
+const read = (path: string, expect: Expect = OUT): Case => ({
+  name: `read_file ${show(path)}`,
+  primitive: 'read_file',
+  input: { path },
+  expect,
+});
 const write = (path: string, expect: Expect = OUT): Case => ({
   name: `write_file ${show(path)}`,
   primitive: 'write_file',
@@ -65,9 +77,24 @@ const edit = (path: string, expect: Expect = OUT): Case => ({
   input: { path, oldText: 'root', newText: 'owned', expectedSha256: ZERO_SHA },
   expect,
 });
-const list = (path: string, expect: Expect = OUT): Case => ({ name: `list ${show(path)}`, primitive: 'list', input: { path, recursive: true }, expect });
-const glob = (path: string, expect: Expect = OUT): Case => ({ name: `glob in ${show(path)}`, primitive: 'glob', input: { pattern: '**/*', path }, expect });
-const grep = (path: string, expect: Expect = OUT): Case => ({ name: `grep in ${show(path)}`, primitive: 'grep', input: { pattern: 'root|GATEHOUSE|[0-9a-f]{40}', path }, expect });
+const list = (path: string, expect: Expect = OUT): Case => ({
+  name: `list ${show(path)}`,
+  primitive: 'list',
+  input: { path, recursive: true },
+  expect,
+});
+const glob = (path: string, expect: Expect = OUT): Case => ({
+  name: `glob in ${show(path)}`,
+  primitive: 'glob',
+  input: { pattern: '**/*', path },
+  expect,
+});
+const grep = (path: string, expect: Expect = OUT): Case => ({
+  name: `grep in ${show(path)}`,
+  primitive: 'grep',
+  input: { pattern: 'root|GATEHOUSE|[0-9a-f]{40}', path },
+  expect,
+});
 const execIn = (cwd: string, expect: Expect = OUT): Case => ({
   name: `exec cwd ${show(cwd)}`,
   primitive: 'exec',
@@ -194,7 +221,9 @@ describe('path escapes sent straight to the daemon', () => {
       ].join(' && '),
     );
     // The setup really points outside: otherwise every refusal below would prove nothing.
-    expect(await sh(sandbox, 'head -c 10 etc-link/passwd; readlink -f link1 up tmp-chain')).toBe('root:x:0:0/etc\n/etc\n/tmp\n');
+    expect(await sh(sandbox, 'head -c 10 etc-link/passwd; readlink -f link1 up tmp-chain')).toBe(
+      'root:x:0:0/etc\n/etc\n/tmp\n',
+    );
     tmpBefore = await sh(sandbox, 'ls -A /tmp /');
     // Content of a file in the daemon's private state directory, to recognise it if it leaked.
     // Commands cannot read it (it is root's); the test reads it around the daemon.
@@ -208,7 +237,9 @@ describe('path escapes sent straight to the daemon', () => {
 
   it('has at least 35 cases, through every path-taking primitive', () => {
     expect(CASES.length).toBeGreaterThanOrEqual(35);
-    expect(new Set(CASES.map((c) => c.primitive))).toEqual(new Set(['read_file', 'write_file', 'edit_file', 'list', 'glob', 'grep', 'exec']));
+    expect(new Set(CASES.map((c) => c.primitive))).toEqual(
+      new Set(['read_file', 'write_file', 'edit_file', 'list', 'glob', 'grep', 'exec']),
+    );
   });
 
   it.each(CASES)('$name', async ({ primitive, input, expect: want }) => {
@@ -236,13 +267,28 @@ describe('path escapes sent straight to the daemon', () => {
   });
 
   it('created nothing outside /workspace, and left the symlinks as they were', async () => {
-    const present = await sh(sandbox, `for f in ${ESCAPE_FILES.join(' ')}; do if [ -e "$f" ] || [ -L "$f" ]; then echo "$f"; fi; done; echo done`);
+    const present = await sh(
+      sandbox,
+      `for f in ${ESCAPE_FILES.join(' ')}; do if [ -e "$f" ] || [ -L "$f" ]; then echo "$f"; fi; done; echo done`,
+    );
     expect(present).toBe('done\n');
     expect(await sh(sandbox, 'ls -A /tmp /')).toBe(tmpBefore);
-    expect(await sh(sandbox, 'readlink dangle tmp-link; test ! -e dangle && echo still-dangling')).toBe('/tmp/dangling-target\n/tmp\nstill-dangling\n');
+    expect(await sh(sandbox, 'readlink dangle tmp-link; test ! -e dangle && echo still-dangling')).toBe(
+      '/tmp/dangling-target\n/tmp\nstill-dangling\n',
+    );
     // Nor inside it: the refused writes did not create parent directories or stray files.
     expect(await sh(sandbox, 'git status --porcelain --untracked-files=all | sort')).toBe(
-      ['?? dangle', '?? etc-link', '?? link1', '?? link2', '?? passwd-link', '?? tmp-chain', '?? tmp-link', '?? up', ''].join('\n'),
+      [
+        '?? dangle',
+        '?? etc-link',
+        '?? link1',
+        '?? link2',
+        '?? passwd-link',
+        '?? tmp-chain',
+        '?? tmp-link',
+        '?? up',
+        '',
+      ].join('\n'),
     );
   });
 
@@ -260,7 +306,9 @@ describe('path escapes sent straight to the daemon', () => {
     await sh(sandbox, 'ln -s /etc etc2 && echo "root: only this one" > notes.txt');
     const r = await run(sandbox, 'grep', { pattern: 'root:', path: '.' });
     expect(r.status).toBe('ok');
-    expect(r.data?.kind === 'grep' ? r.data.matches : undefined).toEqual([{ path: 'notes.txt', line: 1, text: 'root: only this one' }]);
+    expect(r.data?.kind === 'grep' ? r.data.matches : undefined).toEqual([
+      { path: 'notes.txt', line: 1, text: 'root: only this one' },
+    ]);
     expect(r.output).not.toContain('root:x:0:0');
     await sh(sandbox, 'rm etc2 notes.txt');
   });

@@ -11,10 +11,16 @@ import { makeRepo, rootExec, run, sandboxUnderPolicy, sh, startDriver } from '..
  * denies writing is root's, so the command user can neither write, delete, rename nor replace it.
  */
 const POLICY = {
-  deny: ['read_file(**/.env)', 'read_file(secrets/**)', 'write_file(test/**)', 'edit_file(package.json)', 'write_file(src/gen/schema.json)'],
+  deny: [
+    'read_file(**/.env)',
+    'read_file(secrets/**)',
+    'write_file(test/**)',
+    'edit_file(package.json)',
+    'write_file(src/gen/schema.json)',
+  ],
 };
 
-describe('path rules enforced in the sandbox\'s file system', () => {
+describe("path rules enforced in the sandbox's file system", () => {
   let driver: SandboxDriver;
   let sandbox: Sandbox;
   let repoDir: string;
@@ -46,7 +52,13 @@ describe('path rules enforced in the sandbox\'s file system', () => {
     const find = await sh(sandbox, 'find . -path ./.git -prune -o -print | sort');
     expect(find).not.toMatch(/\.env$|secrets\/|key\.pem/m);
     // Every way to read them fails: by name, through a link, by a recursive search, by a glob.
-    for (const command of ['cat .env', 'cat config/.env', 'cat src/envlink', 'cat src/secretsdir/key.pem', 'ls secrets']) {
+    for (const command of [
+      'cat .env',
+      'cat config/.env',
+      'cat src/envlink',
+      'cat src/secretsdir/key.pem',
+      'ls secrets',
+    ]) {
       const r = await run(sandbox, 'exec', { command });
       expect(r.status, command).toBe('failed');
       expect(r.output, command).toMatch(/No such file or directory/);
@@ -59,12 +71,21 @@ describe('path rules enforced in the sandbox\'s file system', () => {
   it('withholds git history too when anything is withheld: a fresh one-commit repository stands in', async () => {
     expect(sandbox.info.freshRepository).toBe(true);
     // The fixture committed .env and secrets/: their content is in the host repository's objects.
-    const leaks = ['git show HEAD:.env', 'git show HEAD:secrets/key.pem', 'git log --all -p', 'git fsck --lost-found; cat .git/lost-found/other/* 2>/dev/null', 'cat .git/objects/*/* | zlib-flate -uncompress 2>/dev/null', 'git stash list -p'];
+    const leaks = [
+      'git show HEAD:.env',
+      'git show HEAD:secrets/key.pem',
+      'git log --all -p',
+      'git fsck --lost-found; cat .git/lost-found/other/* 2>/dev/null',
+      'cat .git/objects/*/* | zlib-flate -uncompress 2>/dev/null',
+      'git stash list -p',
+    ];
     for (const command of leaks) {
       const r = await run(sandbox, 'exec', { command });
       expect(r.output, command).not.toContain('top-secret');
     }
-    expect((await sh(sandbox, 'git log --all --format=%s')).trim()).toBe('workspace as copied by gatehouse (history withheld: the policy denies reading some files)');
+    expect((await sh(sandbox, 'git log --all --format=%s')).trim()).toBe(
+      'workspace as copied by gatehouse (history withheld: the policy denies reading some files)',
+    );
     // git works as it would have: clean at the start, a change shows.
     expect(await sh(sandbox, 'git status --porcelain')).toBe('');
     const owner = await rootExec(driver, sandbox, ['stat', '-c', '%u', '.git', '.git/index']);
@@ -97,7 +118,19 @@ describe('path rules enforced in the sandbox\'s file system', () => {
       expect(r.status, `${command} should fail: ${r.output}`).toBe('failed');
       expect(r.output, command).toMatch(/Permission denied|Operation not permitted|cannot remove|Directory not empty/);
     }
-    const owners = await rootExec(driver, sandbox, ['stat', '-c', '%n %u %a', 'test', 'test/a.test.js', 'test/unit', 'package.json', 'src/gen', 'src/gen/schema.json', 'src', '.']);
+    const owners = await rootExec(driver, sandbox, [
+      'stat',
+      '-c',
+      '%n %u %a',
+      'test',
+      'test/a.test.js',
+      'test/unit',
+      'package.json',
+      'src/gen',
+      'src/gen/schema.json',
+      'src',
+      '.',
+    ]);
     expect(owners.output.trim().split('\n')).toEqual([
       'test 0 755',
       'test/a.test.js 0 644',
@@ -115,10 +148,17 @@ describe('path rules enforced in the sandbox\'s file system', () => {
       expect(w.status, path).toBe('failed');
       expect(w.error?.message, path).toMatch(/EACCES|EPERM/);
     }
-    const e = await run(sandbox, 'edit_file', { path: 'package.json', oldText: 'fixture', newText: 'x', expectedSha256: sha256('{"name":"fixture"}\n') });
+    const e = await run(sandbox, 'edit_file', {
+      path: 'package.json',
+      oldText: 'fixture',
+      newText: 'x',
+      expectedSha256: sha256('{"name":"fixture"}\n'),
+    });
     expect(e.status).toBe('failed');
     // Nothing was changed by any of it.
-    expect(await sh(sandbox, 'cat package.json test/a.test.js src/gen/schema.json')).toBe('{"name":"fixture"}\ntest("a", () => {});\n{}\n');
+    expect(await sh(sandbox, 'cat package.json test/a.test.js src/gen/schema.json')).toBe(
+      '{"name":"fixture"}\ntest("a", () => {});\n{}\n',
+    );
   });
 
   it('leaves everything else as it was: the command user works normally around the locked paths', async () => {
@@ -136,7 +176,20 @@ describe('path rules enforced in the sandbox\'s file system', () => {
     // Files the daemon writes for the model belong to the command user, as if it had written them.
     const w = await run(sandbox, 'write_file', { path: 'src/new/deep/file.js', content: 'x\n' });
     expect(w.status).toBe('ok');
-    const st = await rootExec(driver, sandbox, ['stat', '-c', '%n %u', 'src/new', 'src/new/deep', 'src/new/deep/file.js', 'src/a.js']);
-    expect(st.output.trim().split('\n')).toEqual(['src/new 10001', 'src/new/deep 10001', 'src/new/deep/file.js 10001', 'src/a.js 10001']);
+    const st = await rootExec(driver, sandbox, [
+      'stat',
+      '-c',
+      '%n %u',
+      'src/new',
+      'src/new/deep',
+      'src/new/deep/file.js',
+      'src/a.js',
+    ]);
+    expect(st.output.trim().split('\n')).toEqual([
+      'src/new 10001',
+      'src/new/deep 10001',
+      'src/new/deep/file.js 10001',
+      'src/a.js 10001',
+    ]);
   });
 });

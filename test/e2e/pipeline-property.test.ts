@@ -4,30 +4,76 @@ import { CODING_TOOLS, type Sandbox, type SandboxDriver } from '@gatehouse/orche
 import { makeRepo, startDriver } from '../support/sandbox';
 import { pipelineFor } from '../support/pipeline';
 
-const ORDER = ['tool.intent', 'tool.validation', 'tool.approval', 'tool.execution.started', 'tool.execution.completed', 'tool.observation'];
+const ORDER = [
+  'tool.intent',
+  'tool.validation',
+  'tool.approval',
+  'tool.execution.started',
+  'tool.execution.completed',
+  'tool.observation',
+];
 const names = CODING_TOOLS.map((t) => t.name);
 
-const path = fc.oneof(fc.constantFrom('README.md', 'src/a.ts', 'src', 'new.txt', '../../etc/passwd', '/etc/shadow', ''), fc.string({ maxLength: 20 }));
+const path = fc.oneof(
+  fc.constantFrom('README.md', 'src/a.ts', 'src', 'new.txt', '../../etc/passwd', '/etc/shadow', ''),
+  fc.string({ maxLength: 20 }),
+);
 const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
 /** Inputs shaped for each tool, with values that are sometimes valid and sometimes not. */
 const shaped = fc.oneof(
-  fc.record({ tool: fc.constant('read_file'), input: fc.record({ path, offset: maybe(fc.integer({ min: -2, max: 5 })), limit: maybe(fc.integer({ min: -1, max: 3 })) }) }),
+  fc.record({
+    tool: fc.constant('read_file'),
+    input: fc.record({
+      path,
+      offset: maybe(fc.integer({ min: -2, max: 5 })),
+      limit: maybe(fc.integer({ min: -1, max: 3 })),
+    }),
+  }),
   fc.record({ tool: fc.constant('write_file'), input: fc.record({ path, content: fc.string({ maxLength: 50 }) }) }),
-  fc.record({ tool: fc.constant('edit_file'), input: fc.record({ path, oldText: fc.constantFrom('a', '# x', '', 'zz'), newText: fc.string({ maxLength: 20 }) }) }),
+  fc.record({
+    tool: fc.constant('edit_file'),
+    input: fc.record({ path, oldText: fc.constantFrom('a', '# x', '', 'zz'), newText: fc.string({ maxLength: 20 }) }),
+  }),
   fc.record({ tool: fc.constant('list_files'), input: fc.record({ path: maybe(path) }) }),
-  fc.record({ tool: fc.constant('glob'), input: fc.record({ pattern: fc.oneof(fc.constantFrom('**/*', '*.md', '['), fc.string({ maxLength: 10 })) }) }),
-  fc.record({ tool: fc.constant('grep'), input: fc.record({ pattern: fc.oneof(fc.constantFrom('x', '(', 'a|b'), fc.string({ maxLength: 10 })), path: maybe(path) }) }),
+  fc.record({
+    tool: fc.constant('glob'),
+    input: fc.record({ pattern: fc.oneof(fc.constantFrom('**/*', '*.md', '['), fc.string({ maxLength: 10 })) }),
+  }),
+  fc.record({
+    tool: fc.constant('grep'),
+    input: fc.record({
+      pattern: fc.oneof(fc.constantFrom('x', '(', 'a|b'), fc.string({ maxLength: 10 })),
+      path: maybe(path),
+    }),
+  }),
   fc.record({
     tool: fc.constant('bash'),
-    input: fc.record({ command: fc.constantFrom('true', 'echo hi', 'exit 7', 'cat README.md', 'ls /', 'sleep 5'), timeout: maybe(fc.oneof(fc.integer({ min: -5, max: 3000 }), fc.double())) }),
+    input: fc.record({
+      command: fc.constantFrom('true', 'echo hi', 'exit 7', 'cat README.md', 'ls /', 'sleep 5'),
+      timeout: maybe(fc.oneof(fc.integer({ min: -5, max: 3000 }), fc.double())),
+    }),
   }),
-  fc.record({ tool: fc.constant('git_status'), input: fc.oneof(fc.constant({}), fc.record({ verbose: fc.boolean() })) }),
+  fc.record({
+    tool: fc.constant('git_status'),
+    input: fc.oneof(fc.constant({}), fc.record({ verbose: fc.boolean() })),
+  }),
   fc.record({ tool: fc.constant('git_diff'), input: fc.record({ path: maybe(path) }) }),
-  fc.record({ tool: fc.constant('read_artifact'), input: fc.record({ ref: fc.oneof(fc.constant('art-0000000000000000'), fc.string({ maxLength: 20 })), offset: maybe(fc.integer()) }) }),
+  fc.record({
+    tool: fc.constant('read_artifact'),
+    input: fc.record({
+      ref: fc.oneof(fc.constant('art-0000000000000000'), fc.string({ maxLength: 20 })),
+      offset: maybe(fc.integer()),
+    }),
+  }),
 );
 /** What a confused or hostile model might send: wrong names, non-objects, non-JSON values. */
 const random = fc.record({
-  tool: fc.oneof(fc.constantFrom(...names), fc.constantFrom('', 'Bash', 'read-file', '__proto__', 'constructor'), fc.string(), fc.anything()),
+  tool: fc.oneof(
+    fc.constantFrom(...names),
+    fc.constantFrom('', 'Bash', 'read-file', '__proto__', 'constructor'),
+    fc.string(),
+    fc.anything(),
+  ),
   input: fc.anything(),
 });
 const intent = fc.oneof(shaped, random);
@@ -37,7 +83,10 @@ describe('pipeline property: any intent', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
     driver = await startDriver();
-    sandbox = await driver.createSandbox({ runId: 'run_property', repoDir: makeRepo({ 'README.md': '# x\n', 'src/a.ts': 'a\n' }) });
+    sandbox = await driver.createSandbox({
+      runId: 'run_property',
+      repoDir: makeRepo({ 'README.md': '# x\n', 'src/a.ts': 'a\n' }),
+    });
   });
   afterAll(async () => driver?.close());
 
@@ -52,7 +101,9 @@ describe('pipeline property: any intent', () => {
         expect(types.filter((t) => t === 'tool.observation')).toHaveLength(1);
         expect(types.at(-1)).toBe('tool.observation');
         // Stages only ever move forward, in the one order.
-        expect(types.map((t) => ORDER.indexOf(t))).toEqual([...types.map((t) => ORDER.indexOf(t))].sort((a, b) => a - b));
+        expect(types.map((t) => ORDER.indexOf(t))).toEqual(
+          [...types.map((t) => ORDER.indexOf(t))].sort((a, b) => a - b),
+        );
         const validation = events.find((e) => e.type === 'tool.validation')?.data as { ok: boolean } | undefined;
         const approval = events.find((e) => e.type === 'tool.approval')?.data as { decision: string } | undefined;
         const executed = types.includes('tool.execution.started');

@@ -5,7 +5,14 @@ import { pipelineFor, type PipelineHarness } from '../support/pipeline';
 
 const types = (h: PipelineHarness) => h.eventsOf(h.lastCallId()).map((e) => e.type);
 const VALIDATION_REJECTED = ['tool.intent', 'tool.validation', 'tool.observation'];
-const RAN = ['tool.intent', 'tool.validation', 'tool.approval', 'tool.execution.started', 'tool.execution.completed', 'tool.observation'];
+const RAN = [
+  'tool.intent',
+  'tool.validation',
+  'tool.approval',
+  'tool.execution.started',
+  'tool.execution.completed',
+  'tool.observation',
+];
 
 describe('tool pipeline: one intent per failure class', () => {
   let driver: SandboxDriver;
@@ -13,13 +20,33 @@ describe('tool pipeline: one intent per failure class', () => {
   let h: PipelineHarness;
   beforeAll(async () => {
     driver = await startDriver();
-    sandbox = await driver.createSandbox({ runId: 'run_pipeline_fail', repoDir: makeRepo({ 'a.txt': 'one\ntwo\ntwo\n', 'src/app.ts': 'export const x = 1;\n' }) });
-    h = pipelineFor(sandbox, { surface: ['read_file', 'write_file', 'edit_file', 'list_files', 'glob', 'grep', 'bash', 'git_status', 'git_diff', 'read_artifact'] });
+    sandbox = await driver.createSandbox({
+      runId: 'run_pipeline_fail',
+      repoDir: makeRepo({ 'a.txt': 'one\ntwo\ntwo\n', 'src/app.ts': 'export const x = 1;\n' }),
+    });
+    h = pipelineFor(sandbox, {
+      surface: [
+        'read_file',
+        'write_file',
+        'edit_file',
+        'list_files',
+        'glob',
+        'grep',
+        'bash',
+        'git_status',
+        'git_diff',
+        'read_artifact',
+      ],
+    });
   });
   afterAll(async () => driver?.close());
 
   function validation(callId = h.lastCallId()) {
-    return h.eventsOf(callId).find((e) => e.type === 'tool.validation')!.data as { ok: boolean; stage: string; errors: Array<{ path: string; code: string }> };
+    return h.eventsOf(callId).find((e) => e.type === 'tool.validation')!.data as {
+      ok: boolean;
+      stage: string;
+      errors: Array<{ path: string; code: string }>;
+    };
   }
 
   it('unknown tool: rejected at "known", lists the available tools', async () => {
@@ -50,15 +77,18 @@ describe('tool pipeline: one intent per failure class', () => {
     ['empty oldText', 'edit_file', { path: 'a.txt', oldText: '', newText: 'x' }, 'oldText', 'too_small'],
     ['bad artifact ref', 'read_artifact', { ref: '../../etc/passwd' }, 'ref', 'invalid_format'],
     ['input not an object', 'glob', 'src/**', '', 'invalid_type'],
-  ])('schema error (%s): rejected at "schema" with the field path and the expected input', async (_name, tool, input, field, code) => {
-    const obs = await h.call(tool, input);
-    expect(types(h)).toEqual(VALIDATION_REJECTED);
-    const v = validation();
-    expect(v.stage).toBe('schema');
-    expect(v.errors[0]).toMatchObject({ path: field, code });
-    expect(obs.content).toContain('invalid input');
-    expect(obs.content).toContain(`expected input: ${tool} {`);
-  });
+  ])(
+    'schema error (%s): rejected at "schema" with the field path and the expected input',
+    async (_name, tool, input, field, code) => {
+      const obs = await h.call(tool, input);
+      expect(types(h)).toEqual(VALIDATION_REJECTED);
+      const v = validation();
+      expect(v.stage).toBe('schema');
+      expect(v.errors[0]).toMatchObject({ path: field, code });
+      expect(obs.content).toContain('invalid input');
+      expect(obs.content).toContain(`expected input: ${tool} {`);
+    },
+  );
 
   it('edit before read: rejected at "semantic" with "read_file it first"', async () => {
     const obs = await h.call('edit_file', { path: 'src/app.ts', oldText: 'x = 1', newText: 'x = 2' });
@@ -79,7 +109,17 @@ describe('tool pipeline: one intent per failure class', () => {
 
   it('stale file: changed by something the run did not see (not through the pipeline)', async () => {
     await h.call('read_file', { path: 'a.txt' });
-    await sandbox.invoke('exec', { command: 'echo three >> a.txt' }, { approval: (await import('@gatehouse/orchestrator')).runtimeApproval('exec', { command: 'echo three >> a.txt' }, 'test') });
+    await sandbox.invoke(
+      'exec',
+      { command: 'echo three >> a.txt' },
+      {
+        approval: (await import('@gatehouse/orchestrator')).runtimeApproval(
+          'exec',
+          { command: 'echo three >> a.txt' },
+          'test',
+        ),
+      },
+    );
     const obs = await h.call('edit_file', { path: 'a.txt', oldText: 'one', newText: 'uno' });
     expect(validation()).toMatchObject({ stage: 'semantic', errors: [{ code: 'stale' }] });
     expect(obs.content).toContain('changed since this run last read it');
@@ -88,7 +128,10 @@ describe('tool pipeline: one intent per failure class', () => {
   it('old text not unique, and not found: rejected with the count or the hint', async () => {
     await h.call('read_file', { path: 'a.txt' });
     let obs = await h.call('edit_file', { path: 'a.txt', oldText: 'two', newText: 'dos' });
-    expect(validation()).toMatchObject({ stage: 'semantic', errors: [{ path: 'oldText', code: 'old_text_not_unique' }] });
+    expect(validation()).toMatchObject({
+      stage: 'semantic',
+      errors: [{ path: 'oldText', code: 'old_text_not_unique' }],
+    });
     expect(obs.content).toContain('occurs 2 times');
     obs = await h.call('edit_file', { path: 'a.txt', oldText: 'zwei', newText: 'dos' });
     expect(validation()).toMatchObject({ errors: [{ code: 'old_text_not_found' }] });
@@ -107,7 +150,11 @@ describe('tool pipeline: one intent per failure class', () => {
     const obs = await ro.call('bash', { command: 'touch denied-file' });
     const events = ro.eventsOf(ro.lastCallId());
     expect(events.map((e) => e.type)).toEqual(['tool.intent', 'tool.validation', 'tool.approval', 'tool.observation']);
-    expect(events[2]!.data).toMatchObject({ decision: 'deny', policyId: 'mode:read-only', reason: 'the run is in read-only mode: commands do not run' });
+    expect(events[2]!.data).toMatchObject({
+      decision: 'deny',
+      policyId: 'mode:read-only',
+      reason: 'the run is in read-only mode: commands do not run',
+    });
     expect(events[2]!.actor).toBe('policy');
     expect(obs.outcome).toBe('denied');
     expect(obs.content).toContain('denied by policy mode:read-only');
@@ -117,7 +164,14 @@ describe('tool pipeline: one intent per failure class', () => {
     const confirm = pipelineFor(sandbox, { mode: 'confirm-each' });
     const obs = await confirm.call('write_file', { path: 'new.txt', content: 'x' });
     // The request is on record, and so is the refusal: nobody can later find an unanswered ask.
-    expect(confirm.eventsOf(confirm.lastCallId()).map((e) => e.type)).toEqual(['tool.intent', 'tool.validation', 'tool.approval', 'approval.requested', 'approval.denied', 'tool.observation']);
+    expect(confirm.eventsOf(confirm.lastCallId()).map((e) => e.type)).toEqual([
+      'tool.intent',
+      'tool.validation',
+      'tool.approval',
+      'approval.requested',
+      'approval.denied',
+      'tool.observation',
+    ]);
     expect(obs.content).toContain('no approver is available in this run');
   });
 
@@ -126,33 +180,73 @@ describe('tool pipeline: one intent per failure class', () => {
       { decision: 'grant', scope: 'once', approver: 'alice@terminal', channel: 'terminal', reason: 'looks fine' },
       { decision: 'deny', approver: 'bob@ci', channel: 'nats', reason: 'not in this change' },
     ];
-    const confirm = pipelineFor(sandbox, { mode: 'confirm-each', channel: { name: 'terminal', ask: async () => answers.shift()! } });
+    const confirm = pipelineFor(sandbox, {
+      mode: 'confirm-each',
+      channel: { name: 'terminal', ask: async () => answers.shift()! },
+    });
     const ok = await confirm.call('write_file', { path: 'approved.txt', content: 'yes' });
     let events = confirm.eventsOf(confirm.lastCallId());
-    expect(events.map((e) => e.type)).toEqual(['tool.intent', 'tool.validation', 'tool.approval', 'approval.requested', 'approval.granted', 'tool.execution.started', 'tool.execution.completed', 'tool.observation']);
-    expect(events[4]!).toMatchObject({ actor: 'user', data: { approver: 'alice@terminal', reason: 'looks fine', scope: 'once', channel: 'terminal' } });
+    expect(events.map((e) => e.type)).toEqual([
+      'tool.intent',
+      'tool.validation',
+      'tool.approval',
+      'approval.requested',
+      'approval.granted',
+      'tool.execution.started',
+      'tool.execution.completed',
+      'tool.observation',
+    ]);
+    expect(events[4]!).toMatchObject({
+      actor: 'user',
+      data: { approver: 'alice@terminal', reason: 'looks fine', scope: 'once', channel: 'terminal' },
+    });
     // The execution carries the grant, and the hash the daemon checked is the one approved.
     expect(events[5]!.data).toMatchObject({ approvalId: events[4]!.id });
-    expect((events[2]!.data as { executionHash: string }).executionHash).toBe((events[3]!.data as { executionHash: string }).executionHash);
+    expect((events[2]!.data as { executionHash: string }).executionHash).toBe(
+      (events[3]!.data as { executionHash: string }).executionHash,
+    );
     expect(ok.outcome).toBe('ok');
 
     const declined = await confirm.call('write_file', { path: 'declined.txt', content: 'no' });
     events = confirm.eventsOf(confirm.lastCallId());
-    expect(events.map((e) => e.type)).toEqual(['tool.intent', 'tool.validation', 'tool.approval', 'approval.requested', 'approval.denied', 'tool.observation']);
+    expect(events.map((e) => e.type)).toEqual([
+      'tool.intent',
+      'tool.validation',
+      'tool.approval',
+      'approval.requested',
+      'approval.denied',
+      'tool.observation',
+    ]);
     expect(declined.content).toContain('declined by bob@ci: not in this change');
   });
 
   it('a call whose run was already cancelled is not sent to the sandbox', async () => {
     const ac = new AbortController();
     ac.abort();
-    const obs = await h.pipeline.run({ callId: 'call_cancelled', turn: 1, tool: 'bash', input: { command: 'touch cancelled-but-ran' } }, ac.signal);
-    expect(h.eventsOf('call_cancelled').map((e) => e.type)).toEqual(['tool.intent', 'tool.validation', 'tool.approval', 'tool.observation']);
+    const obs = await h.pipeline.run(
+      { callId: 'call_cancelled', turn: 1, tool: 'bash', input: { command: 'touch cancelled-but-ran' } },
+      ac.signal,
+    );
+    expect(h.eventsOf('call_cancelled').map((e) => e.type)).toEqual([
+      'tool.intent',
+      'tool.validation',
+      'tool.approval',
+      'tool.observation',
+    ]);
     expect(obs.content).toContain('cancelled before it ran');
-    expect((await h.call('bash', { command: 'test -e cancelled-but-ran && echo RAN || echo not-run' })).content).toContain('not-run');
+    expect(
+      (await h.call('bash', { command: 'test -e cancelled-but-ran && echo RAN || echo not-run' })).content,
+    ).toContain('not-run');
   });
 
   it('tool-call arguments that were not valid JSON: rejected at "schema" with the parse error', async () => {
-    const obs = await h.pipeline.run({ callId: 'call_badjson', turn: 1, tool: 'read_file', input: '{"path": "a.txt"', parseError: 'Unexpected end of JSON input' });
+    const obs = await h.pipeline.run({
+      callId: 'call_badjson',
+      turn: 1,
+      tool: 'read_file',
+      input: '{"path": "a.txt"',
+      parseError: 'Unexpected end of JSON input',
+    });
     expect(h.eventsOf('call_badjson').map((e) => e.type)).toEqual(VALIDATION_REJECTED);
     expect(h.eventsOf('call_badjson')[1]!.data).toMatchObject({ stage: 'schema', errors: [{ code: 'invalid_json' }] });
     expect(obs.content).toContain('the arguments are not valid JSON (Unexpected end of JSON input)');

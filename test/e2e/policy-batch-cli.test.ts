@@ -12,14 +12,24 @@ const example = path.join(root, 'examples/failing-test');
 const examplePolicy = path.join(example, '.gatehouse/policy.json');
 
 function gatehouse(args: string[], input = '') {
-  return spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, CI: 'true' }, input, maxBuffer: 256 * 1024 * 1024 });
+  return spawnSync(process.execPath, [cli, ...args], {
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, CI: 'true' },
+    input,
+    maxBuffer: 256 * 1024 * 1024,
+  });
 }
 const tmpFile = (name: string, content: string): string => {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-batch-')), name);
   writeFileSync(file, content);
   return file;
 };
-const out = (stdout: string) => stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const out = (stdout: string) =>
+  stdout
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 const calls = [
   { tool: 'bash', input: { command: 'git push origin main' } },
@@ -31,7 +41,10 @@ const calls = [
 
 describe('gatehouse policy check --batch', () => {
   it('decides each line exactly as the single check does, in order, with the line number (and id)', () => {
-    const file = tmpFile('calls.jsonl', calls.map((c, i) => JSON.stringify(i === 1 ? { ...c, id: 'two' } : c)).join('\n') + '\n');
+    const file = tmpFile(
+      'calls.jsonl',
+      calls.map((c, i) => JSON.stringify(i === 1 ? { ...c, id: 'two' } : c)).join('\n') + '\n',
+    );
     const r = gatehouse(['policy', 'check', '--batch', file, '--policy', examplePolicy]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
@@ -40,7 +53,16 @@ describe('gatehouse policy check --batch', () => {
     expect(got[1]!.id).toBe('two');
     expect(got.map((g) => g.decision)).toEqual(['deny', 'allow', 'deny', 'allow', 'ask']);
     for (const [i, c] of calls.entries()) {
-      const single = gatehouse(['policy', 'check', '--policy', examplePolicy, '--tool', c.tool, '--input', JSON.stringify(c.input)]);
+      const single = gatehouse([
+        'policy',
+        'check',
+        '--policy',
+        examplePolicy,
+        '--tool',
+        c.tool,
+        '--input',
+        JSON.stringify(c.input),
+      ]);
       const { line: _l, id: _id, ...decision } = got[i]!;
       expect(decision).toEqual(JSON.parse(single.stdout));
     }
@@ -75,7 +97,9 @@ describe('gatehouse policy check --batch', () => {
 
   it('streams a large input: one line out per line in', () => {
     const n = 20_000;
-    const text = Array.from({ length: n }, (_, i) => JSON.stringify({ tool: 'bash', input: { command: `ls dir${i % 300}` }, id: i })).join('\n');
+    const text = Array.from({ length: n }, (_, i) =>
+      JSON.stringify({ tool: 'bash', input: { command: `ls dir${i % 300}` }, id: i }),
+    ).join('\n');
     const r = gatehouse(['policy', 'check', '--batch', '-'], text);
     expect(r.status, r.stderr).toBe(0);
     const got = out(r.stdout);
@@ -84,8 +108,20 @@ describe('gatehouse policy check --batch', () => {
   });
 
   it('a reader that stops early (| head) ends the batch quietly', () => {
-    const file = tmpFile('many.jsonl', Array.from({ length: 50_000 }, (_, i) => JSON.stringify({ tool: 'read_file', input: { path: `f${i}` } })).join('\n'));
-    const r = spawnSync('bash', ['-c', `"${process.execPath}" "${cli}" policy check --batch - < "${file}" 2>"${file}.err" | head -n 2; echo "status=\${PIPESTATUS[0]}"; cat "${file}.err"`], { encoding: 'utf8', timeout: 120_000 });
+    const file = tmpFile(
+      'many.jsonl',
+      Array.from({ length: 50_000 }, (_, i) => JSON.stringify({ tool: 'read_file', input: { path: `f${i}` } })).join(
+        '\n',
+      ),
+    );
+    const r = spawnSync(
+      'bash',
+      [
+        '-c',
+        `"${process.execPath}" "${cli}" policy check --batch - < "${file}" 2>"${file}.err" | head -n 2; echo "status=\${PIPESTATUS[0]}"; cat "${file}.err"`,
+      ],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
     const [first, second, status, ...rest] = r.stdout.trimEnd().split('\n');
     expect(JSON.parse(first!)).toMatchObject({ line: 1, decision: 'allow' });
     expect(JSON.parse(second!)).toMatchObject({ line: 2 });

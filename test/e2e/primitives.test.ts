@@ -146,12 +146,20 @@ describe('read_file, write_file, edit_file', () => {
   });
 
   it('write_file: a wrong expectedSha256 is hash_mismatch and writes nothing; the right one writes', async () => {
-    const wrong = await run(t.sandbox, 'write_file', { path: 'README.md', content: 'clobbered\n', expectedSha256: sha256('something else') });
+    const wrong = await run(t.sandbox, 'write_file', {
+      path: 'README.md',
+      content: 'clobbered\n',
+      expectedSha256: sha256('something else'),
+    });
     expect(wrong.status).toBe('rejected');
     expect(wrong.error?.code).toBe('hash_mismatch');
     expect(await catFile(t.sandbox, 'README.md')).toBe(FILES['README.md']);
 
-    const right = await run(t.sandbox, 'write_file', { path: 'README.md', content: '# updated\n', expectedSha256: sha256(FILES['README.md']!) });
+    const right = await run(t.sandbox, 'write_file', {
+      path: 'README.md',
+      content: '# updated\n',
+      expectedSha256: sha256(FILES['README.md']!),
+    });
     expect(right.status).toBe('ok');
     expect(right.filesChanged).toEqual(['README.md']);
     expect(dataOf(right, 'write_file')).toEqual({ kind: 'write_file', sha256: sha256('# updated\n'), created: false });
@@ -170,20 +178,39 @@ describe('read_file, write_file, edit_file', () => {
     const before = await run(t.sandbox, 'read_file', { path: 'edit-me.txt' });
     const previous = dataOf(before, 'read_file').sha256;
     expect(previous).toBe(sha256(FILES['edit-me.txt']!));
-    const r = await run(t.sandbox, 'edit_file', { path: 'edit-me.txt', oldText: 'beta', newText: 'BETA', expectedSha256: previous });
+    const r = await run(t.sandbox, 'edit_file', {
+      path: 'edit-me.txt',
+      oldText: 'beta',
+      newText: 'BETA',
+      expectedSha256: previous,
+    });
     expect(r.status).toBe('ok');
     expect(r.filesChanged).toEqual(['edit-me.txt']);
-    expect(dataOf(r, 'edit_file')).toEqual({ kind: 'edit_file', sha256: sha256('alpha\nBETA\ngamma\n'), previousSha256: previous });
+    expect(dataOf(r, 'edit_file')).toEqual({
+      kind: 'edit_file',
+      sha256: sha256('alpha\nBETA\ngamma\n'),
+      previousSha256: previous,
+    });
     expect(await catFile(t.sandbox, 'edit-me.txt')).toBe('alpha\nBETA\ngamma\n');
   });
 
   it('edit_file: old_text_not_found and old_text_not_unique (with the count) leave the file alone', async () => {
     const dup = FILES['dup.txt']!;
-    const notFound = await run(t.sandbox, 'edit_file', { path: 'dup.txt', oldText: 'z = 26', newText: 'q', expectedSha256: sha256(dup) });
+    const notFound = await run(t.sandbox, 'edit_file', {
+      path: 'dup.txt',
+      oldText: 'z = 26',
+      newText: 'q',
+      expectedSha256: sha256(dup),
+    });
     expect(notFound.status).toBe('rejected');
     expect(notFound.error?.code).toBe('old_text_not_found');
 
-    const notUnique = await run(t.sandbox, 'edit_file', { path: 'dup.txt', oldText: 'x = 1', newText: 'x = 9', expectedSha256: sha256(dup) });
+    const notUnique = await run(t.sandbox, 'edit_file', {
+      path: 'dup.txt',
+      oldText: 'x = 1',
+      newText: 'x = 9',
+      expectedSha256: sha256(dup),
+    });
     expect(notUnique.status).toBe('rejected');
     expect(notUnique.error?.code).toBe('old_text_not_unique');
     expect(notUnique.error?.message).toMatch(/\b3 times\b/);
@@ -191,7 +218,12 @@ describe('read_file, write_file, edit_file', () => {
     expect(await catFile(t.sandbox, 'dup.txt')).toBe(dup);
 
     // With enough context the same edit goes through.
-    const unique = await run(t.sandbox, 'edit_file', { path: 'dup.txt', oldText: 'y = 2\nx = 1', newText: 'y = 2\nx = 9', expectedSha256: sha256(dup) });
+    const unique = await run(t.sandbox, 'edit_file', {
+      path: 'dup.txt',
+      oldText: 'y = 2\nx = 1',
+      newText: 'y = 2\nx = 9',
+      expectedSha256: sha256(dup),
+    });
     expect(unique.status).toBe('ok');
     expect(await catFile(t.sandbox, 'dup.txt')).toBe('x = 1\ny = 2\nx = 9\nx = 1\n');
   });
@@ -201,7 +233,12 @@ describe('read_file, write_file, edit_file', () => {
     const sha = dataOf(read, 'read_file').sha256;
     await sh(t.sandbox, "echo 'export const late = true;' >> src/lib/b.ts");
     const changed = `${FILES['src/lib/b.ts']!}export const late = true;\n`;
-    const r = await run(t.sandbox, 'edit_file', { path: 'src/lib/b.ts', oldText: 'b = 2', newText: 'b = 3', expectedSha256: sha });
+    const r = await run(t.sandbox, 'edit_file', {
+      path: 'src/lib/b.ts',
+      oldText: 'b = 2',
+      newText: 'b = 3',
+      expectedSha256: sha,
+    });
     expect(r.status).toBe('rejected');
     expect(r.error?.code).toBe('hash_mismatch');
     expect(r.error?.message).toMatch(/read it again/);
@@ -216,9 +253,21 @@ describe('list, glob, grep', () => {
     const r = await run(t.sandbox, 'list', {});
     expect(r.status).toBe('ok');
     const entries = dataOf(r, 'list').entries;
-    expect(entries.map((e) => e.path)).toEqual(['.git', 'README.md', 'delete-me.txt', 'dup.txt', 'edit-me.txt', 'lines.txt', 'src']);
+    expect(entries.map((e) => e.path)).toEqual([
+      '.git',
+      'README.md',
+      'delete-me.txt',
+      'dup.txt',
+      'edit-me.txt',
+      'lines.txt',
+      'src',
+    ]);
     expect(entries.find((e) => e.path === 'src')).toEqual({ path: 'src', type: 'dir', size: 0 });
-    expect(entries.find((e) => e.path === 'lines.txt')).toEqual({ path: 'lines.txt', type: 'file', size: Buffer.byteLength(LINES) });
+    expect(entries.find((e) => e.path === 'lines.txt')).toEqual({
+      path: 'lines.txt',
+      type: 'file',
+      size: Buffer.byteLength(LINES),
+    });
     expect(r.output.split('\n')).toContain('src/');
   });
 
@@ -226,7 +275,9 @@ describe('list, glob, grep', () => {
     const r = await run(t.sandbox, 'list', { recursive: true });
     expect(r.status).toBe('ok');
     const paths = dataOf(r, 'list').entries.map((e) => e.path);
-    expect(paths).toEqual(expect.arrayContaining(['.git', 'src', 'src/lib', 'src/a.ts', 'src/lib/b.ts', 'src/lib/c.js']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['.git', 'src', 'src/lib', 'src/a.ts', 'src/lib/b.ts', 'src/lib/c.js']),
+    );
     expect(paths.filter((p) => p.startsWith('.git/'))).toEqual([]);
 
     const sub = await run(t.sandbox, 'list', { path: 'src/lib' });
@@ -304,20 +355,28 @@ describe('exec', () => {
     expect(r.output).toContain('to-out\n');
     expect(r.output).toContain('to-err\n');
     expect(r.output).toContain('out-again\n');
-    expect(dataOf(r, 'exec')).toEqual({ kind: 'exec', stdoutBytes: 'to-out\nout-again\n'.length, stderrBytes: 'to-err\n'.length });
+    expect(dataOf(r, 'exec')).toEqual({
+      kind: 'exec',
+      stdoutBytes: 'to-out\nout-again\n'.length,
+      stderrBytes: 'to-err\n'.length,
+    });
   });
 
   it('streams output chunks, in order, while the command runs', async () => {
     const chunks: OutputChunk[] = [];
     // The command waits for a file the test creates only once the first chunk has arrived: it can
     // finish with "released" only if output really streamed while it was running.
-    const input = { command: 'echo chunk1; for i in $(seq 1 200); do test -e stream-go && break; sleep 0.05; done; test -e stream-go && echo released; echo err-chunk >&2; sleep 0.3; echo last' };
+    const input = {
+      command:
+        'echo chunk1; for i in $(seq 1 200); do test -e stream-go && break; sleep 0.05; done; test -e stream-go && echo released; echo err-chunk >&2; sleep 0.3; echo last',
+    };
     let released: Promise<unknown> | undefined;
     const r = await t.sandbox.invoke('exec', input, {
       approval: runtimeApproval('exec', input, 'test'),
       onOutput: (chunk) => {
         chunks.push(chunk);
-        if (!released && chunk.data.includes('chunk1')) released = run(t.sandbox, 'write_file', { path: 'stream-go', content: '' });
+        if (!released && chunk.data.includes('chunk1'))
+          released = run(t.sandbox, 'write_file', { path: 'stream-go', content: '' });
       },
     });
     await released;
@@ -349,7 +408,16 @@ describe('exec', () => {
     expect(state.output).not.toContain('creds');
     // git is made safe by the daemon itself, whatever the caller passed: the wrapper first on PATH,
     // and the program-key overrides after the caller's own GIT_CONFIG entries.
-    const git = await run(t.sandbox, 'exec', { command: 'echo "$PATH"; echo "$GIT_CONFIG_COUNT"; git config --get core.fsmonitor; git config --get safe.directory', env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: './evil.sh', PATH: '/usr/bin:/bin' } });
+    const git = await run(t.sandbox, 'exec', {
+      command:
+        'echo "$PATH"; echo "$GIT_CONFIG_COUNT"; git config --get core.fsmonitor; git config --get safe.directory',
+      env: {
+        GIT_CONFIG_COUNT: '1',
+        GIT_CONFIG_KEY_0: 'core.fsmonitor',
+        GIT_CONFIG_VALUE_0: './evil.sh',
+        PATH: '/usr/bin:/bin',
+      },
+    });
     const [pathLine, count, fsmonitor, safeDir] = git.output.trim().split('\n');
     expect(pathLine).toBe('/opt/gatehouse/bin:/usr/bin:/bin');
     expect(Number(count)).toBeGreaterThan(20);
@@ -362,7 +430,8 @@ describe('exec', () => {
 
   it('trackChanges lists the files the command touched', async () => {
     const r = await run(t.sandbox, 'exec', {
-      command: 'echo new > tracked-new.txt && echo more >> README.md && rm delete-me.txt && mkdir -p d/e && echo x > d/e/f.txt && cat lines.txt > /dev/null',
+      command:
+        'echo new > tracked-new.txt && echo more >> README.md && rm delete-me.txt && mkdir -p d/e && echo x > d/e/f.txt && cat lines.txt > /dev/null',
       trackChanges: true,
     });
     expect(r.status).toBe('ok');
@@ -376,14 +445,22 @@ describe('exec', () => {
     const ac = new AbortController();
     const started = Date.now();
     setTimeout(() => ac.abort(), 300);
-    const r = await run(t.sandbox, 'exec', { command: 'echo started; sleep 31.5; echo never' }, { signal: ac.signal, timeoutMs: 60_000 });
+    const r = await run(
+      t.sandbox,
+      'exec',
+      { command: 'echo started; sleep 31.5; echo never' },
+      { signal: ac.signal, timeoutMs: 60_000 },
+    );
     const took = Date.now() - started;
     expect(r.status).toBe('aborted');
     expect(r.error?.code).toBe('cancelled');
     expect(r.output).toBe('started\n');
     expect(took).toBeLessThan(3_000);
     // Nothing of it is left running.
-    const left = await sh(t.sandbox, "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done | grep -c '^sleep 31' || true");
+    const left = await sh(
+      t.sandbox,
+      "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done | grep -c '^sleep 31' || true",
+    );
     expect(left).toBe('0\n');
   });
 
@@ -419,9 +496,16 @@ describe('changes', () => {
 
   it('lists added, modified and deleted files, and the diff applies to a fresh copy of the repo', async () => {
     expect((await run(t.sandbox, 'write_file', { path: 'added.txt', content: 'brand new\n' })).status).toBe('ok');
-    expect((await run(t.sandbox, 'write_file', { path: 'src/new/n.ts', content: 'export const n = 0;\n' })).status).toBe('ok');
+    expect(
+      (await run(t.sandbox, 'write_file', { path: 'src/new/n.ts', content: 'export const n = 0;\n' })).status,
+    ).toBe('ok');
     const read = await run(t.sandbox, 'read_file', { path: 'src/a.ts' });
-    const edit = await run(t.sandbox, 'edit_file', { path: 'src/a.ts', oldText: 'a = 1', newText: 'a = 42', expectedSha256: dataOf(read, 'read_file').sha256 });
+    const edit = await run(t.sandbox, 'edit_file', {
+      path: 'src/a.ts',
+      oldText: 'a = 1',
+      newText: 'a = 42',
+      expectedSha256: dataOf(read, 'read_file').sha256,
+    });
     expect(edit.status).toBe('ok');
     await sh(t.sandbox, "rm delete-me.txt && printf '\\000\\001\\002binary\\377' > blob.bin");
 
@@ -445,7 +529,9 @@ describe('changes', () => {
     expect(await readFile(path.join(fresh, 'src/a.ts'), 'utf8')).toBe('export const a = 42;\n');
     expect(await readFile(path.join(fresh, 'added.txt'), 'utf8')).toBe('brand new\n');
     expect(await readFile(path.join(fresh, 'src/new/n.ts'), 'utf8')).toBe('export const n = 0;\n');
-    expect(await readFile(path.join(fresh, 'blob.bin'))).toEqual(Buffer.from([0, 1, 2, ...Buffer.from('binary'), 0xff]));
+    expect(await readFile(path.join(fresh, 'blob.bin'))).toEqual(
+      Buffer.from([0, 1, 2, ...Buffer.from('binary'), 0xff]),
+    );
     await expect(readFile(path.join(fresh, 'delete-me.txt'))).rejects.toThrow(/ENOENT/);
     // The sandbox's own repository was not touched: the baseline lives outside it.
     expect(await sh(t.sandbox, 'git log --format=%s')).toBe('fixture\n');
@@ -491,7 +577,12 @@ describe('bad input at the NATS boundary', () => {
       field: 'input',
       says: /sudo/,
     },
-    { name: 'an unknown top-level field', message: () => inv('extra-top', { privileged: true }), code: 'invalid_message', says: /privileged/ },
+    {
+      name: 'an unknown top-level field',
+      message: () => inv('extra-top', { privileged: true }),
+      code: 'invalid_message',
+      says: /privileged/,
+    },
     {
       name: 'a wrong field type in input',
       message: () => invocation(t.sandbox, 'read_file', { path: 42 }),
@@ -506,7 +597,13 @@ describe('bad input at the NATS boundary', () => {
       field: 'input.trackChanges',
       says: /^input\.trackChanges: .*boolean/,
     },
-    { name: 'a string timeoutMs', message: () => inv('string-timeout', { timeoutMs: '1000' }), code: 'invalid_message', field: 'timeoutMs', says: /^timeoutMs: / },
+    {
+      name: 'a string timeoutMs',
+      message: () => inv('string-timeout', { timeoutMs: '1000' }),
+      code: 'invalid_message',
+      field: 'timeoutMs',
+      says: /^timeoutMs: /,
+    },
     {
       name: 'a missing approval',
       message: () => {
@@ -520,7 +617,14 @@ describe('bad input at the NATS boundary', () => {
     },
     {
       name: 'an approval for a different action',
-      message: () => inv('mismatch', { approval: { id: 'test', actionHash: actionHash({ name: 'exec', input: { command: 'echo harmless' } }), by: 'policy' } }),
+      message: () =>
+        inv('mismatch', {
+          approval: {
+            id: 'test',
+            actionHash: actionHash({ name: 'exec', input: { command: 'echo harmless' } }),
+            by: 'policy',
+          },
+        }),
       code: 'approval_mismatch',
       field: 'approval.actionHash',
       says: /different action/,
@@ -529,7 +633,9 @@ describe('bad input at the NATS boundary', () => {
       name: 'an approval for the same input under another primitive',
       message: () => {
         const input = { path: 'README.md', content: 'owned\n' };
-        return invocation(t.sandbox, 'write_file', input, { approval: { id: 'test', actionHash: actionHash({ name: 'read_file', input }), by: 'policy' } });
+        return invocation(t.sandbox, 'write_file', input, {
+          approval: { id: 'test', actionHash: actionHash({ name: 'read_file', input }), by: 'policy' },
+        });
       },
       code: 'approval_mismatch',
       field: 'approval.actionHash',
@@ -537,12 +643,21 @@ describe('bad input at the NATS boundary', () => {
     },
     {
       name: 'an approval by an unknown authority',
-      message: () => inv('bad-by', { approval: { id: 'x', actionHash: actionHash({ name: 'exec', input: tracer('bad-by') }), by: 'root' } }),
+      message: () =>
+        inv('bad-by', {
+          approval: { id: 'x', actionHash: actionHash({ name: 'exec', input: tracer('bad-by') }), by: 'root' },
+        }),
       code: 'invalid_message',
       field: 'approval.by',
       says: /^approval\.by: /,
     },
-    { name: 'a malformed actionHash', message: () => inv('bad-hash', { approval: { id: 'x', actionHash: 'abc', by: 'policy' } }), code: 'invalid_message', field: 'approval.actionHash', says: /^approval\.actionHash: / },
+    {
+      name: 'a malformed actionHash',
+      message: () => inv('bad-hash', { approval: { id: 'x', actionHash: 'abc', by: 'policy' } }),
+      code: 'invalid_message',
+      field: 'approval.actionHash',
+      says: /^approval\.actionHash: /,
+    },
     {
       name: 'another runId in the body',
       message: () => inv('wrong-run', { runId: 'run_someone_else' }),
@@ -557,14 +672,62 @@ describe('bad input at the NATS boundary', () => {
       field: 'sandboxId',
       says: () => new RegExp(`^sandboxId .*serves run ${t.sandbox.runId} sandbox ${t.sandbox.sandboxId}$`),
     },
-    { name: 'timeoutMs 0', message: () => inv('timeout-0', { timeoutMs: 0 }), code: 'invalid_message', field: 'timeoutMs', says: /^timeoutMs: / },
-    { name: 'a negative timeoutMs', message: () => inv('timeout-neg', { timeoutMs: -1000 }), code: 'invalid_message', field: 'timeoutMs', says: /^timeoutMs: / },
-    { name: 'a fractional timeoutMs', message: () => inv('timeout-frac', { timeoutMs: 1.5 }), code: 'invalid_message', field: 'timeoutMs', says: /^timeoutMs: / },
-    { name: 'outputCap above the maximum', message: () => inv('cap', { outputCap: MAX_OUTPUT_CAP + 1 }), code: 'invalid_message', field: 'outputCap', says: /^outputCap: / },
-    { name: 'an invocationId with a dot', message: () => inv('dot', { invocationId: 'inv.1' }), code: 'invalid_message', field: 'invocationId', says: /^invocationId: / },
-    { name: 'an invocationId with a * wildcard', message: () => inv('star', { invocationId: 'inv*' }), code: 'invalid_message', field: 'invocationId', says: /^invocationId: / },
-    { name: 'an invocationId that is the > wildcard', message: () => inv('gt', { invocationId: '>' }), code: 'invalid_message', field: 'invocationId', says: /^invocationId: / },
-    { name: 'protocol version 2', message: () => inv('v2', { v: 2 }), code: 'invalid_message', field: 'v', says: /^v: / },
+    {
+      name: 'timeoutMs 0',
+      message: () => inv('timeout-0', { timeoutMs: 0 }),
+      code: 'invalid_message',
+      field: 'timeoutMs',
+      says: /^timeoutMs: /,
+    },
+    {
+      name: 'a negative timeoutMs',
+      message: () => inv('timeout-neg', { timeoutMs: -1000 }),
+      code: 'invalid_message',
+      field: 'timeoutMs',
+      says: /^timeoutMs: /,
+    },
+    {
+      name: 'a fractional timeoutMs',
+      message: () => inv('timeout-frac', { timeoutMs: 1.5 }),
+      code: 'invalid_message',
+      field: 'timeoutMs',
+      says: /^timeoutMs: /,
+    },
+    {
+      name: 'outputCap above the maximum',
+      message: () => inv('cap', { outputCap: MAX_OUTPUT_CAP + 1 }),
+      code: 'invalid_message',
+      field: 'outputCap',
+      says: /^outputCap: /,
+    },
+    {
+      name: 'an invocationId with a dot',
+      message: () => inv('dot', { invocationId: 'inv.1' }),
+      code: 'invalid_message',
+      field: 'invocationId',
+      says: /^invocationId: /,
+    },
+    {
+      name: 'an invocationId with a * wildcard',
+      message: () => inv('star', { invocationId: 'inv*' }),
+      code: 'invalid_message',
+      field: 'invocationId',
+      says: /^invocationId: /,
+    },
+    {
+      name: 'an invocationId that is the > wildcard',
+      message: () => inv('gt', { invocationId: '>' }),
+      code: 'invalid_message',
+      field: 'invocationId',
+      says: /^invocationId: /,
+    },
+    {
+      name: 'protocol version 2',
+      message: () => inv('v2', { v: 2 }),
+      code: 'invalid_message',
+      field: 'v',
+      says: /^v: /,
+    },
     {
       name: 'an env variable with a bad name',
       message: () => invocation(t.sandbox, 'exec', { ...tracer('bad-env'), env: { 'BAD-NAME': 'x' } }),
@@ -628,7 +791,12 @@ describe('redelivery', () => {
   it('a reused invocation id does not run a different action', async () => {
     const m = invocation(t.sandbox, 'exec', { command: 'echo first > reused.txt' });
     expect((await sendRaw(t.driver, t.sandbox, m)).replayed).toBe(false);
-    const other = invocation(t.sandbox, 'exec', { command: 'echo second > reused.txt; touch reused-ran.txt' }, { invocationId: m.invocationId });
+    const other = invocation(
+      t.sandbox,
+      'exec',
+      { command: 'echo second > reused.txt; touch reused-ran.txt' },
+      { invocationId: m.invocationId },
+    );
     const r = await sendRaw(t.driver, t.sandbox, other);
     expect(r.replayed).toBe(true);
     expect(await sh(t.sandbox, 'cat reused.txt; ls reused-ran.txt 2>/dev/null || echo absent')).toBe('first\nabsent\n');

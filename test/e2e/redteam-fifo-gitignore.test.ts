@@ -25,13 +25,13 @@ describe('red team: a FIFO named .gitignore stalls every git that walks the work
   });
   afterAll(async () => driver?.close());
 
-  it('the daemon\'s changes still answers', async () => {
+  it("the daemon's changes still answers", async () => {
     const r = await run(sandbox, 'changes', {}, { timeoutMs: 15_000 });
     expect(r.status, r.error?.message).toBe('ok');
     expect(r.filesChanged).toContain('README.md');
   });
 
-  it('the orchestrator\'s root scan still answers, and leaves no git behind', async () => {
+  it("the orchestrator's root scan still answers, and leaves no git behind", async () => {
     const container = driver.docker.getContainer(sandbox.info.containerId);
     let listed: string[] = [];
     let failure = '';
@@ -42,7 +42,11 @@ describe('red team: a FIFO named .gitignore stalls every git that walks the work
     }
     expect(failure).toBe('');
     expect(listed).toContain('README.md');
-    const left = await rootExec(driver, sandbox, ['sh', '-c', 'for p in /proc/[0-9]*; do tr "\\0" " " < $p/cmdline 2>/dev/null; echo; done | grep "^/usr/bin/git\\|^git " || true']);
+    const left = await rootExec(driver, sandbox, [
+      'sh',
+      '-c',
+      'for p in /proc/[0-9]*; do tr "\\0" " " < $p/cmdline 2>/dev/null; echo; done | grep "^/usr/bin/git\\|^git " || true',
+    ]);
     expect(left.output.trim()).toBe('');
   });
 });

@@ -29,7 +29,12 @@ describe('red team: withheld paths reached through the copied .git', () => {
     git('add', '-A');
     git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'remove secrets');
     driver = await startDriver();
-    sandbox = await sandboxUnderPolicy(driver, repoDir, { deny: ['read_file(**/.env)', 'read_file(secrets/**)'] }, path.join(repoDir, 'policy.json'));
+    sandbox = await sandboxUnderPolicy(
+      driver,
+      repoDir,
+      { deny: ['read_file(**/.env)', 'read_file(secrets/**)'] },
+      path.join(repoDir, 'policy.json'),
+    );
   });
   afterAll(async () => {
     await driver?.close();

@@ -9,7 +9,7 @@ import { makeRepo, run, sh, startDriver } from '../support/sandbox';
  * makes that git fail ("'sub/' does not have a commit checked out; adding files failed"), so
  * `changes` fails for the rest of the run, whatever else changed.
  */
-describe('red team: an empty nested repository breaks the daemon\'s changes', () => {
+describe("red team: an empty nested repository breaks the daemon's changes", () => {
   let driver: SandboxDriver;
   let sandbox: Sandbox;
   beforeAll(async () => {

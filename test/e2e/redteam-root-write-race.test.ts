@@ -41,13 +41,14 @@ while ($k <= 150 && time < $end && ! -e "/tmp/hop.stop") {
 `;
 
 /** Every process of uid 10001 in the sandbox, seen by root around the daemon. */
-const LIST_COMMAND_USER = 'for p in /proc/[0-9]*; do grep -q "^Uid:\\s*10001" $p/status 2>/dev/null && echo "$p"; done; true';
+const LIST_COMMAND_USER =
+  'for p in /proc/[0-9]*; do grep -q "^Uid:\\s*10001" $p/status 2>/dev/null && echo "$p"; done; true';
 
 const ATTEMPTS = 40;
 /** Deep enough that the daemon's mkdir -p and chowns take milliseconds, the window the racer needs. */
 const DEEP = 'a/'.repeat(300);
 
-describe('red team: the daemon\'s root file operations raced by a surviving command process', () => {
+describe("red team: the daemon's root file operations raced by a surviving command process", () => {
   let driver: SandboxDriver;
   let sandbox: Sandbox;
   beforeAll(async () => {
@@ -65,29 +66,55 @@ describe('red team: the daemon\'s root file operations raced by a surviving comm
     // no racer outlives its exec any more (redteam-survivor.test.ts). The second line is tested on
     // its own: a racer of uid 10001 started around the daemon, through `docker exec`, stands in for
     // a survivor, and the daemon's writes must still not reach outside the workspace.
-    const survivors = await run(sandbox, 'exec', {
-      command: 'for i in $(seq 30); do setsid perl /tmp/racer.pl </dev/null >/dev/null 2>&1 & done; sleep 1; echo started',
-    }, { timeoutMs: 20_000 });
+    const survivors = await run(
+      sandbox,
+      'exec',
+      {
+        command:
+          'for i in $(seq 30); do setsid perl /tmp/racer.pl </dev/null >/dev/null 2>&1 & done; sleep 1; echo started',
+      },
+      { timeoutMs: 20_000 },
+    );
     expect(survivors.output).toContain('started');
     await new Promise((res) => setTimeout(res, 1000));
     expect((await rootExec(driver, sandbox, ['sh', '-c', LIST_COMMAND_USER])).output.trim()).toBe('');
     await rootExec(driver, sandbox, ['rm', '-rf', '/tmp/racer.lock', '/tmp/racer.pid']);
-    const exec = await driver.docker.getContainer(sandbox.info.containerId).exec({ Cmd: ['setsid', 'perl', '/tmp/racer.pl'], User: '10001:10001', WorkingDir: '/workspace' });
+    const exec = await driver.docker
+      .getContainer(sandbox.info.containerId)
+      .exec({ Cmd: ['setsid', 'perl', '/tmp/racer.pl'], User: '10001:10001', WorkingDir: '/workspace' });
     await exec.start({ Detach: true });
     let racer = '';
     for (let i = 0; i < 100 && racer === ''; i++) {
       await new Promise((res) => setTimeout(res, 100));
-      racer = (await rootExec(driver, sandbox, ['sh', '-c', 'p=$(cat /tmp/racer.pid 2>/dev/null) && [ -d /proc/$p ] && echo $p'])).output.trim();
+      racer = (
+        await rootExec(driver, sandbox, [
+          'sh',
+          '-c',
+          'p=$(cat /tmp/racer.pid 2>/dev/null) && [ -d /proc/$p ] && echo $p',
+        ])
+      ).output.trim();
     }
     expect(racer, 'the stand-in racer did not start').not.toBe('');
 
     for (let k = 1; k <= ATTEMPTS; k++) {
-      await run(sandbox, 'write_file', { path: `w/d${k}/${DEEP}f`, content: 'planted by write_file\n' }, { timeoutMs: 30_000 });
+      await run(
+        sandbox,
+        'write_file',
+        { path: `w/d${k}/${DEEP}f`, content: 'planted by write_file\n' },
+        { timeoutMs: 30_000 },
+      );
     }
-    const state = await rootExec(driver, sandbox, ['sh', '-c', 'stat -c "%u:%g %a" /var/gatehouse; ls -A /var/gatehouse; cat /tmp/racer.log']);
+    const state = await rootExec(driver, sandbox, [
+      'sh',
+      '-c',
+      'stat -c "%u:%g %a" /var/gatehouse; ls -A /var/gatehouse; cat /tmp/racer.log',
+    ]);
     const [owner, ...rest] = state.output.trim().split('\n');
     expect(owner, state.output).toBe('0:0 700');
-    expect(rest.filter((l) => l === 'a'), state.output).toEqual([]);
+    expect(
+      rest.filter((l) => l === 'a'),
+      state.output,
+    ).toEqual([]);
     // And so a command can read and change the daemon's baseline, protect list and key file.
     const look = await run(sandbox, 'exec', { command: 'ls -A /var/gatehouse' });
     expect(look.status, look.output).toBe('failed');

@@ -27,7 +27,8 @@ for (my $n = 0; $n < 50_000_000; $n++) {
 `;
 
 /** Every process of uid 10001 in the sandbox, seen by root around the daemon. */
-const LIST_COMMAND_USER = 'for p in /proc/[0-9]*; do grep -q "^Uid:\\s*10001" $p/status 2>/dev/null && echo "$p $(tr "\\0" " " < $p/cmdline 2>/dev/null)"; done; true';
+const LIST_COMMAND_USER =
+  'for p in /proc/[0-9]*; do grep -q "^Uid:\\s*10001" $p/status 2>/dev/null && echo "$p $(tr "\\0" " " < $p/cmdline 2>/dev/null)"; done; true';
 
 describe('red team: a command user process outlives its exec', () => {
   let driver: SandboxDriver;
@@ -48,10 +49,16 @@ describe('red team: a command user process outlives its exec', () => {
     // one is missed most times. Up to five tries, stopping at the first survivor.
     let left = '';
     for (let attempt = 0; attempt < 5 && left === ''; attempt++) {
-      const r = await run(sandbox, 'exec', {
-        command: 'rm -f /tmp/hop.gen; for i in $(seq 30); do setsid perl /tmp/hop.pl </dev/null >/dev/null 2>&1 & done; ' +
-          'for i in $(seq 50); do [ -s /tmp/hop.gen ] && break; sleep 0.1; done; sleep 0.5; echo started',
-      }, { timeoutMs: 20_000 });
+      const r = await run(
+        sandbox,
+        'exec',
+        {
+          command:
+            'rm -f /tmp/hop.gen; for i in $(seq 30); do setsid perl /tmp/hop.pl </dev/null >/dev/null 2>&1 & done; ' +
+            'for i in $(seq 50); do [ -s /tmp/hop.gen ] && break; sleep 0.1; done; sleep 0.5; echo started',
+        },
+        { timeoutMs: 20_000 },
+      );
       expect(r.output).toContain('started');
       // The kill pass runs as the exec returns; look a second later, as root, around the daemon.
       await new Promise((res) => setTimeout(res, 1000));

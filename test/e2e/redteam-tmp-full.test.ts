@@ -18,9 +18,17 @@ describe('red team: a full /tmp left by a command', () => {
   });
   afterAll(async () => driver?.close());
 
-  it('the root scan still lists the workspace\'s changes', async () => {
+  it("the root scan still lists the workspace's changes", async () => {
     await sh(sandbox, 'echo changed >> README.md');
-    const fill = await run(sandbox, 'exec', { command: 'cat /dev/zero > /tmp/fill 2>/dev/null; i=0; while [ $i -lt 20000 ] && : > /tmp/f$i 2>/dev/null; do i=$((i+1)); done; df -h /tmp | tail -1' }, { timeoutMs: 60_000 });
+    const fill = await run(
+      sandbox,
+      'exec',
+      {
+        command:
+          'cat /dev/zero > /tmp/fill 2>/dev/null; i=0; while [ $i -lt 20000 ] && : > /tmp/f$i 2>/dev/null; do i=$((i+1)); done; df -h /tmp | tail -1',
+      },
+      { timeoutMs: 60_000 },
+    );
     expect(fill.output).toMatch(/100%/);
     const container = driver.docker.getContainer(sandbox.info.containerId);
     let failure = '';

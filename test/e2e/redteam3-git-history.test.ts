@@ -47,7 +47,8 @@ describe('red team 3: object stores the history check does not read', () => {
     git('reflog', 'expire', '--expire=now', '--all');
     const sandbox = await sandboxFor(repoDir);
     const r = await run(sandbox, 'exec', {
-      command: 'git --no-replace-objects log --all -p 2>&1; git cat-file --batch-all-objects --batch 2>&1 | head -c 20000; true',
+      command:
+        'git --no-replace-objects log --all -p 2>&1; git cat-file --batch-all-objects --batch 2>&1 | head -c 20000; true',
     });
     expect(r.output).not.toContain('top-secret-grafted');
   });

@@ -22,30 +22,56 @@ function repo(): string {
 
 function policyFile(): string {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-pol-')), 'policy.json');
-  writeFileSync(file, JSON.stringify({ mode: 'sandboxed-auto', ask: [{ rule: 'bash(echo two*)', match: ['echo two > b.txt'] }] }));
+  writeFileSync(
+    file,
+    JSON.stringify({ mode: 'sandboxed-auto', ask: [{ rule: 'bash(echo two*)', match: ['echo two > b.txt'] }] }),
+  );
   return file;
 }
 
 /** A write, then a command that asks (the run pauses), then both files read back, then the answer. */
-const SCRIPT = { turns: [
-  { toolCalls: [{ name: 'write_file', input: { path: 'a.txt', content: 'one\n' } }] },
-  { toolCalls: [{ name: 'bash', input: { command: 'echo two > b.txt' } }] },
-  { toolCalls: [{ name: 'bash', input: { command: 'cat a.txt b.txt' } }] },
-  { final: 'Wrote a.txt and b.txt; obs-3 shows both.' },
-] };
+const SCRIPT = {
+  turns: [
+    { toolCalls: [{ name: 'write_file', input: { path: 'a.txt', content: 'one\n' } }] },
+    { toolCalls: [{ name: 'bash', input: { command: 'echo two > b.txt' } }] },
+    { toolCalls: [{ name: 'bash', input: { command: 'cat a.txt b.txt' } }] },
+    { final: 'Wrote a.txt and b.txt; obs-3 shows both.' },
+  ],
+};
 
 function gatehouse(stateDir: string, args: string[], env: NodeJS.ProcessEnv = {}) {
-  return spawnSync(process.execPath, [cli, ...args, '--state-dir', stateDir], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, CI: 'true', ...env }, input: '' });
+  return spawnSync(process.execPath, [cli, ...args, '--state-dir', stateDir], {
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, CI: 'true', ...env },
+    input: '',
+  });
 }
-const parse = (stdout: string): Event[] => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Event);
-const logOf = (stateDir: string, runId: string): Event[] => parse(readFileSync(path.join(stateDir, 'runs', runId, 'events.jsonl'), 'utf8'));
+const parse = (stdout: string): Event[] =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Event);
+const logOf = (stateDir: string, runId: string): Event[] =>
+  parse(readFileSync(path.join(stateDir, 'runs', runId, 'events.jsonl'), 'utf8'));
 
 /** Paused at the ask, approved, resumed, and SIGKILLed just after `echo two > b.txt` completed. */
 function crashedAfterSecondWrite() {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-state-'));
   const script = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-script-')), 'script.json');
   writeFileSync(script, JSON.stringify(SCRIPT));
-  const first = gatehouse(stateDir, ['run', 'x', '--repo', repo(), '--model', `scripted:${script}`, '--policy', policyFile(), '--json']);
+  const first = gatehouse(stateDir, [
+    'run',
+    'x',
+    '--repo',
+    repo(),
+    '--model',
+    `scripted:${script}`,
+    '--policy',
+    policyFile(),
+    '--json',
+  ]);
   expect(first.status, first.stderr).toBe(3);
   const events = parse(first.stdout);
   const runId = events[0]!.runId;
@@ -69,9 +95,17 @@ describe('resume after a crash keeps completed work (real CLI, real sandbox)', (
     expect(sandboxesOf(runId)).toHaveLength(1);
     // Any start-up reaps: here the reaper command, from another directory, with no --state-dir
     // (the sandbox's label says where its run lives).
-    const reaped = spawnSync(process.execPath, [cli, 'sandbox', 'reap'], { encoding: 'utf8', cwd: os.tmpdir(), timeout: 120_000 });
+    const reaped = spawnSync(process.execPath, [cli, 'sandbox', 'reap'], {
+      encoding: 'utf8',
+      cwd: os.tmpdir(),
+      timeout: 120_000,
+    });
     expect(reaped.status, reaped.stderr).toBe(0);
-    expect(JSON.parse(reaped.stdout)).toMatchObject({ salvaged: expect.arrayContaining([{ runId, file: expect.stringMatching(/^workspace\/salvage-\d+\.json$/) as unknown }]) as unknown });
+    expect(JSON.parse(reaped.stdout)).toMatchObject({
+      salvaged: expect.arrayContaining([
+        { runId, file: expect.stringMatching(/^workspace\/salvage-\d+\.json$/) as unknown },
+      ]) as unknown,
+    });
     expect(sandboxesOf(runId)).toEqual([]);
 
     const resumed = gatehouse(stateDir, ['resume', runId]);
@@ -80,32 +114,55 @@ describe('resume after a crash keeps completed work (real CLI, real sandbox)', (
     expect(resumed.stdout).toMatch(/files changed: a\.txt, b\.txt/);
     expect(resumed.stdout).not.toMatch(/files changed: none/);
     const log = logOf(stateDir, runId);
-    expect(log.filter((e) => e.type === 'run.resumed').at(-1)!.data).toMatchObject({ workspaceFrom: 'previous-sandbox', files: ['a.txt', 'b.txt'] });
+    expect(log.filter((e) => e.type === 'run.resumed').at(-1)!.data).toMatchObject({
+      workspaceFrom: 'previous-sandbox',
+      files: ['a.txt', 'b.txt'],
+    });
     const shown = log.filter((e) => e.type === 'tool.observation').at(-1)!.data.content;
     expect(String(shown)).toContain('one\ntwo\n');
-    expect(log.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final', filesChanged: ['a.txt', 'b.txt'] } });
+    expect(log.at(-1)).toMatchObject({
+      type: 'run.completed',
+      data: { status: 'final', filesChanged: ['a.txt', 'b.txt'] },
+    });
   });
 
   it('a salvage is restored only when its MAC-ed record vouches for it: planted or edited ones are not', () => {
     const { stateDir, runId } = crashedAfterSecondWrite();
-    const reaped = spawnSync(process.execPath, [cli, 'sandbox', 'reap'], { encoding: 'utf8', cwd: os.tmpdir(), timeout: 120_000 });
+    const reaped = spawnSync(process.execPath, [cli, 'sandbox', 'reap'], {
+      encoding: 'utf8',
+      cwd: os.tmpdir(),
+      timeout: 120_000,
+    });
     expect(reaped.status, reaped.stderr).toBe(0);
-    const file = (JSON.parse(reaped.stdout) as { salvaged: Array<{ runId: string; file: string }> }).salvaged.find((s) => s.runId === runId)!.file;
+    const file = (JSON.parse(reaped.stdout) as { salvaged: Array<{ runId: string; file: string }> }).salvaged.find(
+      (s) => s.runId === runId,
+    )!.file;
     const runDir = path.join(stateDir, 'runs', runId);
     const original = readFileSync(path.join(runDir, file), 'utf8');
     // Planted with a larger number (nothing vouches for it), and the real one edited after it was saved.
-    writeFileSync(path.join(runDir, 'workspace/salvage-999999.json'), original.replace('"deleted":[]', '"deleted":["README.md"]'));
+    writeFileSync(
+      path.join(runDir, 'workspace/salvage-999999.json'),
+      original.replace('"deleted":[]', '"deleted":["README.md"]'),
+    );
     writeFileSync(path.join(runDir, file), original.replace('"deleted":[]', '"deleted":["README.md"]'));
     let resumed = gatehouse(stateDir, ['resume', runId]);
     expect(resumed.status).not.toBe(0);
-    expect(resumed.stderr).toMatch(/the saved sandbox \(workspace\/salvage-\d+\.json\) cannot be used: .* was changed after it was saved/);
+    expect(resumed.stderr).toMatch(
+      /the saved sandbox \(workspace\/salvage-\d+\.json\) cannot be used: .* was changed after it was saved/,
+    );
     // The real one put back: it is used, the planted one is not.
     writeFileSync(path.join(runDir, file), original);
     resumed = gatehouse(stateDir, ['resume', runId]);
     expect(resumed.status, resumed.stdout + resumed.stderr).toBe(0);
     const log = logOf(stateDir, runId);
-    expect(log.filter((e) => e.type === 'run.resumed').at(-1)!.data).toMatchObject({ workspaceFrom: 'previous-sandbox', files: ['a.txt', 'b.txt'] });
-    expect(log.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final', filesChanged: ['a.txt', 'b.txt'] } });
+    expect(log.filter((e) => e.type === 'run.resumed').at(-1)!.data).toMatchObject({
+      workspaceFrom: 'previous-sandbox',
+      files: ['a.txt', 'b.txt'],
+    });
+    expect(log.at(-1)).toMatchObject({
+      type: 'run.completed',
+      data: { status: 'final', filesChanged: ['a.txt', 'b.txt'] },
+    });
   });
 
   it('when the sandbox is gone and the last checkpoint predates a completed write, resume refuses and says why', () => {
@@ -113,7 +170,9 @@ describe('resume after a crash keeps completed work (real CLI, real sandbox)', (
     for (const id of sandboxesOf(runId)) spawnSync('docker', ['rm', '-f', id]);
     const resumed = gatehouse(stateDir, ['resume', runId]);
     expect(resumed.status).not.toBe(0);
-    expect(resumed.stderr).toMatch(/bash call \S+ completed \(event \d+\) and may have changed the workspace, but the last checkpoint \(\d+\) was saved before it/);
+    expect(resumed.stderr).toMatch(
+      /bash call \S+ completed \(event \d+\) and may have changed the workspace, but the last checkpoint \(\d+\) was saved before it/,
+    );
     expect(logOf(stateDir, runId).some((e) => e.type === 'run.completed')).toBe(false);
   });
 
@@ -121,7 +180,17 @@ describe('resume after a crash keeps completed work (real CLI, real sandbox)', (
     const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-state-'));
     const script = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-script-')), 'script.json');
     writeFileSync(script, JSON.stringify(SCRIPT));
-    const first = gatehouse(stateDir, ['run', 'x', '--repo', repo(), '--model', `scripted:${script}`, '--policy', policyFile(), '--json']);
+    const first = gatehouse(stateDir, [
+      'run',
+      'x',
+      '--repo',
+      repo(),
+      '--model',
+      `scripted:${script}`,
+      '--policy',
+      policyFile(),
+      '--json',
+    ]);
     expect(first.status).toBe(3);
     const events = parse(first.stdout);
     const runId = events[0]!.runId;
@@ -129,7 +198,13 @@ describe('resume after a crash keeps completed work (real CLI, real sandbox)', (
     const runDir = path.join(stateDir, 'runs', runId);
     const manifestFile = path.join(runDir, checkpoint.manifest);
     const original = readFileSync(manifestFile, 'utf8');
-    expect(gatehouse(stateDir, ['approve', runId, String(events.find((e) => e.type === 'approval.requested')!.data.requestId)]).status).toBe(0);
+    expect(
+      gatehouse(stateDir, [
+        'approve',
+        runId,
+        String(events.find((e) => e.type === 'approval.requested')!.data.requestId),
+      ]).status,
+    ).toBe(0);
 
     writeFileSync(manifestFile, original.replace('"deleted":[]', '"deleted":["README.md"]'));
     let resumed = gatehouse(stateDir, ['resume', runId]);

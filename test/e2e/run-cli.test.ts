@@ -26,20 +26,39 @@ const examplePolicy = ['--policy', path.join(example, '.gatehouse/policy.json')]
 function gatehouse(args: string[], env: NodeJS.ProcessEnv = process.env) {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-runs-'));
   const withPolicy = args[0] === 'run' && !args.includes('--policy') ? [...args, ...examplePolicy] : args;
-  const r = spawnSync(process.execPath, [cli, ...withPolicy, '--state-dir', stateDir], { encoding: 'utf8', timeout: 120_000, env });
+  const r = spawnSync(process.execPath, [cli, ...withPolicy, '--state-dir', stateDir], {
+    encoding: 'utf8',
+    timeout: 120_000,
+    env,
+  });
   return { ...r, stateDir };
 }
-const events = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; data: Record<string, unknown>; runId: string });
+const events = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type: string; data: Record<string, unknown>; runId: string });
 
 describe('gatehouse run (the real CLI, a real sandbox, the scripted model)', () => {
   it('the demo: reads the failure, fixes the code, re-runs the tests, answers citing the passing run; the repository is untouched', () => {
     const repo = freshCopy();
     const before = readFileSync(path.join(repo, 'src/math.js'), 'utf8');
-    const r = gatehouse(['run', 'fix the failing tests', '--repo', repo, '--model', `scripted:${demoScript}`, '--json']);
+    const r = gatehouse([
+      'run',
+      'fix the failing tests',
+      '--repo',
+      repo,
+      '--model',
+      `scripted:${demoScript}`,
+      '--json',
+    ]);
     expect(r.status).toBe(0);
     const log = events(r.stdout);
     // --json: every stdout line is an event of the log, the last one run.completed.
-    expect(log.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final', stopReason: 'final_answer', filesChanged: ['src/math.js'], applied: false } });
+    expect(log.at(-1)).toMatchObject({
+      type: 'run.completed',
+      data: { status: 'final', stopReason: 'final_answer', filesChanged: ['src/math.js'], applied: false },
+    });
     const observations = log.filter((e) => e.type === 'tool.observation').map((e) => e.data);
     expect(observations[0]).toMatchObject({ observationId: 'obs-1', tool: 'bash', outcome: 'failed' });
     expect(String(observations[0]!.content)).toMatch(/fail 1/);
@@ -51,9 +70,17 @@ describe('gatehouse run (the real CLI, a real sandbox, the scripted model)', () 
     expect(verifyLog(path.join(runDir, 'events.jsonl')).ok).toBe(true);
   });
 
-  it('--apply writes the fix back, and the repository\'s own tests then pass on the host', () => {
+  it("--apply writes the fix back, and the repository's own tests then pass on the host", () => {
     const repo = freshCopy();
-    const r = gatehouse(['run', 'fix the failing tests', '--repo', repo, '--model', `scripted:${demoScript}`, '--apply']);
+    const r = gatehouse([
+      'run',
+      'fix the failing tests',
+      '--repo',
+      repo,
+      '--model',
+      `scripted:${demoScript}`,
+      '--apply',
+    ]);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain(`applied to ${repo}`);
     expect(readFileSync(path.join(repo, 'src/math.js'), 'utf8')).toContain('return a + b;');
@@ -61,33 +88,88 @@ describe('gatehouse run (the real CLI, a real sandbox, the scripted model)', () 
   });
 
   it('script_exhausted: a script that runs out of turns ends failed (exit 1)', () => {
-    const r = gatehouse(['run', 'x', '--repo', freshCopy(), '--model', `scripted:${script([{ toolCalls: [{ name: 'list_files', input: {} }] }])}`, '--json']);
+    const r = gatehouse([
+      'run',
+      'x',
+      '--repo',
+      freshCopy(),
+      '--model',
+      `scripted:${script([{ toolCalls: [{ name: 'list_files', input: {} }] }])}`,
+      '--json',
+    ]);
     expect(r.status).toBe(1);
-    expect(events(r.stdout).at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'failed', stopReason: 'script_exhausted' } });
+    expect(events(r.stdout).at(-1)).toMatchObject({
+      type: 'run.completed',
+      data: { status: 'failed', stopReason: 'script_exhausted' },
+    });
   });
 
   it('max turns: the run ends partial (exit 4)', () => {
     const turns = Array.from({ length: 5 }, () => ({ toolCalls: [{ name: 'list_files', input: {} }] }));
-    const r = gatehouse(['run', 'x', '--repo', freshCopy(), '--model', `scripted:${script(turns)}`, '--max-turns', '2', '--json']);
+    const r = gatehouse([
+      'run',
+      'x',
+      '--repo',
+      freshCopy(),
+      '--model',
+      `scripted:${script(turns)}`,
+      '--max-turns',
+      '2',
+      '--json',
+    ]);
     expect(r.status).toBe(4);
     expect(events(r.stdout).at(-1)).toMatchObject({ data: { status: 'partial', stopReason: 'max_turns' } });
   });
 
   it('max tool calls: partial (exit 4)', () => {
-    const r = gatehouse(['run', 'x', '--repo', freshCopy(), '--model', `scripted:${script([{ toolCalls: [{ name: 'list_files', input: {} }, { name: 'list_files', input: {} }, { name: 'list_files', input: {} }] }])}`, '--max-tool-calls', '2', '--json']);
+    const r = gatehouse([
+      'run',
+      'x',
+      '--repo',
+      freshCopy(),
+      '--model',
+      `scripted:${script([
+        {
+          toolCalls: [
+            { name: 'list_files', input: {} },
+            { name: 'list_files', input: {} },
+            { name: 'list_files', input: {} },
+          ],
+        },
+      ])}`,
+      '--max-tool-calls',
+      '2',
+      '--json',
+    ]);
     expect(r.status).toBe(4);
     expect(events(r.stdout).at(-1)).toMatchObject({ data: { status: 'partial', stopReason: 'max_tool_calls' } });
   });
 
   it('the same failing call three times: partial, repeated_failure', () => {
     const fail = { toolCalls: [{ name: 'bash', input: { command: 'exit 1' } }] };
-    const r = gatehouse(['run', 'x', '--repo', freshCopy(), '--model', `scripted:${script([fail, fail, fail, fail])}`, '--json']);
+    const r = gatehouse([
+      'run',
+      'x',
+      '--repo',
+      freshCopy(),
+      '--model',
+      `scripted:${script([fail, fail, fail, fail])}`,
+      '--json',
+    ]);
     expect(r.status).toBe(4);
     expect(events(r.stdout).at(-1)).toMatchObject({ data: { status: 'partial', stopReason: 'repeated_failure' } });
   });
 
   it('an unsupported final answer is sent back once with the reason, then the run ends partial', () => {
-    const r = gatehouse(['run', 'x', '--repo', freshCopy(), '--model', `scripted:${script([{ final: 'I fixed it and the tests pass.' }, { final: 'Really, the tests pass.' }])}`, '--json']);
+    const r = gatehouse([
+      'run',
+      'x',
+      '--repo',
+      freshCopy(),
+      '--model',
+      `scripted:${script([{ final: 'I fixed it and the tests pass.' }, { final: 'Really, the tests pass.' }])}`,
+      '--json',
+    ]);
     expect(r.status).toBe(4);
     const log = events(r.stdout);
     expect(log.find((e) => e.type === 'run.feedback')?.data.reason).toMatch(/cites no observation/);
@@ -95,15 +177,41 @@ describe('gatehouse run (the real CLI, a real sandbox, the scripted model)', () 
   });
 
   it('a final answer citing an observation that shows a failure is not accepted', () => {
-    const r = gatehouse(['run', 'x', '--repo', freshCopy(), '--model', `scripted:${script([{ toolCalls: [{ name: 'bash', input: { command: 'node --test' } }] }, { final: 'The tests pass (obs-1).' }, { final: 'They pass (obs-1).' }])}`, '--json']);
+    const r = gatehouse([
+      'run',
+      'x',
+      '--repo',
+      freshCopy(),
+      '--model',
+      `scripted:${script([{ toolCalls: [{ name: 'bash', input: { command: 'node --test' } }] }, { final: 'The tests pass (obs-1).' }, { final: 'They pass (obs-1).' }])}`,
+      '--json',
+    ]);
     expect(r.status).toBe(4);
     expect(events(r.stdout).find((e) => e.type === 'run.feedback')?.data.reason).toMatch(/shows a failure/);
   });
 
   it('malformed tool-call input becomes a validation observation, not a crash', () => {
-    const r = gatehouse(['run', 'x', '--repo', freshCopy(), '--model', `scripted:${script([{ toolCalls: [{ name: 'read_file', input: { file: 'x' } }, { name: 'no_such_tool', input: {} }] }, { final: 'Nothing to report.' }])}`, '--json']);
+    const r = gatehouse([
+      'run',
+      'x',
+      '--repo',
+      freshCopy(),
+      '--model',
+      `scripted:${script([
+        {
+          toolCalls: [
+            { name: 'read_file', input: { file: 'x' } },
+            { name: 'no_such_tool', input: {} },
+          ],
+        },
+        { final: 'Nothing to report.' },
+      ])}`,
+      '--json',
+    ]);
     expect(r.status).toBe(0);
-    const obs = events(r.stdout).filter((e) => e.type === 'tool.observation').map((e) => e.data.outcome);
+    const obs = events(r.stdout)
+      .filter((e) => e.type === 'tool.observation')
+      .map((e) => e.data.outcome);
     expect(obs).toEqual(['rejected', 'rejected']);
   });
 
@@ -124,7 +232,11 @@ describe('gatehouse run (the real CLI, a real sandbox, the scripted model)', () 
   it('Ctrl-C: the run ends cancelled (exit 130), the log is kept, and no container is left', async () => {
     const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-runs-'));
     const slow = script([{ toolCalls: [{ name: 'bash', input: { command: 'sleep 60' } }] }, { final: 'done' }]);
-    const child = spawn(process.execPath, [cli, 'run', 'x', '--repo', freshCopy(), '--model', `scripted:${slow}`, '--json', '--state-dir', stateDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [cli, 'run', 'x', '--repo', freshCopy(), '--model', `scripted:${slow}`, '--json', '--state-dir', stateDir],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     let sent = false;
     child.stdout.on('data', (b: Buffer) => {
@@ -139,7 +251,9 @@ describe('gatehouse run (the real CLI, a real sandbox, the scripted model)', () 
     const log = events(out);
     expect(log.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'cancelled' } });
     const runId = log[0]!.runId;
-    const left = spawnSync('docker', ['ps', '-a', '--filter', `label=gatehouse.run=${runId}`, '-q'], { encoding: 'utf8' }).stdout.trim();
+    const left = spawnSync('docker', ['ps', '-a', '--filter', `label=gatehouse.run=${runId}`, '-q'], {
+      encoding: 'utf8',
+    }).stdout.trim();
     expect(left).toBe('');
     expect(verifyLog(path.join(stateDir, 'runs', runId, 'events.jsonl')).ok).toBe(true);
   });
@@ -149,7 +263,11 @@ describe('gatehouse run (the real CLI, a real sandbox, the scripted model)', () 
     const stateDir = path.join(repo, '.gatehouse');
     const look = script([{ toolCalls: [{ name: 'bash', input: { command: 'ls -a' } }] }, { final: 'Listed.' }]);
     for (let i = 0; i < 2; i++) {
-      const r = spawnSync(process.execPath, [cli, 'run', 'x', '--repo', repo, '--model', `scripted:${look}`, '--json', '--state-dir', stateDir], { encoding: 'utf8', timeout: 120_000 });
+      const r = spawnSync(
+        process.execPath,
+        [cli, 'run', 'x', '--repo', repo, '--model', `scripted:${look}`, '--json', '--state-dir', stateDir],
+        { encoding: 'utf8', timeout: 120_000 },
+      );
       expect(r.status).toBe(0);
       const listing = String(events(r.stdout).find((e) => e.type === 'tool.observation')!.data.content);
       expect(listing).toContain('package.json');
@@ -166,7 +284,9 @@ describe('gatehouse run (the real CLI, a real sandbox, the scripted model)', () 
     expect(show.status).toBe(0);
     // Who or what allowed each action, by which rule: the example repository's own policy.
     expect(show.stdout).toMatch(/tool\.approval\s+allow by allow\[0\] bash\(node --test\*\)/);
-    expect(show.stdout).toMatch(/tool\.execution\.started\s+edit_file .* — allowed by allow\[1\] edit_file\(src\/\*\*\)/);
+    expect(show.stdout).toMatch(
+      /tool\.execution\.started\s+edit_file .* — allowed by allow\[1\] edit_file\(src\/\*\*\)/,
+    );
     expect(show.stdout).toMatch(/run\.completed\s+final \(final_answer\)/);
   });
 });

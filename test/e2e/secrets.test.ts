@@ -29,7 +29,10 @@ describe('secrets never reach the log or artifacts', () => {
     process.env.GATEHOUSE_TEST_API_KEY = envSecret;
     driver = await startDriver();
     // A repository that carries a token in a file, as untrusted repositories do.
-    sandbox = await driver.createSandbox({ runId: 'run_secrets', repoDir: makeRepo({ '.env': `OPENAI_API_KEY=${fileToken}\n`, 'README.md': '# x\n' }) });
+    sandbox = await driver.createSandbox({
+      runId: 'run_secrets',
+      repoDir: makeRepo({ '.env': `OPENAI_API_KEY=${fileToken}\n`, 'README.md': '# x\n' }),
+    });
   });
   afterAll(async () => {
     delete process.env.GATEHOUSE_TEST_API_KEY;
@@ -41,7 +44,9 @@ describe('secrets never reach the log or artifacts', () => {
     // The model (or the repository) gets hold of the values and makes them flow through every field.
     const echo = await h.call('bash', { command: `echo ${envSecret}; cat .env`, description: `leak ${envSecret}` });
     const read = await h.call('read_file', { path: '.env' });
-    const flood = await h.call('bash', { command: `for i in $(seq 1 300); do echo "$i ${envSecret} $(cat .env)"; done` });
+    const flood = await h.call('bash', {
+      command: `for i in $(seq 1 300); do echo "$i ${envSecret} $(cat .env)"; done`,
+    });
     expect(flood.artifactRef).toMatch(/^art-/);
     for (const obs of [echo, read, flood]) {
       expect(obs.content).not.toContain(envSecret);

@@ -25,16 +25,26 @@ describe('sandbox smoke', () => {
 
   it('exports changes too big for NATS through the archive API', async () => {
     // ~6.7 MB of text: over the 4 MiB a diff may carry over NATS.
-    await sh(sandbox, 'head -c 5000000 /dev/urandom | base64 > big.txt && mkdir -p out/deep && echo hi > out/deep/x.txt');
+    await sh(
+      sandbox,
+      'head -c 5000000 /dev/urandom | base64 > big.txt && mkdir -p out/deep && echo hi > out/deep/x.txt',
+    );
     const changes = await sandbox.changes();
     expect(changes.truncated).toBe(true);
     expect(changes.diff).toBe('');
     expect(changes.files.map((f) => f.path).sort()).toEqual(['big.txt', 'out/deep/x.txt']);
 
     const dest = mkdtempSync(path.join(os.tmpdir(), 'gh-export-'));
-    await sandbox.exportFiles(changes.files.map((f) => f.path), dest);
+    await sandbox.exportFiles(
+      changes.files.map((f) => f.path),
+      dest,
+    );
     const inside = (await sh(sandbox, 'sha256sum big.txt')).split(' ')[0];
-    expect(createHash('sha256').update(readFileSync(path.join(dest, 'big.txt'))).digest('hex')).toBe(inside);
+    expect(
+      createHash('sha256')
+        .update(readFileSync(path.join(dest, 'big.txt')))
+        .digest('hex'),
+    ).toBe(inside);
     expect(readFileSync(path.join(dest, 'out/deep/x.txt'), 'utf8')).toBe('hi\n');
   });
 

@@ -54,14 +54,35 @@ describe('gatehouse verify detects what a hash chain alone cannot', () => {
     cpSync(example, repo, { recursive: true });
     const script = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-script-')), 'script.json');
     // 30k numbers: far over the observation budget, so the full output is stored as an artifact.
-    writeFileSync(script, JSON.stringify({ turns: [{ toolCalls: [{ name: 'bash', input: { command: 'seq 1 30000' } }] }, { final: 'Printed the numbers (obs-1).' }] }));
+    writeFileSync(
+      script,
+      JSON.stringify({
+        turns: [
+          { toolCalls: [{ name: 'bash', input: { command: 'seq 1 30000' } }] },
+          { final: 'Printed the numbers (obs-1).' },
+        ],
+      }),
+    );
     stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-runs-'));
-    const r = gatehouse(['run', 'print numbers', '--repo', repo, '--model', `scripted:${script}`, '--mode', 'sandboxed-auto', '--state-dir', stateDir]);
+    const r = gatehouse([
+      'run',
+      'print numbers',
+      '--repo',
+      repo,
+      '--model',
+      `scripted:${script}`,
+      '--mode',
+      'sandboxed-auto',
+      '--state-dir',
+      stateDir,
+    ]);
     expect(r.status, r.stderr).not.toBe(2);
     runId = readdirSync(path.join(stateDir, 'runs'))[0]!;
     const ok = gatehouse(['verify', runId, '--state-dir', stateDir]);
     expect(ok.status, ok.stdout + ok.stderr).toBe(0);
-    expect(readdirSync(path.join(stateDir, 'runs', runId, 'artifacts')).filter((f) => f.startsWith('art-'))).toHaveLength(1);
+    expect(
+      readdirSync(path.join(stateDir, 'runs', runId, 'artifacts')).filter((f) => f.startsWith('art-')),
+    ).toHaveLength(1);
   }, 180_000);
 
   it('a cut tail, run.completed included', () => {

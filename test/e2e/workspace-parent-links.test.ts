@@ -4,7 +4,13 @@ import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restoreSaved, saveWorkspace, type Sandbox, type SandboxDriver, type WorkspaceManifest } from '@gatehouse/orchestrator';
+import {
+  restoreSaved,
+  saveWorkspace,
+  type Sandbox,
+  type SandboxDriver,
+  type WorkspaceManifest,
+} from '@gatehouse/orchestrator';
 import { makeRepo, sh, startDriver } from '../support/sandbox';
 
 /** Runs a command as root in the container (the test's own look at what only root can see). */
@@ -20,7 +26,12 @@ function asRoot(sandbox: Sandbox, script: string): string {
 describe('saving and restoring never goes through a link in a parent folder (real sandbox)', () => {
   let driver: SandboxDriver;
   let sandbox: Sandbox;
-  const repo = makeRepo({ 'README.md': '# fixture\n', 'a/invoke.pub': 'decoy\n', 'a/protect.json': '{}\n', 'b/keep.txt': 'k\n' });
+  const repo = makeRepo({
+    'README.md': '# fixture\n',
+    'a/invoke.pub': 'decoy\n',
+    'a/protect.json': '{}\n',
+    'b/keep.txt': 'k\n',
+  });
   beforeAll(async () => {
     driver = await startDriver();
     sandbox = await driver.createSandbox({ runId: 'run_plinks', repoDir: repo });
@@ -70,7 +81,11 @@ describe('saving and restoring never goes through a link in a parent folder (rea
 
   it('refuses to restore under a folder that is a link in the fresh sandbox', async () => {
     const linked = makeRepo({ 'README.md': '# fixture\n' });
-    execFileSync('sh', ['-c', 'ln -s /var/gatehouse lnk && git add lnk && git -c user.name=t -c user.email=t@t commit -qm link'], { cwd: linked });
+    execFileSync(
+      'sh',
+      ['-c', 'ln -s /var/gatehouse lnk && git add lnk && git -c user.name=t -c user.email=t@t commit -qm link'],
+      { cwd: linked },
+    );
     const runDir = mkdtempSync(path.join(os.tmpdir(), 'gh-plinks-'));
     const content = 'through a committed link\n';
     const sha = createHash('sha256').update(content).digest('hex');

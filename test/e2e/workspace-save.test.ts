@@ -3,7 +3,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadWorkspace, restoreSaved, saveWorkspace, scanWorkspace, SavedWorkspaceError, type SandboxDriver, type Sandbox } from '@gatehouse/orchestrator';
+import {
+  loadWorkspace,
+  restoreSaved,
+  saveWorkspace,
+  scanWorkspace,
+  SavedWorkspaceError,
+  type SandboxDriver,
+  type Sandbox,
+} from '@gatehouse/orchestrator';
 import { makeRepo, sh, startDriver } from '../support/sandbox';
 
 /**
@@ -13,7 +21,12 @@ import { makeRepo, sh, startDriver } from '../support/sandbox';
 describe('workspace save and restore (real sandbox)', () => {
   let driver: SandboxDriver;
   let sandbox: Sandbox;
-  const repo = makeRepo({ 'README.md': '# fixture\n', 'src/a.ts': 'export const a = 1;\n', 'old.txt': 'bye\n', '.gitignore': 'ignored/\n' });
+  const repo = makeRepo({
+    'README.md': '# fixture\n',
+    'src/a.ts': 'export const a = 1;\n',
+    'old.txt': 'bye\n',
+    '.gitignore': 'ignored/\n',
+  });
   beforeAll(async () => {
     driver = await startDriver();
     sandbox = await driver.createSandbox({ runId: 'run_wsave', repoDir: repo });
@@ -21,10 +34,19 @@ describe('workspace save and restore (real sandbox)', () => {
   afterAll(async () => driver?.close());
 
   it('lists added, modified and deleted paths without the daemon, honouring .gitignore', async () => {
-    await sh(sandbox, 'echo changed >> src/a.ts && rm old.txt && mkdir -p new/deep && printf "x\\0y" > new/deep/bin.dat && ln -s ../README.md new/link && printf "#!/bin/sh\\n" > run.sh && chmod 755 run.sh && mkdir ignored && echo no > ignored/x');
+    await sh(
+      sandbox,
+      'echo changed >> src/a.ts && rm old.txt && mkdir -p new/deep && printf "x\\0y" > new/deep/bin.dat && ln -s ../README.md new/link && printf "#!/bin/sh\\n" > run.sh && chmod 755 run.sh && mkdir ignored && echo no > ignored/x',
+    );
     const scan = await scanWorkspace(sandbox.container);
     expect(scan.scratch).toMatch(/^\/var\/gatehouse\/scan\./);
-    expect(scan.changes.map((c) => `${c.status} ${c.path}`).sort()).toEqual(['added new/deep/bin.dat', 'added new/link', 'added run.sh', 'deleted old.txt', 'modified src/a.ts']);
+    expect(scan.changes.map((c) => `${c.status} ${c.path}`).sort()).toEqual([
+      'added new/deep/bin.dat',
+      'added new/link',
+      'added run.sh',
+      'deleted old.txt',
+      'modified src/a.ts',
+    ]);
     // A second scan reuses root's folder (git's stat cache) and sees the same.
     const again = await scanWorkspace(sandbox.container, scan.scratch);
     expect(again.changes.length).toBe(5);
@@ -49,12 +71,21 @@ describe('workspace save and restore (real sandbox)', () => {
     const fresh = await driver.createSandbox({ runId: 'run_wsave2', repoDir: repo });
     try {
       await restoreSaved(fresh, runDir, m);
-      expect(await sh(fresh, 'cat src/a.ts; od -c new/deep/bin.dat | head -1; readlink new/link; stat -c "%a %u" run.sh; test -e old.txt || echo gone')).toBe(
-        'export const a = 1;\nchanged\n0000000   x  \\0   y\n../README.md\n755 10001\ngone\n',
-      );
+      expect(
+        await sh(
+          fresh,
+          'cat src/a.ts; od -c new/deep/bin.dat | head -1; readlink new/link; stat -c "%a %u" run.sh; test -e old.txt || echo gone',
+        ),
+      ).toBe('export const a = 1;\nchanged\n0000000   x  \\0   y\n../README.md\n755 10001\ngone\n');
       expect(await sh(fresh, 'stat -c "%U" new new/deep')).toBe('sandbox\nsandbox\n');
       const rescan = await scanWorkspace(fresh.container);
-      expect(rescan.changes.map((c) => c.path).sort()).toEqual(['new/deep/bin.dat', 'new/link', 'old.txt', 'run.sh', 'src/a.ts']);
+      expect(rescan.changes.map((c) => c.path).sort()).toEqual([
+        'new/deep/bin.dat',
+        'new/link',
+        'old.txt',
+        'run.sh',
+        'src/a.ts',
+      ]);
     } finally {
       await fresh.destroy();
     }
@@ -65,11 +96,16 @@ describe('workspace save and restore (real sandbox)', () => {
     await sh(sandbox, 'printf "version one\\n" > same.txt && touch -d "2020-01-01 00:00:00" same.txt');
     const first = await saveWorkspace(sandbox.container, runDir, 'one');
     await sh(sandbox, 'printf "version two\\n" > same.txt && touch -d "2020-01-01 00:00:00" same.txt');
-    const second = await saveWorkspace(sandbox.container, runDir, 'two', { previous: first.manifest, scratch: first.scratch });
+    const second = await saveWorkspace(sandbox.container, runDir, 'two', {
+      previous: first.manifest,
+      scratch: first.scratch,
+    });
     const before = first.manifest.files.find((f) => f.path === 'same.txt');
     const after = second.manifest.files.find((f) => f.path === 'same.txt');
     expect(before && after && before.kind === 'file' && after.kind === 'file' && before.size === after.size).toBe(true);
-    expect(readFileSync(path.join(runDir, 'workspace/blobs', (after as { sha256: string }).sha256), 'utf8')).toBe('version two\n');
+    expect(readFileSync(path.join(runDir, 'workspace/blobs', (after as { sha256: string }).sha256), 'utf8')).toBe(
+      'version two\n',
+    );
     await sh(sandbox, 'rm same.txt');
   });
 

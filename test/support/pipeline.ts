@@ -23,7 +23,12 @@ import {
 // Loaded once per test file: the shell classifier's parser is WebAssembly and initialises asynchronously.
 const classifier = await loadShellClassifier();
 
-export const TEST_LIMITS: ToolLimits = { defaultTimeoutMs: 30_000, maxTimeoutMs: 60_000, observationBudget: 4000, maxReadLines: 2000 };
+export const TEST_LIMITS: ToolLimits = {
+  defaultTimeoutMs: 30_000,
+  maxTimeoutMs: 60_000,
+  observationBudget: 4000,
+  maxReadLines: 2000,
+};
 
 export interface PipelineHarness {
   pipeline: ToolPipeline;
@@ -39,7 +44,13 @@ export interface PipelineHarness {
 /** A run's pipeline against a real sandbox and a real on-disk log. */
 export function pipelineFor(
   sandbox: Sandbox,
-  opts: { mode?: Mode; surface?: string[]; limits?: Partial<ToolLimits>; channel?: ApprovalChannel; policy?: ApprovalPolicy } = {},
+  opts: {
+    mode?: Mode;
+    surface?: string[];
+    limits?: Partial<ToolLimits>;
+    channel?: ApprovalChannel;
+    policy?: ApprovalPolicy;
+  } = {},
 ): PipelineHarness {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-state-'));
   const runId = newId('run');
@@ -49,7 +60,16 @@ export function pipelineFor(
   const surface = opts.surface ?? resolveSurface(registry, { mode });
   const tracker = new StateTracker();
   tracker.apply(log.append('run.started', 'user', { task: 'test', mode, surface }));
-  const pipeline = new ToolPipeline({ log, tracker, registry, surface, policy: opts.policy ?? createPolicy(emptyPolicy(classifier), mode, classifier), sandbox, limits: { ...TEST_LIMITS, ...opts.limits }, ...(opts.channel ? { channel: opts.channel } : {}) });
+  const pipeline = new ToolPipeline({
+    log,
+    tracker,
+    registry,
+    surface,
+    policy: opts.policy ?? createPolicy(emptyPolicy(classifier), mode, classifier),
+    sandbox,
+    limits: { ...TEST_LIMITS, ...opts.limits },
+    ...(opts.channel ? { channel: opts.channel } : {}),
+  });
   let n = 0;
   let last = '';
   return {

@@ -23,7 +23,9 @@ export async function startDriver(opts: ConstructorParameters<typeof Object>[0] 
 }
 
 /** A small git repository on the host, committed, for copying into sandboxes. */
-export function makeRepo(files: Record<string, string> = { 'README.md': '# fixture\n', 'src/a.ts': 'export const a = 1;\n' }): string {
+export function makeRepo(
+  files: Record<string, string> = { 'README.md': '# fixture\n', 'src/a.ts': 'export const a = 1;\n' },
+): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gh-repo-'));
   for (const [name, content] of Object.entries(files)) {
     mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
@@ -58,13 +60,24 @@ export function run<P extends PrimitiveName>(
   sandbox: Sandbox,
   primitive: P,
   input: PrimitiveInput<P>,
-  opts: { timeoutMs?: number; outputCap?: number; invocationId?: string; signal?: AbortSignal; onOutput?: (c: { stream: string; data: string }) => void } = {},
+  opts: {
+    timeoutMs?: number;
+    outputCap?: number;
+    invocationId?: string;
+    signal?: AbortSignal;
+    onOutput?: (c: { stream: string; data: string }) => void;
+  } = {},
 ) {
   return sandbox.invoke(primitive, input, { approval: runtimeApproval(primitive, input, 'test'), ...opts });
 }
 
 /** A well-formed invocation message, as a plain object a test can then corrupt. */
-export function invocation(sandbox: Sandbox, primitive: PrimitiveName, input: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function invocation(
+  sandbox: Sandbox,
+  primitive: PrimitiveName,
+  input: unknown,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   const invocationId = newId('inv');
   return {
     v: 1,
@@ -86,12 +99,27 @@ export function invocation(sandbox: Sandbox, primitive: PrimitiveName, input: un
  * signed with the sandbox's key as it is (after whatever corruption the test made), so the daemon's
  * other checks are reached; `unsigned` sends it as given.
  */
-export async function sendRaw(driver: SandboxDriver, sandbox: Sandbox, message: unknown, opts: { unsigned?: boolean } = {}): Promise<InvocationResult> {
-  const signed = typeof message === 'object' && message !== null && !(message instanceof Uint8Array) && !Array.isArray(message) && !opts.unsigned
-    ? { ...message, signature: sandbox.sign(message) }
-    : message;
-  const bytes = signed instanceof Uint8Array ? signed : new TextEncoder().encode(typeof signed === 'string' ? signed : JSON.stringify(signed));
-  const reply = await driver.nc.request(sandboxSubjects(sandbox.runId, sandbox.sandboxId).invoke, bytes, { timeout: 20_000 });
+export async function sendRaw(
+  driver: SandboxDriver,
+  sandbox: Sandbox,
+  message: unknown,
+  opts: { unsigned?: boolean } = {},
+): Promise<InvocationResult> {
+  const signed =
+    typeof message === 'object' &&
+    message !== null &&
+    !(message instanceof Uint8Array) &&
+    !Array.isArray(message) &&
+    !opts.unsigned
+      ? { ...message, signature: sandbox.sign(message) }
+      : message;
+  const bytes =
+    signed instanceof Uint8Array
+      ? signed
+      : new TextEncoder().encode(typeof signed === 'string' ? signed : JSON.stringify(signed));
+  const reply = await driver.nc.request(sandboxSubjects(sandbox.runId, sandbox.sandboxId).invoke, bytes, {
+    timeout: 20_000,
+  });
   const decoded = decodeMessage(InvocationResult, reply.data);
   if (!decoded.ok) throw new Error(`daemon reply failed the result schema: ${decoded.error}`);
   return decoded.value;
@@ -101,8 +129,14 @@ export async function sendRaw(driver: SandboxDriver, sandbox: Sandbox, message: 
  * Runs a command in the sandbox as root through `docker exec`, around the daemon: for tests that
  * must look at what commands cannot (the daemon's state directory, file owners).
  */
-export async function rootExec(driver: SandboxDriver, sandbox: Sandbox, cmd: string[]): Promise<{ exitCode: number; output: string }> {
-  const exec = await driver.docker.getContainer(sandbox.info.containerId).exec({ Cmd: cmd, User: '0', AttachStdout: true, AttachStderr: true });
+export async function rootExec(
+  driver: SandboxDriver,
+  sandbox: Sandbox,
+  cmd: string[],
+): Promise<{ exitCode: number; output: string }> {
+  const exec = await driver.docker
+    .getContainer(sandbox.info.containerId)
+    .exec({ Cmd: cmd, User: '0', AttachStdout: true, AttachStderr: true });
   const stream = await exec.start({});
   const chunks: Buffer[] = [];
   await new Promise<void>((resolve, reject) => {
@@ -113,7 +147,7 @@ export async function rootExec(driver: SandboxDriver, sandbox: Sandbox, cmd: str
   // The attached stream is multiplexed: 8-byte frame headers before each chunk.
   const raw = Buffer.concat(chunks);
   const parts: Buffer[] = [];
-  for (let i = 0; i + 8 <= raw.length; ) {
+  for (let i = 0; i + 8 <= raw.length;) {
     const size = raw.readUInt32BE(i + 4);
     parts.push(raw.subarray(i + 8, i + 8 + size));
     i += 8 + size;

@@ -9,14 +9,25 @@ import { normalisePathPattern } from '../policy/rules';
 export const Handoff = z.strictObject({
   task: z.string().min(1).max(20_000).describe('what the sub-agent should do'),
   tools: z.array(z.string().min(1)).min(1).max(32).describe("tools it may use: a subset of this agent's tools"),
-  paths: z.array(z.string().min(1).max(1024)).min(1).max(64).describe('workspace globs it may touch, e.g. ["src/math/**"]'),
-  evidence: z.array(z.string().regex(/^obs-\d+$/)).max(32).default([]).describe('observation ids handed over, e.g. ["obs-3"]'),
+  paths: z
+    .array(z.string().min(1).max(1024))
+    .min(1)
+    .max(64)
+    .describe('workspace globs it may touch, e.g. ["src/math/**"]'),
+  evidence: z
+    .array(z.string().regex(/^obs-\d+$/))
+    .max(32)
+    .default([])
+    .describe('observation ids handed over, e.g. ["obs-3"]'),
   budget: z
     .strictObject({
       turns: z.number().int().positive().max(200),
       toolCalls: z.number().int().positive().max(1000),
       tokens: z.number().int().positive(),
-      seconds: z.number().positive().max(24 * 3600),
+      seconds: z
+        .number()
+        .positive()
+        .max(24 * 3600),
     })
     .describe('at most what this agent has left'),
   expect: z.string().min(1).max(4_000).describe('the answer expected back'),
@@ -42,18 +53,31 @@ export interface AgentScope {
 export function checkHandoff(h: Handoff, parent: AgentScope): ValidationError[] {
   const errors: ValidationError[] = [];
   const err = (path: string, code: string, message: string) => errors.push({ path, code, message });
-  if (parent.depth + 1 > parent.maxDepth) err('', 'depth_exceeded', `sub-agents may nest at most ${parent.maxDepth} deep; this agent is at depth ${parent.depth}`);
+  if (parent.depth + 1 > parent.maxDepth)
+    err(
+      '',
+      'depth_exceeded',
+      `sub-agents may nest at most ${parent.maxDepth} deep; this agent is at depth ${parent.depth}`,
+    );
   h.tools.forEach((t, i) => {
-    if (!parent.surface.includes(t)) err(`tools[${i}]`, 'tool_not_delegable', `${t} is not one of this agent's tools (${parent.surface.join(', ')})`);
+    if (!parent.surface.includes(t))
+      err(`tools[${i}]`, 'tool_not_delegable', `${t} is not one of this agent's tools (${parent.surface.join(', ')})`);
   });
   h.paths.forEach((p, i) => {
-    if (!withinAny(p, parent.paths)) err(`paths[${i}]`, 'path_outside_scope', `${p} is not inside this agent's paths (${parent.paths.join(', ')})`);
+    if (!withinAny(p, parent.paths))
+      err(`paths[${i}]`, 'path_outside_scope', `${p} is not inside this agent's paths (${parent.paths.join(', ')})`);
   });
   h.evidence.forEach((id, i) => {
-    if (!parent.observations.has(id)) err(`evidence[${i}]`, 'unknown_observation', `${id} is not an observation of this run`);
+    if (!parent.observations.has(id))
+      err(`evidence[${i}]`, 'unknown_observation', `${id} is not an observation of this run`);
   });
   for (const k of ['turns', 'toolCalls', 'tokens', 'seconds'] as const) {
-    if (h.budget[k] > parent.remaining[k]) err(`budget.${k}`, 'budget_exceeds_parent', `${k} ${h.budget[k]} is more than this agent has left (${Math.floor(parent.remaining[k])})`);
+    if (h.budget[k] > parent.remaining[k])
+      err(
+        `budget.${k}`,
+        'budget_exceeds_parent',
+        `${k} ${h.budget[k]} is more than this agent has left (${Math.floor(parent.remaining[k])})`,
+      );
   }
   return errors;
 }

@@ -19,7 +19,12 @@ export function narrowPolicy(parent: ApprovalPolicy, paths: readonly string[]): 
       if (matchers.some((m) => m.test(p))) return inherited;
       // A directory listing that covers the scope (e.g. `.` for `src/**`) is a read: allowed.
       if (req.readOnly && paths.some((g) => normaliseGlob(g).startsWith(p === '.' ? '' : `${p}/`))) return inherited;
-      return { ...inherited, decision: 'deny', policyId: 'handoff:paths', reason: `${p} is outside this sub-agent's paths (${paths.join(', ')})` };
+      return {
+        ...inherited,
+        decision: 'deny',
+        policyId: 'handoff:paths',
+        reason: `${p} is outside this sub-agent's paths (${paths.join(', ')})`,
+      };
     },
   };
 }

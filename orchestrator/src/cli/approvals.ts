@@ -23,7 +23,9 @@ export function runTree(stateDir: string, runId: string): string[] {
     } catch {
       continue; // a missing child log is reported by `show --tree`, not here
     }
-    for (const e of events) if (e.type === 'agent.spawned' && (e.data as EventDataOf<'agent.spawned'>).parentRunId === id) queue.push((e.data as EventDataOf<'agent.spawned'>).childRunId);
+    for (const e of events)
+      if (e.type === 'agent.spawned' && (e.data as EventDataOf<'agent.spawned'>).parentRunId === id)
+        queue.push((e.data as EventDataOf<'agent.spawned'>).childRunId);
   }
   return out;
 }
@@ -32,7 +34,10 @@ export function runTree(stateDir: string, runId: string): string[] {
 export function treePending(stateDir: string, runId: string): Array<{ runId: string; request: RequestState }> {
   return runTree(stateDir, runId).flatMap((id) => {
     try {
-      return pendingRequests(fold(RunLog.readEvents(stateDir, id)).approvals).map((request) => ({ runId: id, request }));
+      return pendingRequests(fold(RunLog.readEvents(stateDir, id)).approvals).map((request) => ({
+        runId: id,
+        request,
+      }));
     } catch {
       return [];
     }
@@ -46,8 +51,13 @@ export function approvalsCommand(runId: string, o: { stateDir?: string; json?: b
     if (o.json) process.stdout.write(`${JSON.stringify(view(owner, r))}\n`);
     else {
       // The whole action, with control characters shown as escapes: what is approved is what is seen.
-      const preview = visible(previewOf(r.tool, r.input)).split('\n').map((l) => `    │ ${l}`).join('\n');
-      process.stdout.write(`${r.requestId}  ${r.tool}${owner !== runId ? `  (sub-agent ${owner})` : ''}\n${preview}\n    rule: ${oneLine(r.rule)}\n    reason: ${oneLine(r.reason)}\n${r.risk.map((x) => `    risk: ${oneLine(x)}\n`).join('')}`);
+      const preview = visible(previewOf(r.tool, r.input))
+        .split('\n')
+        .map((l) => `    │ ${l}`)
+        .join('\n');
+      process.stdout.write(
+        `${r.requestId}  ${r.tool}${owner !== runId ? `  (sub-agent ${owner})` : ''}\n${preview}\n    rule: ${oneLine(r.rule)}\n    reason: ${oneLine(r.reason)}\n${r.risk.map((x) => `    risk: ${oneLine(x)}\n`).join('')}`,
+      );
     }
   }
   if (!o.json && pending.length === 0) process.stdout.write(`no pending approvals in run ${runId}\n`);
@@ -55,7 +65,17 @@ export function approvalsCommand(runId: string, o: { stateDir?: string; json?: b
 }
 
 function view(runId: string, r: RequestState): Record<string, unknown> {
-  return { runId, requestId: r.requestId, tool: r.tool, input: r.input, actionHash: r.actionHash, rule: r.rule, reason: r.reason, risk: r.risk, lineage: r.lineage };
+  return {
+    runId,
+    requestId: r.requestId,
+    tool: r.tool,
+    input: r.input,
+    actionHash: r.actionHash,
+    rule: r.rule,
+    reason: r.reason,
+    risk: r.risk,
+    lineage: r.lineage,
+  };
 }
 
 /**
@@ -63,7 +83,11 @@ function view(runId: string, r: RequestState): Record<string, unknown> {
  * to the run's log (taking its writer lock, so not while the run itself is live) by the person at
  * this account; `gatehouse resume RUN` then acts on it.
  */
-export function answerCommand(treeRoot: string, requestId: string, o: { stateDir?: string; decision: 'grant' | 'deny'; scope?: 'once' | 'run'; reason?: string; json?: boolean }): number {
+export function answerCommand(
+  treeRoot: string,
+  requestId: string,
+  o: { stateDir?: string; decision: 'grant' | 'deny'; scope?: 'once' | 'run'; reason?: string; json?: boolean },
+): number {
   const stateDir = resolveStateDir(o.stateDir);
   // The request may belong to a sub-agent of the named run: it is answered in that agent's log.
   const owner = treePending(stateDir, treeRoot).find((p) => p.request.requestId === requestId)?.runId ?? treeRoot;
@@ -72,17 +96,50 @@ export function answerCommand(treeRoot: string, requestId: string, o: { stateDir
   try {
     const state = fold(log.events());
     const r = state.approvals.requests[requestId];
-    if (!r) throw new ApprovalCommandError(`run ${runId} has no approval request ${requestId}; list them with: gatehouse approvals ${runId}`);
-    if (r.status !== 'pending') throw new ApprovalCommandError(`request ${requestId} was already ${r.status} by ${r.answer?.approver ?? '?'}`);
+    if (!r)
+      throw new ApprovalCommandError(
+        `run ${runId} has no approval request ${requestId}; list them with: gatehouse approvals ${runId}`,
+      );
+    if (r.status !== 'pending')
+      throw new ApprovalCommandError(`request ${requestId} was already ${r.status} by ${r.answer?.approver ?? '?'}`);
     const approver = `user:${os.userInfo().username}`;
     const cause = { causationId: r.eventId };
     const event =
       o.decision === 'grant'
-        ? log.append('approval.granted', 'user', { requestId, callId: r.callId, actionHash: r.actionHash, executionHash: r.executionHash, scope: o.scope ?? 'once', approver, channel: 'cli', reason: o.reason ?? '' }, cause)
-        : log.append('approval.denied', 'user', { requestId, callId: r.callId, actionHash: r.actionHash, approver, channel: 'cli', reason: o.reason ?? 'denied' }, cause);
+        ? log.append(
+            'approval.granted',
+            'user',
+            {
+              requestId,
+              callId: r.callId,
+              actionHash: r.actionHash,
+              executionHash: r.executionHash,
+              scope: o.scope ?? 'once',
+              approver,
+              channel: 'cli',
+              reason: o.reason ?? '',
+            },
+            cause,
+          )
+        : log.append(
+            'approval.denied',
+            'user',
+            {
+              requestId,
+              callId: r.callId,
+              actionHash: r.actionHash,
+              approver,
+              channel: 'cli',
+              reason: o.reason ?? 'denied',
+            },
+            cause,
+          );
     log.sync();
     if (o.json) process.stdout.write(`${JSON.stringify(event)}\n`);
-    else process.stdout.write(`${o.decision === 'grant' ? `approved (scope ${o.scope ?? 'once'})` : 'denied'}: ${requestId} ${r.tool}${runId !== treeRoot ? ` (sub-agent ${runId})` : ''} — continue with: gatehouse resume ${treeRoot}\n`);
+    else
+      process.stdout.write(
+        `${o.decision === 'grant' ? `approved (scope ${o.scope ?? 'once'})` : 'denied'}: ${requestId} ${r.tool}${runId !== treeRoot ? ` (sub-agent ${runId})` : ''} — continue with: gatehouse resume ${treeRoot}\n`,
+      );
     return 0;
   } finally {
     log.close();

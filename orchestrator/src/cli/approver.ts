@@ -32,7 +32,11 @@ export async function approverCredsCommand(o: { run?: string; out?: string }): P
  * `gatehouse approve RUN REQUEST --nats --key FILE`: answers a live run's request over NATS, as a
  * web page or chat bot would: list the pending requests, sign the answer, send it, print the verdict.
  */
-export async function answerOverNatsCommand(runId: string, requestId: string, o: { key: string; decision: 'grant' | 'deny'; scope?: 'once' | 'run'; reason?: string }): Promise<number> {
+export async function answerOverNatsCommand(
+  runId: string,
+  requestId: string,
+  o: { key: string; decision: 'grant' | 'deny'; scope?: 'once' | 'run'; reason?: string },
+): Promise<number> {
   let key: z.infer<typeof KeyFile>;
   try {
     key = KeyFile.parse(JSON.parse(readFileSync(o.key, 'utf8')));
@@ -40,7 +44,10 @@ export async function answerOverNatsCommand(runId: string, requestId: string, o:
     throw new ApprovalCommandError(`cannot use approver key ${o.key}: ${(e as Error).message}`);
   }
   const nats = await ensureNatsServer((await ensureImages()).nats);
-  const nc = await connect({ servers: nats.url, authenticator: credsAuthenticator(new TextEncoder().encode(await approverCreds(nats.identity, runId))) });
+  const nc = await connect({
+    servers: nats.url,
+    authenticator: credsAuthenticator(new TextEncoder().encode(await approverCreds(nats.identity, runId))),
+  });
   try {
     const subjects = approvalSubjects(runId);
     let pending: Array<{ requestId: string; actionHash: string; tool: string; runId: string }>;
@@ -48,11 +55,27 @@ export async function answerOverNatsCommand(runId: string, requestId: string, o:
       const reply = await nc.request(subjects.pending, new Uint8Array(), { timeout: 5000 });
       pending = (JSON.parse(new TextDecoder().decode(reply.data)) as { pending: typeof pending }).pending;
     } catch {
-      throw new ApprovalCommandError(`run ${runId} is not waiting for answers over NATS (not live, or its policy lists no approvers); for a paused run use: gatehouse approve ${runId} ${requestId}`);
+      throw new ApprovalCommandError(
+        `run ${runId} is not waiting for answers over NATS (not live, or its policy lists no approvers); for a paused run use: gatehouse approve ${runId} ${requestId}`,
+      );
     }
     const request = pending.find((p) => p.requestId === requestId);
-    if (!request) throw new ApprovalCommandError(`run ${runId} has no pending request ${requestId} (pending: ${pending.map((p) => p.requestId).join(', ') || 'none'})`);
-    const signed = signAnswer({ requestId, runId: request.runId, actionHash: request.actionHash, decision: o.decision, ...(o.scope ? { scope: o.scope } : {}), ...(o.reason ? { reason: o.reason } : {}), approver: { name: key.name, publicKey: key.publicKey } }, key.seed);
+    if (!request)
+      throw new ApprovalCommandError(
+        `run ${runId} has no pending request ${requestId} (pending: ${pending.map((p) => p.requestId).join(', ') || 'none'})`,
+      );
+    const signed = signAnswer(
+      {
+        requestId,
+        runId: request.runId,
+        actionHash: request.actionHash,
+        decision: o.decision,
+        ...(o.scope ? { scope: o.scope } : {}),
+        ...(o.reason ? { reason: o.reason } : {}),
+        approver: { name: key.name, publicKey: key.publicKey },
+      },
+      key.seed,
+    );
     const verdict = await answerOverNats(nc, signed, 10_000, runId);
     process.stdout.write(`${JSON.stringify(verdict)}\n`);
     return verdict.ok ? 0 : 1;

@@ -24,9 +24,18 @@ export interface ChannelChoice {
  */
 export function chooseChannel(c: ChannelChoice): ApprovalChannel {
   const interactive = !c.json && process.stdin.isTTY === true && process.env.CI !== 'true';
-  const local = interactive ? terminalChannel({ input: process.stdin, output: process.stderr }) : headlessChannel(c.onAsk);
+  const local = interactive
+    ? terminalChannel({ input: process.stdin, output: process.stderr })
+    : headlessChannel(c.onAsk);
   if (c.approvers.length === 0) return local;
-  return natsChannel({ nc: c.nc, runId: c.runId, approvers: c.approvers, waitMs: c.natsWaitMs, fallback: local, ...(c.onRejected ? { onRejected: (reason, raw) => c.onRejected?.(reason, requestIdOf(raw)) } : {}) });
+  return natsChannel({
+    nc: c.nc,
+    runId: c.runId,
+    approvers: c.approvers,
+    waitMs: c.natsWaitMs,
+    fallback: local,
+    ...(c.onRejected ? { onRejected: (reason, raw) => c.onRejected?.(reason, requestIdOf(raw)) } : {}),
+  });
 }
 
 /** The request a refused answer named, if it is readable at all. */

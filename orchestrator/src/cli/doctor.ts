@@ -4,7 +4,13 @@ import { installationKey } from '../events/installation';
 import { keyLocation } from '../events/key';
 import { imageExists } from '../sandbox/docker';
 import { projectRoot } from '../sandbox/paths';
-import { assertDockerReachable, connectOrchestrator, ensureImages, ensureNatsServer, expectedImageTags } from '../sandbox/index';
+import {
+  assertDockerReachable,
+  connectOrchestrator,
+  ensureImages,
+  ensureNatsServer,
+  expectedImageTags,
+} from '../sandbox/index';
 
 interface Check {
   name: string;
@@ -21,11 +27,19 @@ export async function doctor(json: boolean): Promise<number> {
   const checks: Check[] = [];
   const add = (c: Check): void => {
     checks.push(c);
-    if (!json) process.stderr.write(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}${c.ok || !c.fix ? '' : `\n     fix: ${c.fix}`}\n`);
+    if (!json)
+      process.stderr.write(
+        `${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}${c.ok || !c.fix ? '' : `\n     fix: ${c.fix}`}\n`,
+      );
   };
 
   const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
-  add({ name: 'node', ok: major > 20 || (major === 20 && minor >= 19), detail: process.versions.node, fix: 'install Node >= 20.19' });
+  add({
+    name: 'node',
+    ok: major > 20 || (major === 20 && minor >= 19),
+    detail: process.versions.node,
+    fix: 'install Node >= 20.19',
+  });
 
   const daemonBundle = path.join(projectRoot(), 'images', 'sandbox', 'build', 'agent.mjs');
   add({ name: 'daemon bundle', ok: existsSync(daemonBundle), detail: daemonBundle, fix: 'npm run build' });
@@ -34,7 +48,13 @@ export async function doctor(json: boolean): Promise<number> {
   try {
     const key = installationKey();
     const where = keyLocation();
-    add({ name: 'log key', ok: true, detail: key ? `${where.keyFile} (id ${key.id}), heads in ${where.headsDir}` : `none yet; created on first run at ${where.keyFile}` });
+    add({
+      name: 'log key',
+      ok: true,
+      detail: key
+        ? `${where.keyFile} (id ${key.id}), heads in ${where.headsDir}`
+        : `none yet; created on first run at ${where.keyFile}`,
+    });
   } catch (e) {
     add({ name: 'log key', ok: false, detail: (e as Error).message });
   }
@@ -45,7 +65,12 @@ export async function doctor(json: boolean): Promise<number> {
     dockerOk = true;
     add({ name: 'docker engine', ok: true, detail: `${v.version} (API ${v.apiVersion})` });
   } catch (e) {
-    add({ name: 'docker engine', ok: false, detail: (e as Error).message, fix: 'as root on Debian: `npm run demo` installs docker.io and starts dockerd' });
+    add({
+      name: 'docker engine',
+      ok: false,
+      detail: (e as Error).message,
+      fix: 'as root on Debian: `npm run demo` installs docker.io and starts dockerd',
+    });
   }
 
   if (dockerOk) {
@@ -55,7 +80,12 @@ export async function doctor(json: boolean): Promise<number> {
       const exists = await Promise.all(tags.map((t) => imageExists(t)));
       const present = tags.filter((_, i) => exists[i]);
       imagesOk &&= present.length > 0;
-      add({ name: `${kind} image`, ok: present.length > 0, detail: present.length > 0 ? present.join(', ') : `missing (${tags.join(' or ')})`, fix: 'gatehouse images build' });
+      add({
+        name: `${kind} image`,
+        ok: present.length > 0,
+        detail: present.length > 0 ? present.join(', ') : `missing (${tags.join(' or ')})`,
+        fix: 'gatehouse images build',
+      });
     }
     if (imagesOk) {
       try {
@@ -64,16 +94,32 @@ export async function doctor(json: boolean): Promise<number> {
         const nc = await connectOrchestrator(nats.url, nats.identity);
         const rtt = await nc.rtt();
         await nc.close();
-        add({ name: 'nats', ok: true, detail: `${nats.embedded ? 'embedded container' : 'external'} at ${nats.url}, round trip ${rtt} ms` });
+        add({
+          name: 'nats',
+          ok: true,
+          detail: `${nats.embedded ? 'embedded container' : 'external'} at ${nats.url}, round trip ${rtt} ms`,
+        });
       } catch (e) {
-        add({ name: 'nats', ok: false, detail: (e as Error).message, fix: 'unset NATS_URL to use the embedded server, or check `docker logs gatehouse-nats`' });
+        add({
+          name: 'nats',
+          ok: false,
+          detail: (e as Error).message,
+          fix: 'unset NATS_URL to use the embedded server, or check `docker logs gatehouse-nats`',
+        });
       }
     }
   }
 
-  for (const [name, variable] of [['openai key', 'OPENAI_API_KEY'], ['anthropic key', 'ANTHROPIC_API_KEY']] as const) {
+  for (const [name, variable] of [
+    ['openai key', 'OPENAI_API_KEY'],
+    ['anthropic key', 'ANTHROPIC_API_KEY'],
+  ] as const) {
     // Keys are optional (the scripted model needs none); report presence, never the value.
-    add({ name, ok: true, detail: process.env[variable] ? `${variable} is set` : `${variable} not set (only needed for that provider)` });
+    add({
+      name,
+      ok: true,
+      detail: process.env[variable] ? `${variable} is set` : `${variable} not set (only needed for that provider)`,
+    });
   }
 
   const ok = checks.every((c) => c.ok);

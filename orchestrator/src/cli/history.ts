@@ -21,7 +21,10 @@ export function runsCommand(stateDirFlag: string | undefined, json: boolean): nu
 export function showCommand(runId: string, stateDirFlag: string | undefined): number {
   const events = RunLog.readEvents(resolveStateDir(stateDirFlag), runId);
   const byId = new Map(events.map((e) => [e.id, e]));
-  for (const e of events) process.stdout.write(`${String(e.seq).padStart(4)}  ${e.ts.slice(11, 23)}  ${e.actor.padEnd(7)}  ${e.type.padEnd(24)}  ${oneLine(describe(e, byId))}\n`);
+  for (const e of events)
+    process.stdout.write(
+      `${String(e.seq).padStart(4)}  ${e.ts.slice(11, 23)}  ${e.actor.padEnd(7)}  ${e.type.padEnd(24)}  ${oneLine(describe(e, byId))}\n`,
+    );
   return 0;
 }
 
@@ -65,7 +68,12 @@ function describe(e: EventEnvelope, byId: Map<string, EventEnvelope>): string {
       return `${String(d.tool)} ${JSON.stringify(d.input).slice(0, 100)}`;
     case 'tool.validation': {
       const v = d as EventDataOf<'tool.validation'>;
-      return v.ok ? 'ok' : `rejected at ${v.stage}: ${v.errors.map((x) => x.message).join('; ').slice(0, 120)}`;
+      return v.ok
+        ? 'ok'
+        : `rejected at ${v.stage}: ${v.errors
+            .map((x) => x.message)
+            .join('; ')
+            .slice(0, 120)}`;
     }
     case 'tool.approval':
       return `${String(d.decision)} by ${String(d.policyId)}: ${String(d.reason)}`;
@@ -77,7 +85,9 @@ function describe(e: EventEnvelope, byId: Map<string, EventEnvelope>): string {
       return `${String(d.observationId)} ${String(d.outcome)}`;
     case 'model.output': {
       const m = d as EventDataOf<'model.output'>;
-      return m.error ? `error ${m.error.kind}: ${m.error.message}` : `${m.text.replace(/\s+/g, ' ').slice(0, 80)} [${m.toolCalls.map((c) => c.name).join(', ')}]`;
+      return m.error
+        ? `error ${m.error.kind}: ${m.error.message}`
+        : `${m.text.replace(/\s+/g, ' ').slice(0, 80)} [${m.toolCalls.map((c) => c.name).join(', ')}]`;
     }
     case 'run.completed':
       return `${String(d.status)} (${String(d.stopReason)})`;

@@ -53,7 +53,8 @@ function parseScope(value: string): 'once' | 'run' {
 
 function parseSeconds(value: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n < 0 || n > 86_400) throw new InvalidArgumentError('must be a number of seconds between 0 and 86400');
+  if (!Number.isFinite(n) || n < 0 || n > 86_400)
+    throw new InvalidArgumentError('must be a number of seconds between 0 and 86400');
   return n;
 }
 
@@ -63,19 +64,30 @@ function parseBase(value: string): 'auto' | 'public' | 'local' {
 }
 
 const program = new Command('gatehouse')
-  .description('An agent harness: the model proposes; gatehouse validates, approves, executes in a sandbox, observes and records.')
+  .description(
+    'An agent harness: the model proposes; gatehouse validates, approves, executes in a sandbox, observes and records.',
+  )
   .exitOverride()
   .configureOutput({ outputError: (s, write) => write(s) });
 
-program.command('doctor').description('check Docker, images and NATS, each with how to fix it').option('--json', 'print the report as JSON').action(async (o: { json?: boolean }) => {
-  process.exitCode = await doctor(Boolean(o.json));
-});
+program
+  .command('doctor')
+  .description('check Docker, images and NATS, each with how to fix it')
+  .option('--json', 'print the report as JSON')
+  .action(async (o: { json?: boolean }) => {
+    process.exitCode = await doctor(Boolean(o.json));
+  });
 
 const images = program.command('images').description('sandbox and NATS images');
 images
   .command('build')
   .description('build the images if missing (cached by content hash)')
-  .option('--base <choice>', 'auto | public | local (a debootstrap base where no registry is reachable)', parseBase, 'auto')
+  .option(
+    '--base <choice>',
+    'auto | public | local (a debootstrap base where no registry is reachable)',
+    parseBase,
+    'auto',
+  )
   .action(async (o: { base: 'auto' | 'public' | 'local' }) => {
     await buildImages(o.base);
   });
@@ -83,7 +95,9 @@ images
 const sandbox = program.command('sandbox').description('start, exercise and remove sandboxes');
 sandbox
   .command('smoke')
-  .description('start a sandbox on a copy of a repository, run a few primitives through the daemon, show the diff, remove it')
+  .description(
+    'start a sandbox on a copy of a repository, run a few primitives through the daemon, show the diff, remove it',
+  )
   .option('--repo <dir>', 'repository to copy in', parseRepo, '.')
   .option('--json', 'print the report as JSON')
   .action(async (o: { repo: string; json?: boolean }) => {
@@ -107,8 +121,18 @@ sandbox
 /** Options `run` and `resume` share: how asks are answered, the budgets, where runs live, output. */
 function sessionOptions(cmd: Command): Command {
   return cmd
-    .option('--on-ask <what>', 'with no one to ask (no TTY, CI, --json): pause (exit 3, approve later) or deny', parseOnAsk, 'pause' as const)
-    .option('--approval-wait <seconds>', 'how long a request waits for an answer over NATS (policy approvers) before --on-ask or the terminal decides', parseSeconds, 120)
+    .option(
+      '--on-ask <what>',
+      'with no one to ask (no TTY, CI, --json): pause (exit 3, approve later) or deny',
+      parseOnAsk,
+      'pause' as const,
+    )
+    .option(
+      '--approval-wait <seconds>',
+      'how long a request waits for an answer over NATS (policy approvers) before --on-ask or the terminal decides',
+      parseSeconds,
+      120,
+    )
     .option('--max-turns <n>', 'stop after this many model turns (counted over the whole run)', parseCount, 30)
     .option('--max-tool-calls <n>', 'stop after this many tool calls (counted over the whole run)', parseCount, 100)
     .option('--state-dir <dir>', 'where runs are kept (default: $GATEHOUSE_STATE_DIR or .gatehouse)')
@@ -135,7 +159,10 @@ sessionOptions(
     .description('continue a paused (or interrupted) run from its log, in a fresh sandbox restored to its workspace')
     .argument('<run>', 'run id'),
 ).action(async (run: string, o: Parameters<typeof resumeCommand>[1], cmd: Command) => {
-  const explicit = { maxTurns: cmd.getOptionValueSource('maxTurns') === 'cli', maxToolCalls: cmd.getOptionValueSource('maxToolCalls') === 'cli' };
+  const explicit = {
+    maxTurns: cmd.getOptionValueSource('maxTurns') === 'cli',
+    maxToolCalls: cmd.getOptionValueSource('maxToolCalls') === 'cli',
+  };
   process.exitCode = await resumeCommand(run, { ...o, explicit });
 });
 
@@ -154,18 +181,34 @@ program
   .description('approve a pending request of a paused run (then: gatehouse resume RUN)')
   .argument('<run>', 'run id')
   .argument('<request>', 'request id (from gatehouse approvals RUN)')
-  .option('--scope <scope>', 'once (this call) or run (the same action for the rest of the run)', parseScope, 'once' as const)
+  .option(
+    '--scope <scope>',
+    'once (this call) or run (the same action for the rest of the run)',
+    parseScope,
+    'once' as const,
+  )
   .option('--reason <text>', 'why (recorded)')
   .option('--state-dir <dir>', 'where runs are kept')
   .option('--json', 'print the recorded event as JSON')
   .option('--nats', "answer a live run over NATS (signed with --key; the run's policy must list the key)")
   .option('--key <file>', 'approver key file from `gatehouse approver keygen` (with --nats)')
-  .action(async (run: string, request: string, o: { scope: 'once' | 'run'; reason?: string; stateDir?: string; json?: boolean; nats?: boolean; key?: string }) => {
-    if (o.nats) {
-      if (!o.key) throw new UsageError('--nats needs --key FILE');
-      process.exitCode = await answerOverNatsCommand(run, request, { key: o.key, decision: 'grant', scope: o.scope, ...(o.reason ? { reason: o.reason } : {}) });
-    } else process.exitCode = answerCommand(run, request, { ...o, decision: 'grant' });
-  });
+  .action(
+    async (
+      run: string,
+      request: string,
+      o: { scope: 'once' | 'run'; reason?: string; stateDir?: string; json?: boolean; nats?: boolean; key?: string },
+    ) => {
+      if (o.nats) {
+        if (!o.key) throw new UsageError('--nats needs --key FILE');
+        process.exitCode = await answerOverNatsCommand(run, request, {
+          key: o.key,
+          decision: 'grant',
+          scope: o.scope,
+          ...(o.reason ? { reason: o.reason } : {}),
+        });
+      } else process.exitCode = answerCommand(run, request, { ...o, decision: 'grant' });
+    },
+  );
 
 program
   .command('deny')
@@ -177,17 +220,29 @@ program
   .option('--json', 'print the recorded event as JSON')
   .option('--nats', 'answer a live run over NATS (signed with --key)')
   .option('--key <file>', 'approver key file (with --nats)')
-  .action(async (run: string, request: string, o: { reason: string; stateDir?: string; json?: boolean; nats?: boolean; key?: string }) => {
-    if (o.nats) {
-      if (!o.key) throw new UsageError('--nats needs --key FILE');
-      process.exitCode = await answerOverNatsCommand(run, request, { key: o.key, decision: 'deny', reason: o.reason });
-    } else process.exitCode = answerCommand(run, request, { ...o, decision: 'deny' });
-  });
+  .action(
+    async (
+      run: string,
+      request: string,
+      o: { reason: string; stateDir?: string; json?: boolean; nats?: boolean; key?: string },
+    ) => {
+      if (o.nats) {
+        if (!o.key) throw new UsageError('--nats needs --key FILE');
+        process.exitCode = await answerOverNatsCommand(run, request, {
+          key: o.key,
+          decision: 'deny',
+          reason: o.reason,
+        });
+      } else process.exitCode = answerCommand(run, request, { ...o, decision: 'deny' });
+    },
+  );
 
-const approver = program.command('approver').description('approvers who answer over NATS (a web page, a chat bot, another terminal)');
+const approver = program
+  .command('approver')
+  .description('approvers who answer over NATS (a web page, a chat bot, another terminal)');
 approver
   .command('keygen')
-  .description("create a signing key; prints the public part for the policy's \"approvers\" list")
+  .description('create a signing key; prints the public part for the policy\'s "approvers" list')
   .argument('<name>', 'approver name, e.g. alice')
   .requiredOption('--out <file>', 'where to write the key (secret; created, never overwritten)')
   .action((name: string, o: { out: string }) => {
@@ -206,10 +261,15 @@ program
   .command('policy')
   .description('permission policy')
   .command('check')
-  .description('print the decision, the matching rule and the reason for one tool call (or, with --batch, one per line), as JSON')
+  .description(
+    'print the decision, the matching rule and the reason for one tool call (or, with --batch, one per line), as JSON',
+  )
   .option('--tool <name>', 'tool name, e.g. bash')
   .option('--input <json>', 'the call\'s input, e.g. \'{"command":"npm test"}\'')
-  .option('--batch <file>', 'JSON lines {"tool": ..., "input": ...} from FILE (- for stdin), one decision per line out; exit 1 if any line was bad')
+  .option(
+    '--batch <file>',
+    'JSON lines {"tool": ..., "input": ...} from FILE (- for stdin), one decision per line out; exit 1 if any line was bad',
+  )
   .option('--policy <file>', 'policy file (default: REPO/.gatehouse/policy.json if present)')
   .option('--mode <mode>', Mode.options.join(' | '), parseMode)
   .option('--repo <dir>', 'repository whose default policy applies', parseRepo, '.')
@@ -255,9 +315,15 @@ program
   .argument('<run>', 'run id')
   .option('--state-dir <dir>', 'where runs are kept (default: $GATEHOUSE_STATE_DIR, else .gatehouse)')
   .option('--json', 'print the result as JSON')
-  .option('--export <file>', 'when intact, also write a statement of its head signed with the installation key (for auditors)')
-  .option('--statement <file>', "check the log against a signed statement instead (no installation key needed)")
-  .option('--public-key <key>', 'with --statement: the public key (or a file holding it) the statement must be signed by')
+  .option(
+    '--export <file>',
+    'when intact, also write a statement of its head signed with the installation key (for auditors)',
+  )
+  .option('--statement <file>', 'check the log against a signed statement instead (no installation key needed)')
+  .option(
+    '--public-key <key>',
+    'with --statement: the public key (or a file holding it) the statement must be signed by',
+  )
   .action(async (run: string, o: Parameters<typeof verify>[1]) => {
     process.exitCode = await verify(run, o);
   });

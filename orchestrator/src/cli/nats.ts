@@ -6,7 +6,9 @@ import { newIdentity, serverConfig } from '../sandbox/index';
 export async function natsInit(dir: string, force: boolean): Promise<void> {
   const identityFile = path.resolve(dir, 'identity.json');
   if (existsSync(identityFile) && !force) {
-    throw new Error(`${identityFile} exists; a new identity would lock out every orchestrator using it. Pass --force to replace it.`);
+    throw new Error(
+      `${identityFile} exists; a new identity would lock out every orchestrator using it. Pass --force to replace it.`,
+    );
   }
   mkdirSync(path.resolve(dir), { recursive: true });
   const identity = newIdentity();

@@ -14,7 +14,10 @@ function brief(input: unknown): string {
  * Live progress for a person: one line per step, as the events are written. On a terminal, a
  * command running longer than a second gets a spinner with its elapsed time.
  */
-export function humanProgress(out: (line: string) => void, tty = Boolean(process.stdout.isTTY)): (e: EventEnvelope) => void {
+export function humanProgress(
+  out: (line: string) => void,
+  tty = Boolean(process.stdout.isTTY),
+): (e: EventEnvelope) => void {
   const calls = new Map<string, { tool: string; args: string }>();
   let spinner: NodeJS.Timeout | undefined;
   const stopSpinner = (): void => {
@@ -35,12 +38,18 @@ export function humanProgress(out: (line: string) => void, tty = Boolean(process
     switch (e.type) {
       case 'agent.spawned': {
         const d = e.data as EventDataOf<'agent.spawned'>;
-        if (e.runId === d.parentRunId) write(`  ⇢ sub-agent ${d.childRunId}: ${d.reason.replace(/\s+/g, ' ').slice(0, 80)} [tools ${d.tools.join(', ')}; paths ${d.paths.join(', ')}]`);
+        if (e.runId === d.parentRunId)
+          write(
+            `  ⇢ sub-agent ${d.childRunId}: ${d.reason.replace(/\s+/g, ' ').slice(0, 80)} [tools ${d.tools.join(', ')}; paths ${d.paths.join(', ')}]`,
+          );
         break;
       }
       case 'agent.completed': {
         const d = e.data as EventDataOf<'agent.completed'>;
-        if (e.runId === d.parentRunId) write(`  ⇠ sub-agent ${d.childRunId} ${d.status} (${d.stopReason})${d.filesChanged.length ? `, changed ${d.filesChanged.join(', ')}` : ''}`);
+        if (e.runId === d.parentRunId)
+          write(
+            `  ⇠ sub-agent ${d.childRunId} ${d.status} (${d.stopReason})${d.filesChanged.length ? `, changed ${d.filesChanged.join(', ')}` : ''}`,
+          );
         break;
       }
       case 'tool.execution.started': {
@@ -52,7 +61,10 @@ export function humanProgress(out: (line: string) => void, tty = Boolean(process
         let i = 0;
         spinner = setInterval(() => {
           const s = (Date.now() - started) / 1000;
-          if (s >= 1) process.stdout.write(`\r\u001b[2K  ${frames[i++ % frames.length]} ${t?.tool ?? ''} ${t?.args ?? ''}  ${s.toFixed(0)} s`);
+          if (s >= 1)
+            process.stdout.write(
+              `\r\u001b[2K  ${frames[i++ % frames.length]} ${t?.tool ?? ''} ${t?.args ?? ''}  ${s.toFixed(0)} s`,
+            );
         }, 100);
         spinner.unref();
         break;
@@ -67,17 +79,26 @@ export function humanProgress(out: (line: string) => void, tty = Boolean(process
         write(`  sandbox ${d.sandboxId} ready in ${Math.round(d.timings.total ?? 0)} ms`);
         if (d.withheldCount) {
           const shown = (d.withheld ?? []).slice(0, 5).map(oneLine).join(', ');
-          write(`  withheld (the policy denies reading them): ${d.withheldCount} path(s): ${shown}${d.withheldCount > 5 ? ', …' : ''}`);
+          write(
+            `  withheld (the policy denies reading them): ${d.withheldCount} path(s): ${shown}${d.withheldCount > 5 ? ', …' : ''}`,
+          );
         }
-        if (d.freshRepository) write(`  git history withheld (${oneLine(d.freshRepositoryReason ?? 'it could hold withheld files')}): the sandbox has a fresh one-commit repository`);
-        if (d.protectedPaths) write(`  read-only to commands (the policy denies writing them): ${d.protectedPaths} path(s)`);
+        if (d.freshRepository)
+          write(
+            `  git history withheld (${oneLine(d.freshRepositoryReason ?? 'it could hold withheld files')}): the sandbox has a fresh one-commit repository`,
+          );
+        if (d.protectedPaths)
+          write(`  read-only to commands (the policy denies writing them): ${d.protectedPaths} path(s)`);
         break;
       }
       case 'model.output': {
         const d = e.data as EventDataOf<'model.output'>;
         const said = oneLine(d.text.trim().replace(/\s+/g, ' '));
         if (d.error) write(`turn ${d.turn}: model error (${d.error.kind}): ${oneLine(d.error.message)}`);
-        else write(`turn ${d.turn}: ${said ? `“${said.slice(0, 160)}${said.length > 160 ? '…' : ''}”` : ''}${d.toolCalls.length ? ` → ${d.toolCalls.length} tool call(s)` : ' (answer)'}`);
+        else
+          write(
+            `turn ${d.turn}: ${said ? `“${said.slice(0, 160)}${said.length > 160 ? '…' : ''}”` : ''}${d.toolCalls.length ? ` → ${d.toolCalls.length} tool call(s)` : ' (answer)'}`,
+          );
         break;
       }
       case 'tool.intent': {
@@ -94,7 +115,8 @@ export function humanProgress(out: (line: string) => void, tty = Boolean(process
       case 'tool.approval': {
         const d = e.data as EventDataOf<'tool.approval'>;
         const t = tools.get(d.callId);
-        if (d.decision !== 'allow') write(`  ✗ ${t?.tool} ${t?.args}  ${d.decision} (${oneLine(d.policyId)}): ${oneLine(d.reason)}`);
+        if (d.decision !== 'allow')
+          write(`  ✗ ${t?.tool} ${t?.args}  ${d.decision} (${oneLine(d.policyId)}): ${oneLine(d.reason)}`);
         break;
       }
       case 'tool.execution.completed': {

@@ -32,7 +32,10 @@ export interface RunFlags {
   approvalWait: number;
 }
 
-export type ResumeFlags = Pick<RunFlags, 'onAsk' | 'maxTurns' | 'maxToolCalls' | 'stateDir' | 'json' | 'apply' | 'approvalWait'> & {
+export type ResumeFlags = Pick<
+  RunFlags,
+  'onAsk' | 'maxTurns' | 'maxToolCalls' | 'stateDir' | 'json' | 'apply' | 'approvalWait'
+> & {
   /** Which budget flags were given on the command line (not defaults). */
   explicit?: { maxTurns: boolean; maxToolCalls: boolean };
 };
@@ -43,8 +46,15 @@ export const RUN_EXIT = { final: 0, failed: 1, usage: 2, paused: 3, partial: 4, 
 export async function runCommand(task: string, flags: RunFlags): Promise<number> {
   // Everything a person must fix (model spec, key, policy file) fails here, before anything starts.
   const provider = createProvider(flags.model);
-  const policy = await resolveRunPolicy({ repoDir: flags.repo, ...(flags.policy ? { policyFile: flags.policy } : {}), ...(flags.mode ? { mode: flags.mode } : {}) });
-  if (policy.ignored.length > 0) process.stderr.write(`gatehouse: not taken from the repository's policy (pass --policy FILE to trust it): ${policy.ignored.join(', ')}\n`);
+  const policy = await resolveRunPolicy({
+    repoDir: flags.repo,
+    ...(flags.policy ? { policyFile: flags.policy } : {}),
+    ...(flags.mode ? { mode: flags.mode } : {}),
+  });
+  if (policy.ignored.length > 0)
+    process.stderr.write(
+      `gatehouse: not taken from the repository's policy (pass --policy FILE to trust it): ${policy.ignored.join(', ')}\n`,
+    );
   const runId = newId('run');
   return session(flags, runId, policy, (env) =>
     runAgent({ ...env, runId, task, repoDir: flags.repo, modelSpec: recordedSpec(flags.model), provider }),
@@ -59,15 +69,28 @@ export async function resumeCommand(runId: string, flags: ResumeFlags): Promise<
   if (!started?.model) throw new Error(`run ${runId} does not record its model; it cannot be resumed`);
   // A sub-agent is resumed by its root, held to its handoff; on its own it would lose that scope.
   const root = started.lineage?.[0];
-  if (events[0]?.parentRunId || (root && root !== runId)) throw new ResumeError(`run ${runId} is a sub-agent of ${root ?? String(events[0]?.parentRunId)}: resume the root run (gatehouse resume ${root ?? String(events[0]?.parentRunId)}), which resumes its sub-agents`);
+  if (events[0]?.parentRunId || (root && root !== runId))
+    throw new ResumeError(
+      `run ${runId} is a sub-agent of ${root ?? String(events[0]?.parentRunId)}: resume the root run (gatehouse resume ${root ?? String(events[0]?.parentRunId)}), which resumes its sub-agents`,
+    );
   const provider = createProvider(started.model);
   const policy = await recordedPolicy(started.policy, Mode.parse(started.mode));
   // The run keeps the budgets it started with, unless a flag given now says otherwise.
   const recorded = started.budgets;
   const budgets = recorded
-    ? { ...recorded, maxTurns: flags.explicit?.maxTurns ? flags.maxTurns : recorded.maxTurns, maxToolCalls: flags.explicit?.maxToolCalls ? flags.maxToolCalls : recorded.maxToolCalls }
+    ? {
+        ...recorded,
+        maxTurns: flags.explicit?.maxTurns ? flags.maxTurns : recorded.maxTurns,
+        maxToolCalls: flags.explicit?.maxToolCalls ? flags.maxToolCalls : recorded.maxToolCalls,
+      }
     : undefined;
-  return session(flags, runId, policy, (env) => resumeAgent(runId, { ...env, provider, ...(budgets ? { budgets } : {}) }), { reap: false });
+  return session(
+    flags,
+    runId,
+    policy,
+    (env) => resumeAgent(runId, { ...env, provider, ...(budgets ? { budgets } : {}) }),
+    { reap: false },
+  );
 }
 
 async function session(
@@ -107,7 +130,11 @@ async function session(
       onRejected: (reason, requestId) => {
         process.stderr.write(`gatehouse: refused an approval answer: ${reason}\n`);
         // Refused answers are part of the audit trail too: who tried to approve what, and why not.
-        runLog?.append('approval.rejected', 'runtime', { requestId: requestId ?? 'unknown', channel: 'nats', reason: reason.slice(0, 1000) });
+        runLog?.append('approval.rejected', 'runtime', {
+          requestId: requestId ?? 'unknown',
+          channel: 'nats',
+          reason: reason.slice(0, 1000),
+        });
       },
     });
     result = await start({
@@ -116,7 +143,12 @@ async function session(
       policy: policy.policy,
       policyRecord: policy.record,
       channel,
-      budgets: { maxTurns: flags.maxTurns, maxToolCalls: flags.maxToolCalls, maxTokens: 2_000_000, wallClockMs: 30 * 60_000 },
+      budgets: {
+        maxTurns: flags.maxTurns,
+        maxToolCalls: flags.maxToolCalls,
+        maxTokens: 2_000_000,
+        wallClockMs: 30 * 60_000,
+      },
       apply: Boolean(flags.apply),
       signal: controller.signal,
       onEvent,
@@ -146,10 +178,14 @@ function summary(r: AgentRunResult, flags: ResumeFlags, out: (l: string) => void
     const pending = treePending(path.dirname(path.dirname(r.runDir)), r.runId);
     out(`paused: waiting for approval (${pending.length} request${pending.length === 1 ? '' : 's'})`);
     for (const { runId, request: p } of pending) {
-      out(`  ${p.requestId}  ${p.tool} ${oneLine(JSON.stringify(p.input)).slice(0, 100)}${runId !== r.runId ? `  (sub-agent ${runId})` : ''}  (full request: gatehouse approvals ${r.runId})`);
+      out(
+        `  ${p.requestId}  ${p.tool} ${oneLine(JSON.stringify(p.input)).slice(0, 100)}${runId !== r.runId ? `  (sub-agent ${runId})` : ''}  (full request: gatehouse approvals ${r.runId})`,
+      );
       out(`      rule: ${oneLine(p.rule)}; ${oneLine(p.reason)}`);
     }
-    out(`approve:  gatehouse approve ${r.runId} REQUEST [--scope run]   (or: gatehouse deny ${r.runId} REQUEST --reason …)`);
+    out(
+      `approve:  gatehouse approve ${r.runId} REQUEST [--scope run]   (or: gatehouse deny ${r.runId} REQUEST --reason …)`,
+    );
     out(`then:     gatehouse resume ${r.runId}`);
     out(`log: ${path.relative(process.cwd(), r.runDir) || r.runDir}`);
     return;
@@ -164,7 +200,13 @@ function summary(r: AgentRunResult, flags: ResumeFlags, out: (l: string) => void
     for (const f of r.skipped ?? []) out(`skipped: ${oneLine(f.path)} (${f.size} bytes): ${oneLine(f.reason)}`);
     if (r.applyError) out(`apply failed: ${oneLine(r.applyError)}`);
     if (r.refused?.length && flags.apply) out('not applied: nothing was written because of the refused files above');
-    out(r.applied ? `applied to ${r.repoDir}` : `not applied: the repository is untouched; the diff is in ${path.relative(process.cwd(), r.diffFile ?? r.runDir) || '.'}${flags.apply ? '' : ' (use --apply to write it back)'}`);
+    out(
+      r.applied
+        ? `applied to ${r.repoDir}`
+        : `not applied: the repository is untouched; the diff is in ${path.relative(process.cwd(), r.diffFile ?? r.runDir) || '.'}${flags.apply ? '' : ' (use --apply to write it back)'}`,
+    );
   }
-  out(`log: ${path.relative(process.cwd(), r.runDir) || r.runDir}  (gatehouse show ${r.runId}, gatehouse verify ${r.runId})`);
+  out(
+    `log: ${path.relative(process.cwd(), r.runDir) || r.runDir}  (gatehouse show ${r.runId}, gatehouse verify ${r.runId})`,
+  );
 }

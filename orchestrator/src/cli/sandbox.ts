@@ -6,7 +6,11 @@ import { reapOrphans, runtimeApproval, SandboxDriver, type Sandbox } from '../sa
 const say = (m: string): boolean => process.stderr.write(`${m}\n`);
 
 /** Runs one primitive with a runtime approval; the smoke test is the runtime's own check. */
-async function run<P extends Parameters<Sandbox['invoke']>[0]>(s: Sandbox, primitive: P, input: Parameters<Sandbox['invoke']>[1] & object) {
+async function run<P extends Parameters<Sandbox['invoke']>[0]>(
+  s: Sandbox,
+  primitive: P,
+  input: Parameters<Sandbox['invoke']>[1] & object,
+) {
   const started = performance.now();
   const result = await s.invoke(primitive, input as never, { approval: runtimeApproval(primitive, input, 'smoke') });
   return { result, ms: Math.round((performance.now() - started) * 10) / 10 };
@@ -18,21 +22,41 @@ export async function smoke(repo: string, json: boolean): Promise<number> {
   try {
     const sandbox = await driver.createSandbox({ runId: newId('run'), repoDir });
     const report: Record<string, unknown> = { sandbox: sandbox.info };
-    if (!json) say(`sandbox ${sandbox.sandboxId} ready in ${sandbox.info.timings.total} ms (${JSON.stringify(sandbox.info.timings)})`);
+    if (!json)
+      say(
+        `sandbox ${sandbox.sandboxId} ready in ${sandbox.info.timings.total} ms (${JSON.stringify(sandbox.info.timings)})`,
+      );
     const steps = [
       await run(sandbox, 'list', { path: '.' }),
-      await run(sandbox, 'exec', { command: 'echo "uid $(id -u), node $(node --version)"; if git rev-parse --git-dir >/dev/null 2>&1; then git status --short | head -5; fi' }),
-      await run(sandbox, 'write_file', { path: 'GATEHOUSE_SMOKE.txt', content: 'written inside the sandbox\n', expectedSha256: null }),
+      await run(sandbox, 'exec', {
+        command:
+          'echo "uid $(id -u), node $(node --version)"; if git rev-parse --git-dir >/dev/null 2>&1; then git status --short | head -5; fi',
+      }),
+      await run(sandbox, 'write_file', {
+        path: 'GATEHOUSE_SMOKE.txt',
+        content: 'written inside the sandbox\n',
+        expectedSha256: null,
+      }),
       await run(sandbox, 'read_file', { path: 'GATEHOUSE_SMOKE.txt' }),
     ];
     const changes = await sandbox.changes();
-    report.steps = steps.map(({ result, ms }) => ({ primitive: result.primitive, status: result.status, exitCode: result.exitCode, ms, output: result.output.slice(0, 400) }));
+    report.steps = steps.map(({ result, ms }) => ({
+      primitive: result.primitive,
+      status: result.status,
+      exitCode: result.exitCode,
+      ms,
+      output: result.output.slice(0, 400),
+    }));
     report.changes = changes;
-    const ok = steps.every((s) => s.result.status === 'ok') && changes.files.some((f) => f.path === 'GATEHOUSE_SMOKE.txt');
+    const ok =
+      steps.every((s) => s.result.status === 'ok') && changes.files.some((f) => f.path === 'GATEHOUSE_SMOKE.txt');
     report.ok = ok;
     if (json) process.stdout.write(`${JSON.stringify(report)}\n`);
     else {
-      for (const { result, ms } of steps) say(`  ${result.primitive?.padEnd(10)} ${result.status.padEnd(7)} ${String(ms).padStart(7)} ms  ${result.output.trim().split('\n').slice(0, 3).join(' | ').slice(0, 100)}`);
+      for (const { result, ms } of steps)
+        say(
+          `  ${result.primitive?.padEnd(10)} ${result.status.padEnd(7)} ${String(ms).padStart(7)} ms  ${result.output.trim().split('\n').slice(0, 3).join(' | ').slice(0, 100)}`,
+        );
       say(`changes: ${changes.files.map((f) => `${f.status} ${f.path}`).join(', ')}`);
       say(changes.diff.trimEnd());
       say(ok ? 'smoke: ok (the repository on the host is untouched)' : 'smoke: FAILED');

@@ -32,18 +32,36 @@ export function compileContext(events: readonly EventEnvelope[], o: CompileOptio
     if (e.type === 'model.output') {
       const d = e.data as EventDataOf<'model.output'>;
       if (d.error) continue;
-      messages.push({ role: 'assistant', text: d.text, toolCalls: d.toolCalls.map((c) => ({ id: c.callId, name: c.name, input: c.input })) });
+      messages.push({
+        role: 'assistant',
+        text: d.text,
+        toolCalls: d.toolCalls.map((c) => ({ id: c.callId, name: c.name, input: c.input })),
+      });
     } else if (e.type === 'tool.observation') {
       const d = e.data as EventDataOf<'tool.observation'>;
-      messages.push({ role: 'tool', callId: d.callId, toolName: d.tool, content: d.content, isError: d.outcome !== 'ok' });
+      messages.push({
+        role: 'tool',
+        callId: d.callId,
+        toolName: d.tool,
+        content: d.content,
+        isError: d.outcome !== 'ok',
+      });
     } else if (e.type === 'run.feedback') {
       const d = e.data as EventDataOf<'run.feedback'>;
-      messages.push({ role: 'user', content: `Your answer was not accepted: ${d.reason}\nContinue the task, or answer again with citations.` });
+      messages.push({
+        role: 'user',
+        content: `Your answer was not accepted: ${d.reason}\nContinue the task, or answer again with citations.`,
+      });
     }
   }
 
   const fixed = estimateTokens(o.system) + estimateTokens(JSON.stringify(o.tools));
-  let total = fixed + messages.reduce((n, m) => n + estimateTokens(m.role === 'assistant' ? m.text + JSON.stringify(m.toolCalls) : m.content), 0);
+  let total =
+    fixed +
+    messages.reduce(
+      (n, m) => n + estimateTokens(m.role === 'assistant' ? m.text + JSON.stringify(m.toolCalls) : m.content),
+      0,
+    );
   const compacted: string[] = [];
   const toolIdx = messages.flatMap((m, i) => (m.role === 'tool' ? [i] : []));
   const compactable = toolIdx.slice(0, Math.max(0, toolIdx.length - (o.keepRecent ?? 4)));

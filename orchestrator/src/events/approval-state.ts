@@ -78,7 +78,13 @@ export function applyApproval(s: ApprovalState, event: EventEnvelope): void {
     case 'tool.approval': {
       const d = event.data as EventDataOf<'tool.approval'>;
       const call = s.calls[d.callId];
-      if (call) call.decision = { decision: d.decision, eventId: event.id, actionHash: d.actionHash, ...(d.executionHash ? { executionHash: d.executionHash } : {}) };
+      if (call)
+        call.decision = {
+          decision: d.decision,
+          eventId: event.id,
+          actionHash: d.actionHash,
+          ...(d.executionHash ? { executionHash: d.executionHash } : {}),
+        };
       return;
     }
     case 'approval.requested': {
@@ -92,7 +98,14 @@ export function applyApproval(s: ApprovalState, event: EventEnvelope): void {
     case 'approval.granted': {
       const d = event.data as EventDataOf<'approval.granted'>;
       const r = s.requests[d.requestId];
-      if (!r || r.status !== 'pending' || r.actionHash !== d.actionHash || r.executionHash !== d.executionHash || event.actor !== 'user') return;
+      if (
+        !r ||
+        r.status !== 'pending' ||
+        r.actionHash !== d.actionHash ||
+        r.executionHash !== d.executionHash ||
+        event.actor !== 'user'
+      )
+        return;
       r.status = 'granted';
       r.answer = { eventId: event.id, scope: d.scope, approver: d.approver, channel: d.channel, reason: d.reason };
       // Only "approve for this run" stands for the shape; "approve once" is this one action.
@@ -151,9 +164,18 @@ export function pendingRequests(s: ApprovalState): RequestState[] {
  * The grant that lets this exact action run now: its own request's unused grant, or a standing
  * `run`-scoped grant of the same action hash. `once` grants are used up by the execution they allow.
  */
-export function usableGrant(s: ApprovalState, actionHash: string, requestId?: string): { eventId: string; approver: string; scope: 'once' | 'run' } | undefined {
+export function usableGrant(
+  s: ApprovalState,
+  actionHash: string,
+  requestId?: string,
+): { eventId: string; approver: string; scope: 'once' | 'run' } | undefined {
   const own = requestId ? s.requests[requestId] : undefined;
-  if (own?.status === 'granted' && own.answer && own.actionHash === actionHash && (own.answer.scope === 'run' || !s.consumed.has(own.answer.eventId))) {
+  if (
+    own?.status === 'granted' &&
+    own.answer &&
+    own.actionHash === actionHash &&
+    (own.answer.scope === 'run' || !s.consumed.has(own.answer.eventId))
+  ) {
     return { eventId: own.answer.eventId, approver: own.answer.approver, scope: own.answer.scope ?? 'once' };
   }
   const standing = s.runGrants[actionHash];

@@ -1,5 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '@gatehouse/shared';
 import { Redactor } from './redact';
@@ -55,7 +66,10 @@ export class ArtifactStore {
   }
 
   put(content: string | Uint8Array): ArtifactInfo {
-    const bytes = typeof content === 'string' ? Buffer.from(this.#redactor.redact(content), 'utf8') : this.#redactor.redactBytes(content);
+    const bytes =
+      typeof content === 'string'
+        ? Buffer.from(this.#redactor.redact(content), 'utf8')
+        : this.#redactor.redactBytes(content);
     const sha256 = sha256Hex(bytes);
     const ref = `art-${sha256.slice(0, 16)}`;
     const file = path.join(this.dir, ref);
@@ -88,14 +102,20 @@ export class ArtifactStore {
    * whole character (a few bytes over the limit) so paging always makes progress.
    */
   read(ref: string, offset = 0, limit = DEFAULT_READ_LIMIT): ArtifactPage {
-    if (!ARTIFACT_REF.test(ref)) throw new ArtifactError(`invalid artifact ref ${JSON.stringify(ref)}: expected "art-" followed by 16 lowercase hex digits`);
-    if (!Number.isSafeInteger(offset) || offset < 0) throw new ArtifactError(`invalid offset ${offset}: expected an integer >= 0`);
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new ArtifactError(`invalid limit ${limit}: expected an integer >= 1`);
+    if (!ARTIFACT_REF.test(ref))
+      throw new ArtifactError(
+        `invalid artifact ref ${JSON.stringify(ref)}: expected "art-" followed by 16 lowercase hex digits`,
+      );
+    if (!Number.isSafeInteger(offset) || offset < 0)
+      throw new ArtifactError(`invalid offset ${offset}: expected an integer >= 0`);
+    if (!Number.isSafeInteger(limit) || limit < 1)
+      throw new ArtifactError(`invalid limit ${limit}: expected an integer >= 1`);
     let fd: number;
     try {
       fd = openSync(path.join(this.dir, ref), 'r');
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ArtifactError(`artifact ${ref} not found in ${this.dir}`);
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new ArtifactError(`artifact ${ref} not found in ${this.dir}`);
       throw e;
     }
     try {

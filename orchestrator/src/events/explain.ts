@@ -8,7 +8,15 @@ export interface ActionAccount {
   validation: { ok: boolean; stage: string; errors: EventDataOf<'tool.validation'>['errors']; input?: unknown };
   approval?: { decision: string; policyId: string; reason: string; actionHash: string };
   executed?: { primitive: string; input: unknown; timeoutMs: number; sandboxId?: string; approvalId: string };
-  result?: { status: string; exitCode: number | null; bytes: number; truncated: boolean; durationMs: number; filesChanged: string[]; artifactRefs: string[] };
+  result?: {
+    status: string;
+    exitCode: number | null;
+    bytes: number;
+    truncated: boolean;
+    durationMs: number;
+    filesChanged: string[];
+    artifactRefs: string[];
+  };
   shown: { observationId: string; outcome: string; content: string };
 }
 
@@ -28,7 +36,12 @@ export function explainRun(events: readonly EventEnvelope[]): ActionAccount[] {
       }
       case 'tool.validation': {
         const x = e.data as EventDataOf<'tool.validation'>;
-        a.validation = { ok: x.ok, stage: x.stage, errors: x.errors, ...(x.input !== undefined ? { input: x.input } : {}) };
+        a.validation = {
+          ok: x.ok,
+          stage: x.stage,
+          errors: x.errors,
+          ...(x.input !== undefined ? { input: x.input } : {}),
+        };
         break;
       }
       case 'tool.approval': {
@@ -38,12 +51,26 @@ export function explainRun(events: readonly EventEnvelope[]): ActionAccount[] {
       }
       case 'tool.execution.started': {
         const x = e.data as EventDataOf<'tool.execution.started'>;
-        a.executed = { primitive: x.primitive, input: x.input, timeoutMs: x.timeoutMs, approvalId: x.approvalId, ...(x.sandboxId ? { sandboxId: x.sandboxId } : {}) };
+        a.executed = {
+          primitive: x.primitive,
+          input: x.input,
+          timeoutMs: x.timeoutMs,
+          approvalId: x.approvalId,
+          ...(x.sandboxId ? { sandboxId: x.sandboxId } : {}),
+        };
         break;
       }
       case 'tool.execution.completed': {
         const x = e.data as EventDataOf<'tool.execution.completed'>;
-        a.result = { status: x.status, exitCode: x.exitCode, bytes: x.bytes, truncated: x.truncated, durationMs: x.durationMs, filesChanged: x.filesChanged, artifactRefs: x.artifactRefs };
+        a.result = {
+          status: x.status,
+          exitCode: x.exitCode,
+          bytes: x.bytes,
+          truncated: x.truncated,
+          durationMs: x.durationMs,
+          filesChanged: x.filesChanged,
+          artifactRefs: x.artifactRefs,
+        };
         break;
       }
       case 'tool.observation': {

@@ -30,12 +30,16 @@ export function eventHash(event: UnsealedEvent): string {
  * line is head + hash + id + mac + tail, and the (possibly large) `data` is canonicalized once.
  * `mac` is either the MAC already on a line being checked, or a function of the new hash.
  */
-export function sealEvent(event: UnsealedEvent, mac?: string | ((hash: string) => string)): { hash: string; line: string } {
+export function sealEvent(
+  event: UnsealedEvent,
+  mac?: string | ((hash: string) => string),
+): { hash: string; line: string } {
   const q = quote;
   if (event.data === undefined) throw new TypeError('sealEvent: event has no data');
   const head = `{"actor":${q(event.actor)},"causationId":${event.causationId === null ? 'null' : q(event.causationId)},"data":${encodeCanonical(event.data, 0)}`;
   const id = `,"id":${q(event.id)}`;
-  const version = event.schemaVersion === undefined ? '' : `,"schemaVersion":${encodeCanonical(event.schemaVersion, 0)}`;
+  const version =
+    event.schemaVersion === undefined ? '' : `,"schemaVersion":${encodeCanonical(event.schemaVersion, 0)}`;
   const tail =
     `,"parentRunId":${event.parentRunId === null ? 'null' : q(event.parentRunId)},"prevHash":${q(event.prevHash)}` +
     `,"runId":${q(event.runId)}${version},"seq":${encodeCanonical(event.seq, 0)},"ts":${q(event.ts)},"type":${q(event.type)}}`;
@@ -82,7 +86,9 @@ export function encodeCanonical(value: unknown, depth: number): string {
       }
       const proto = Object.getPrototypeOf(value) as unknown;
       if (proto !== Object.prototype && proto !== null) {
-        throw new TypeError(`canonicalJson: only plain objects are allowed, got ${value.constructor?.name ?? 'unknown'}`);
+        throw new TypeError(
+          `canonicalJson: only plain objects are allowed, got ${value.constructor?.name ?? 'unknown'}`,
+        );
       }
       const obj = value as Record<string, unknown>;
       // Default sort compares UTF-16 code units, as canonicalJson's `<` does.

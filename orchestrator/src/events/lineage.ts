@@ -66,7 +66,9 @@ const BRIEF = 120;
 export function buildTree(stateDir: string, rootRunId: string, limits: TreeLimits = TREE_LIMITS): AgentNode {
   const rootEvents = RunLog.readEvents(stateDir, rootRunId);
   const ctx: Ctx = { stateDir, limits, seen: new Set([rootRunId]), count: 1, claimedBy: claimedParents(stateDir) };
-  const ownSpawn = rootEvents.find((e) => e.type === 'agent.spawned' && (e.data as EventDataOf<'agent.spawned'>).childRunId === rootRunId);
+  const ownSpawn = rootEvents.find(
+    (e) => e.type === 'agent.spawned' && (e.data as EventDataOf<'agent.spawned'>).childRunId === rootRunId,
+  );
   const depth = ownSpawn ? (ownSpawn.data as EventDataOf<'agent.spawned'>).depth : 0;
   const root = nodeFromEvents(rootRunId, rootEvents, depth);
   expand(ctx, root, rootEvents, 0);
@@ -120,24 +122,32 @@ function expand(ctx: Ctx, node: AgentNode, events: readonly EventEnvelope[], lev
     if (e.type === 'agent.spawned') {
       const d = e.data as EventDataOf<'agent.spawned'>;
       if (d.childRunId === node.runId) continue; // its own spawn, copied from its parent
-      if (d.parentRunId !== node.runId) node.problems.push(`agent.spawned (seq ${e.seq}) for ${d.childRunId} names parent ${d.parentRunId}, not this run`);
+      if (d.parentRunId !== node.runId)
+        node.problems.push(
+          `agent.spawned (seq ${e.seq}) for ${d.childRunId} names parent ${d.parentRunId}, not this run`,
+        );
       if (spawns.has(d.childRunId)) node.problems.push(`${d.childRunId} is spawned twice (again at seq ${e.seq})`);
       else spawns.set(d.childRunId, d);
     } else if (e.type === 'agent.completed') {
       const d = e.data as EventDataOf<'agent.completed'>;
       if (d.childRunId === node.runId) continue;
-      if (!spawns.has(d.childRunId)) node.problems.push(`agent.completed (seq ${e.seq}) for ${d.childRunId}, which this run never spawned`);
-      else if (completions.has(d.childRunId)) node.problems.push(`${d.childRunId} completes twice (again at seq ${e.seq})`);
+      if (!spawns.has(d.childRunId))
+        node.problems.push(`agent.completed (seq ${e.seq}) for ${d.childRunId}, which this run never spawned`);
+      else if (completions.has(d.childRunId))
+        node.problems.push(`${d.childRunId} completes twice (again at seq ${e.seq})`);
       else completions.set(d.childRunId, d);
     }
   }
   for (const runId of ctx.claimedBy.get(node.runId) ?? []) {
-    if (!spawns.has(runId)) node.problems.push(`run ${runId} names this run as its parent, but this run's log never spawned it`);
+    if (!spawns.has(runId))
+      node.problems.push(`run ${runId} names this run as its parent, but this run's log never spawned it`);
   }
 
   const pending = [...spawns.values()];
   if (pending.length > 0 && level >= ctx.limits.maxDepth) {
-    node.problems.push(`${pending.length} sub-agent(s) not read: the tree is read at most ${ctx.limits.maxDepth} levels deep`);
+    node.problems.push(
+      `${pending.length} sub-agent(s) not read: the tree is read at most ${ctx.limits.maxDepth} levels deep`,
+    );
     return;
   }
   for (let i = 0; i < pending.length; i++) {
@@ -147,7 +157,9 @@ function expand(ctx: Ctx, node: AgentNode, events: readonly EventEnvelope[], lev
       continue;
     }
     if (ctx.count >= ctx.limits.maxNodes) {
-      node.problems.push(`${pending.length - i} sub-agent(s) not read: the tree is limited to ${ctx.limits.maxNodes} agents`);
+      node.problems.push(
+        `${pending.length - i} sub-agent(s) not read: the tree is limited to ${ctx.limits.maxNodes} agents`,
+      );
       return;
     }
     ctx.seen.add(spawn.childRunId);
@@ -169,7 +181,12 @@ function expand(ctx: Ctx, node: AgentNode, events: readonly EventEnvelope[], lev
 }
 
 /** A child whose log cannot be read: what the parent's log says about it, and the problem. */
-function missingChild(parent: AgentNode, spawn: EventDataOf<'agent.spawned'>, done: EventDataOf<'agent.completed'> | undefined, problem: string): AgentNode {
+function missingChild(
+  parent: AgentNode,
+  spawn: EventDataOf<'agent.spawned'>,
+  done: EventDataOf<'agent.completed'> | undefined,
+  problem: string,
+): AgentNode {
   return {
     runId: spawn.childRunId,
     parentRunId: parent.runId,
@@ -186,40 +203,66 @@ function missingChild(parent: AgentNode, spawn: EventDataOf<'agent.spawned'>, do
 }
 
 /** The child's log must tell the same story as its parent's. */
-function checkChild(child: AgentNode, parent: AgentNode, spawn: EventDataOf<'agent.spawned'>, parentDone: EventDataOf<'agent.completed'> | undefined, events: readonly EventEnvelope[]): void {
+function checkChild(
+  child: AgentNode,
+  parent: AgentNode,
+  spawn: EventDataOf<'agent.spawned'>,
+  parentDone: EventDataOf<'agent.completed'> | undefined,
+  events: readonly EventEnvelope[],
+): void {
   const p = child.problems;
   const foreign = events.filter((e) => e.parentRunId !== parent.runId);
-  if (foreign.length > 0) p.push(`${foreign.length} event(s) do not name ${parent.runId} as their parent (first: seq ${foreign[0]!.seq}, parentRunId ${String(foreign[0]!.parentRunId)})`);
+  if (foreign.length > 0)
+    p.push(
+      `${foreign.length} event(s) do not name ${parent.runId} as their parent (first: seq ${foreign[0]!.seq}, parentRunId ${String(foreign[0]!.parentRunId)})`,
+    );
 
   const own = events.filter((e) => e.type === 'agent.spawned').map((e) => e.data as EventDataOf<'agent.spawned'>);
   const mine = own.find((d) => d.childRunId === child.runId);
   if (!mine) p.push("the child's log has no agent.spawned for itself");
   else {
     for (const k of ['childRunId', 'parentRunId', 'callId', 'handoffSha256'] as const) {
-      if (mine[k] !== spawn[k]) p.push(`agent.spawned disagrees on ${k}: parent's log ${spawn[k]}, child's log ${mine[k]}`);
+      if (mine[k] !== spawn[k])
+        p.push(`agent.spawned disagrees on ${k}: parent's log ${spawn[k]}, child's log ${mine[k]}`);
     }
   }
-  if (spawn.depth !== child.depth) p.push(`agent.spawned gives depth ${spawn.depth}, but the child sits at depth ${child.depth}`);
+  if (spawn.depth !== child.depth)
+    p.push(`agent.spawned gives depth ${spawn.depth}, but the child sits at depth ${child.depth}`);
   const started = events[0]?.type === 'run.started' ? (events[0].data as EventDataOf<'run.started'>) : undefined;
   if (!started) p.push("the child's log does not begin with run.started");
   else if (started.lineage && (started.lineage.at(-1) !== child.runId || started.lineage.at(-2) !== parent.runId)) {
     p.push(`run.started lineage ${started.lineage.join(' > ')} does not end with ${parent.runId} > ${child.runId}`);
   }
 
-  const childDone = events.filter((e) => e.type === 'agent.completed').map((e) => e.data as EventDataOf<'agent.completed'>).find((d) => d.childRunId === child.runId);
+  const childDone = events
+    .filter((e) => e.type === 'agent.completed')
+    .map((e) => e.data as EventDataOf<'agent.completed'>)
+    .find((d) => d.childRunId === child.runId);
   const runDone = lastEvent(events, 'run.completed')?.data as EventDataOf<'run.completed'> | undefined;
   if (parentDone && childDone) {
-    if (parentDone.status !== childDone.status) p.push(`agent.completed disagrees on status: parent's log ${parentDone.status}, child's log ${childDone.status}`);
-    if (parentDone.resultSha256 !== childDone.resultSha256) p.push(`agent.completed disagrees on resultSha256: parent's log ${String(parentDone.resultSha256)}, child's log ${String(childDone.resultSha256)}`);
+    if (parentDone.status !== childDone.status)
+      p.push(`agent.completed disagrees on status: parent's log ${parentDone.status}, child's log ${childDone.status}`);
+    if (parentDone.resultSha256 !== childDone.resultSha256)
+      p.push(
+        `agent.completed disagrees on resultSha256: parent's log ${String(parentDone.resultSha256)}, child's log ${String(childDone.resultSha256)}`,
+      );
   } else if (parentDone && runDone) {
     // The child ended before its finish step (its sandbox never started): its run.completed is the account.
     const answerSha = runDone.answer !== undefined ? sha256Hex(runDone.answer) : null;
-    if (parentDone.status !== runDone.status) p.push(`agent.completed in the parent's log says ${parentDone.status}, the child's run.completed says ${runDone.status}`);
-    if (parentDone.resultSha256 !== answerSha) p.push(`agent.completed in the parent's log has resultSha256 ${String(parentDone.resultSha256)}, the child's answer hashes to ${String(answerSha)}`);
+    if (parentDone.status !== runDone.status)
+      p.push(
+        `agent.completed in the parent's log says ${parentDone.status}, the child's run.completed says ${runDone.status}`,
+      );
+    if (parentDone.resultSha256 !== answerSha)
+      p.push(
+        `agent.completed in the parent's log has resultSha256 ${String(parentDone.resultSha256)}, the child's answer hashes to ${String(answerSha)}`,
+      );
   } else if (parentDone) {
     p.push(`the parent's log says the child ended ${parentDone.status}, but the child's log has not ended`);
   } else if (childDone && parent.status !== 'running') {
-    p.push(`the child's log says it ended ${childDone.status}, but the parent's log (which has ended) has no agent.completed for it`);
+    p.push(
+      `the child's log says it ended ${childDone.status}, but the parent's log (which has ended) has no agent.completed for it`,
+    );
   }
 }
 
@@ -303,14 +346,16 @@ function actionsOf(events: readonly EventEnvelope[], problems: string[]): AgentA
   }
   const answers = new Map<string, EventEnvelope>();
   for (const e of events) {
-    if (e.type === 'approval.granted' || e.type === 'approval.denied') answers.set((e.data as { requestId: string }).requestId, e);
+    if (e.type === 'approval.granted' || e.type === 'approval.denied')
+      answers.set((e.data as { requestId: string }).requestId, e);
   }
   return [...calls.values()].map((c) => ({
     callId: c.callId,
     tool: c.tool,
     input: brief(c.input),
     outcome: c.outcome ?? 'none',
-    authorisedBy: c.approvalId !== undefined ? authority(c.callId, c.approvalId, byId, problems) : stoppedBy(c, answers),
+    authorisedBy:
+      c.approvalId !== undefined ? authority(c.callId, c.approvalId, byId, problems) : stoppedBy(c, answers),
   }));
 }
 
@@ -319,19 +364,24 @@ function authority(callId: string, approvalId: string, byId: Map<string, EventEn
   const a = byId.get(approvalId);
   if (a?.type === 'tool.approval') {
     const d = a.data as EventDataOf<'tool.approval'>;
-    if (d.decision !== 'allow' || d.callId !== callId) problems.push(`${callId} ran under ${approvalId}, a ${d.decision} decision for ${d.callId}`);
+    if (d.decision !== 'allow' || d.callId !== callId)
+      problems.push(`${callId} ran under ${approvalId}, a ${d.decision} decision for ${d.callId}`);
     return d.policyId;
   }
   if (a?.type === 'approval.granted') {
     const g = a.data as EventDataOf<'approval.granted'>;
-    if (a.actor !== 'user') problems.push(`${callId} ran under ${approvalId}, a grant not recorded as a person's (actor ${a.actor})`);
+    if (a.actor !== 'user')
+      problems.push(`${callId} ran under ${approvalId}, a grant not recorded as a person's (actor ${a.actor})`);
     return `user:${g.approver} via ${g.channel} (${g.scope})`;
   }
   problems.push(`${callId} ran under ${approvalId}, which is not an approval in this log`);
   return `unknown (${approvalId})`;
 }
 
-function stoppedBy(c: { rejectedAt?: string; decision?: EventDataOf<'tool.approval'>; requestId?: string }, answers: Map<string, EventEnvelope>): string {
+function stoppedBy(
+  c: { rejectedAt?: string; decision?: EventDataOf<'tool.approval'>; requestId?: string },
+  answers: Map<string, EventEnvelope>,
+): string {
   if (c.rejectedAt) return `none (rejected at ${c.rejectedAt})`;
   if (c.decision?.decision === 'deny') return `none (denied by ${c.decision.policyId})`;
   if (c.requestId) {

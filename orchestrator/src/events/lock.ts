@@ -9,7 +9,9 @@ export class RunLockedError extends Error {
     readonly runId: string,
     readonly owner: string,
   ) {
-    super(`run ${runId} is being written by a live gatehouse process (${owner}); answer its approvals at its prompt or over NATS, or wait for it to stop`);
+    super(
+      `run ${runId} is being written by a live gatehouse process (${owner}); answer its approvals at its prompt or over NATS, or wait for it to stop`,
+    );
   }
 }
 

@@ -2,7 +2,11 @@ import path from 'node:path';
 import { Id } from '@gatehouse/shared';
 
 /** Where runs live: --state-dir, else $GATEHOUSE_STATE_DIR, else `.gatehouse` in the working directory. */
-export function resolveStateDir(explicit?: string, env: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd()): string {
+export function resolveStateDir(
+  explicit?: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  cwd = process.cwd(),
+): string {
   const dir = explicit ?? (env.GATEHOUSE_STATE_DIR || undefined) ?? '.gatehouse';
   return path.resolve(cwd, dir);
 }

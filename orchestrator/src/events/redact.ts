@@ -31,7 +31,13 @@ export const EXPLICIT_SECRET_VARS = [
  * Names the rule above matches that hold well-known, non-secret values. Without this list a CI
  * runner's GIT_AUTHOR_NAME would be blanked out of every event that mentions the author.
  */
-const NOT_SECRET_VARS = new Set(['GIT_AUTHOR_NAME', 'GIT_AUTHOR_EMAIL', 'GIT_AUTHOR_DATE', 'SSH_AUTH_SOCK', 'XAUTHORITY']);
+const NOT_SECRET_VARS = new Set([
+  'GIT_AUTHOR_NAME',
+  'GIT_AUTHOR_EMAIL',
+  'GIT_AUTHOR_DATE',
+  'SSH_AUTH_SOCK',
+  'XAUTHORITY',
+]);
 
 /** Shorter values are not credentials, and redacting them would shred ordinary text. */
 export const MIN_ENV_SECRET = 8;
@@ -43,7 +49,10 @@ export const MIN_LITERAL_SECRET = 4;
  * Every pattern is ASCII-only, so it matches the same bytes in a latin1 view of a UTF-8 buffer.
  */
 const PATTERNS: ReadonlyArray<{ kind: string; source: string }> = [
-  { kind: 'private-key', source: String.raw`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|$)` },
+  {
+    kind: 'private-key',
+    source: String.raw`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|$)`,
+  },
   { kind: 'anthropic-key', source: String.raw`sk-ant-[A-Za-z0-9_-]{20,}` },
   { kind: 'openai-key', source: String.raw`sk-[A-Za-z0-9_-]{20,}` },
   { kind: 'github-token', source: String.raw`gh[pousr]_[A-Za-z0-9]{30,}` },
@@ -78,7 +87,10 @@ class Matcher {
     this.byValue = new Map();
     for (const s of literals) if (!this.byValue.has(s.value)) this.byValue.set(s.value, s.name);
     const values = [...this.byValue.keys()].sort((a, b) => b.length - a.length);
-    const alternatives = [values.length > 0 ? `(${values.map(escapeRegExp).join('|')})` : '((?!))', ...PATTERNS.map((p) => `(${p.source})`)];
+    const alternatives = [
+      values.length > 0 ? `(${values.map(escapeRegExp).join('|')})` : '((?!))',
+      ...PATTERNS.map((p) => `(${p.source})`),
+    ];
     const source = alternatives.join('|');
     this.test = new RegExp(source);
     this.replace = new RegExp(source, 'g');
@@ -111,7 +123,10 @@ export class Redactor {
    * EXPLICIT_SECRET_VARS, with values of at least MIN_ENV_SECRET characters; plus `extra` literal
    * values (strings are named `secret`).
    */
-  static fromEnv(env: Readonly<Record<string, string | undefined>>, extra: ReadonlyArray<string | Secret> = []): Redactor {
+  static fromEnv(
+    env: Readonly<Record<string, string | undefined>>,
+    extra: ReadonlyArray<string | Secret> = [],
+  ): Redactor {
     const explicit = new Set<string>(EXPLICIT_SECRET_VARS);
     const secrets: Secret[] = [];
     for (const [name, value] of Object.entries(env)) {
@@ -191,7 +206,9 @@ export class Redactor {
    */
   redactBytes(bytes: Uint8Array): Buffer {
     const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    this.#latin1 ??= new Matcher(this.#secrets.map((s) => ({ name: s.name, value: Buffer.from(s.value, 'utf8').toString('latin1') })));
+    this.#latin1 ??= new Matcher(
+      this.#secrets.map((s) => ({ name: s.name, value: Buffer.from(s.value, 'utf8').toString('latin1') })),
+    );
     const view = buf.toString('latin1');
     const out = this.#latin1.run(view);
     return out === view ? buf : Buffer.from(out, 'latin1');

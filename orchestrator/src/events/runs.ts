@@ -19,7 +19,7 @@ const CHUNK = 64 * 1024;
 /** The first complete line of a file, reading only as much as needed. */
 function firstLine(fd: number, size: number): string | null {
   const parts: Buffer[] = [];
-  for (let pos = 0; pos < size; ) {
+  for (let pos = 0; pos < size;) {
     const buf = Buffer.alloc(Math.min(CHUNK, size - pos));
     const n = readSync(fd, buf, 0, buf.length, pos);
     if (n === 0) break;
@@ -37,7 +37,7 @@ function firstLine(fd: number, size: number): string | null {
 /** The last complete (newline-terminated) line, reading backwards from the end; a torn tail is skipped. */
 function lastLine(fd: number, size: number): string | null {
   let tail = Buffer.alloc(0);
-  for (let pos = size; pos > 0; ) {
+  for (let pos = size; pos > 0;) {
     const len = Math.min(CHUNK, pos);
     pos -= len;
     const buf = Buffer.alloc(len);
@@ -97,5 +97,7 @@ export function listRuns(stateDir: string): RunSummary[] {
       status: type === 'run.completed' ? str(data?.status) : type === 'run.paused' ? 'paused' : null,
     });
   }
-  return out.sort((a, b) => (a.startedAt ?? '\uffff').localeCompare(b.startedAt ?? '\uffff') || a.runId.localeCompare(b.runId));
+  return out.sort(
+    (a, b) => (a.startedAt ?? '\uffff').localeCompare(b.startedAt ?? '\uffff') || a.runId.localeCompare(b.runId),
+  );
 }

@@ -101,15 +101,28 @@ export function scanLog(buf: Buffer, opts: ScanOptions = {}): ScanResult {
     const end = nl === -1 ? total : nl;
     const isLast = nl === -1 || nl === total - 1;
 
-    if (nl === -1) return fail('torn', `torn last line (${end - pos} bytes without a final newline): the last write did not complete`);
+    if (nl === -1)
+      return fail(
+        'torn',
+        `torn last line (${end - pos} bytes without a final newline): the last write did not complete`,
+      );
     const bytes = buf.subarray(pos, end);
-    if (!isUtf8(bytes)) return fail(isLast ? 'torn' : 'garbled', `line is not valid UTF-8${isLast ? ' (torn write?)' : ': the file was corrupted or edited'}`);
+    if (!isUtf8(bytes))
+      return fail(
+        isLast ? 'torn' : 'garbled',
+        `line is not valid UTF-8${isLast ? ' (torn write?)' : ': the file was corrupted or edited'}`,
+      );
     const text = bytes.toString('utf8');
     let raw: unknown;
     try {
       raw = JSON.parse(text);
     } catch {
-      return fail(isLast ? 'torn' : 'garbled', isLast ? `torn last line (${end - pos + 1} bytes, not JSON): the last write did not complete` : 'line is not valid JSON: the file was corrupted or edited');
+      return fail(
+        isLast ? 'torn' : 'garbled',
+        isLast
+          ? `torn last line (${end - pos + 1} bytes, not JSON): the last write did not complete`
+          : 'line is not valid JSON: the file was corrupted or edited',
+      );
     }
     const loose = (typeof raw === 'object' && raw !== null ? raw : {}) as { seq?: unknown; id?: unknown };
     const parsed = EventEnvelope.safeParse(raw);
@@ -126,11 +139,23 @@ export function scanLog(buf: Buffer, opts: ScanOptions = {}): ScanResult {
       return fail('invalid', `seq is ${e.seq}, expected ${expectedSeq}: ${why}`, e);
     }
     runId ??= e.runId;
-    if (e.runId !== runId) return fail('invalid', `runId is ${e.runId}, expected ${runId}: the event belongs to another run`, e);
+    if (e.runId !== runId)
+      return fail('invalid', `runId is ${e.runId}, expected ${runId}: the event belongs to another run`, e);
     if (parentRunId === undefined) parentRunId = e.parentRunId;
-    else if (e.parentRunId !== parentRunId) return fail('invalid', `parentRunId is ${String(e.parentRunId)}, expected ${String(parentRunId)}: events of another run were spliced in`, e);
+    else if (e.parentRunId !== parentRunId)
+      return fail(
+        'invalid',
+        `parentRunId is ${String(e.parentRunId)}, expected ${String(parentRunId)}: events of another run were spliced in`,
+        e,
+      );
     if (e.prevHash !== prevHash) {
-      return fail('invalid', expectedSeq === 0 ? 'prevHash of the first event is not the genesis hash: events before it were removed' : `prevHash does not match event ${expectedSeq - 1}: an event was removed or reordered`, e);
+      return fail(
+        'invalid',
+        expectedSeq === 0
+          ? 'prevHash of the first event is not the genesis hash: events before it were removed'
+          : `prevHash does not match event ${expectedSeq - 1}: an event was removed or reordered`,
+        e,
+      );
     }
     if (e.schemaVersion !== undefined && e.schemaVersion > LOG_SCHEMA_VERSION) {
       const newer = `schemaVersion ${e.schemaVersion} is newer than this gatehouse reads (${LOG_SCHEMA_VERSION})`;
@@ -144,7 +169,11 @@ export function scanLog(buf: Buffer, opts: ScanOptions = {}): ScanResult {
     }
     if (e.schemaVersion !== undefined && (e.mac === undefined || !EVENT_MAC.test(e.mac))) {
       const what = e.mac === undefined ? 'no' : 'a malformed';
-      return fail('invalid', `${what} MAC on an event of schemaVersion ${e.schemaVersion}: it was stripped or edited`, e);
+      return fail(
+        'invalid',
+        `${what} MAC on an event of schemaVersion ${e.schemaVersion}: it was stripped or edited`,
+        e,
+      );
     }
     let sealed: { hash: string; line: string };
     try {
@@ -153,13 +182,19 @@ export function scanLog(buf: Buffer, opts: ScanOptions = {}): ScanResult {
       return fail('invalid', `event cannot be encoded: ${(err as Error).message}`, e);
     }
     if (sealed.hash !== e.hash) return fail('invalid', 'hash mismatch: the event was modified after it was written', e);
-    if (sealed.line !== text) return fail('invalid', 'line is not in canonical form: it was re-written after it was sealed (the content hashes the same)', e);
+    if (sealed.line !== text)
+      return fail(
+        'invalid',
+        'line is not in canonical form: it was re-written after it was sealed (the content hashes the same)',
+        e,
+      );
     if (e.mac === undefined) macs.unkeyed++;
     else if (!key) macs.unchecked++;
     else {
       const mac = key.checkEventMac(e.hash, e.mac);
       if (mac === 'bad') {
-        const why = "keyed MAC does not verify with this installation's key: the event was modified and the chain recomputed";
+        const why =
+          "keyed MAC does not verify with this installation's key: the event was modified and the chain recomputed";
         return fail('invalid', `${why} (only the key can make a MAC)`, e);
       }
       if (mac === 'ok') macs.verified++;
@@ -178,7 +213,8 @@ export function scanLog(buf: Buffer, opts: ScanOptions = {}): ScanResult {
     if (!Object.hasOwn(EventData, e.type)) return fail('invalid', `unknown event type ${JSON.stringify(e.type)}`, e);
     const schema = EventData[e.type as keyof typeof EventData] as z.ZodType;
     const data = schema.safeParse(e.data);
-    if (!data.success) return fail('invalid', `data does not match the schema of ${e.type} (${describeIssues(data.error)})`, e);
+    if (!data.success)
+      return fail('invalid', `data does not match the schema of ${e.type} (${describeIssues(data.error)})`, e);
 
     if (keep) events.push(e);
     count++;

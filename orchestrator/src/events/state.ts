@@ -54,10 +54,22 @@ export function initialState(): RunState {
   };
 }
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] extends ReadonlyArray<infer U> ? U[] : T[K] extends Readonly<Record<string, infer V>> ? Record<string, V> : T[K] };
+type Mutable<T> = {
+  -readonly [K in keyof T]: T[K] extends ReadonlyArray<infer U>
+    ? U[]
+    : T[K] extends Readonly<Record<string, infer V>>
+      ? Record<string, V>
+      : T[K];
+};
 
 function clone(state: RunState): Mutable<RunState> {
-  return { ...state, surface: [...state.surface], observations: [...state.observations], fileHashes: { ...state.fileHashes }, approvals: cloneApprovalState(state.approvals) };
+  return {
+    ...state,
+    surface: [...state.surface],
+    observations: [...state.observations],
+    fileHashes: { ...state.fileHashes },
+    approvals: cloneApprovalState(state.approvals),
+  };
 }
 
 /**

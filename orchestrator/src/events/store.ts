@@ -1,7 +1,15 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { acquireWriterLock } from './lock';
-import { Actor, EventData, GENESIS_HASH, LOG_SCHEMA_VERSION, type EventDataOf, type EventEnvelope, type EventType } from '@gatehouse/shared';
+import {
+  Actor,
+  EventData,
+  GENESIS_HASH,
+  LOG_SCHEMA_VERSION,
+  type EventDataOf,
+  type EventEnvelope,
+  type EventType,
+} from '@gatehouse/shared';
 import type { z } from 'zod';
 import { ArtifactStore, fsyncDir } from './artifacts';
 import { sealEvent, type UnsealedEvent } from './hash';
@@ -146,12 +154,23 @@ export class RunLog {
     try {
       mkdirSync(dir);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`run ${runId} already exists at ${dir}: resume it with RunLog.open or pick a new run id`);
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST')
+        throw new Error(`run ${runId} already exists at ${dir}: resume it with RunLog.open or pick a new run id`);
       throw e;
     }
     const unlock = acquireWriterLock(dir, runId);
     const fd = openSync(path.join(dir, EVENTS_FILE), 'ax');
-    const log = new RunLog({ runId, runDir: dir, fd, events: [], parentRunId: opts.parentRunId ?? null, opts, dirsSynced: false, key, headEvents: 0 });
+    const log = new RunLog({
+      runId,
+      runDir: dir,
+      fd,
+      events: [],
+      parentRunId: opts.parentRunId ?? null,
+      opts,
+      dirsSynced: false,
+      key,
+      headEvents: 0,
+    });
     log.#unlock = unlock;
     return log;
   }
@@ -185,13 +204,26 @@ export class RunLog {
     }
     let recovered: Recovered | undefined;
     if (scan.firstBad) {
-      recovered = { droppedBytes: scan.totalBytes - scan.goodBytes, reason: `${scan.firstBad.reason} (line ${scan.firstBad.line}); cut off` };
+      recovered = {
+        droppedBytes: scan.totalBytes - scan.goodBytes,
+        reason: `${scan.firstBad.reason} (line ${scan.firstBad.line}); cut off`,
+      };
       truncateSync(file, scan.goodBytes);
     }
     for (const e of scan.events) Object.freeze(e);
     const fd = openSync(file, 'a');
     if (recovered) fsyncSync(fd); // the cut must be durable before anything is appended after it
-    const log = new RunLog({ runId, runDir: dir, fd, events: scan.events, parentRunId: logParent ?? opts.parentRunId ?? null, opts, dirsSynced: true, key, headEvents });
+    const log = new RunLog({
+      runId,
+      runDir: dir,
+      fd,
+      events: scan.events,
+      parentRunId: logParent ?? opts.parentRunId ?? null,
+      opts,
+      dirsSynced: true,
+      key,
+      headEvents,
+    });
     log.#unlock = unlock;
     return recovered ? { log, recovered } : { log };
   }
@@ -214,11 +246,21 @@ export class RunLog {
    */
   append<T extends EventType>(type: T, actor: Actor, data: EventDataOf<T>, opts: AppendOptions = {}): EventEnvelope {
     if (this.#fd === undefined) throw new Error(`run log ${this.runId} is closed`);
-    if (this.#broken) throw new Error(`run log ${this.runId} is unusable after a failed write (${this.#broken.message}); reopen it with RunLog.open, which cuts off the partial line`);
+    if (this.#broken)
+      throw new Error(
+        `run log ${this.runId} is unusable after a failed write (${this.#broken.message}); reopen it with RunLog.open, which cuts off the partial line`,
+      );
     if (!Object.hasOwn(EventData, type)) {
-      throw new EventDataError(String(type), `unknown event type ${JSON.stringify(type)}: every event type needs a data schema in shared/src/events/types.ts`);
+      throw new EventDataError(
+        String(type),
+        `unknown event type ${JSON.stringify(type)}: every event type needs a data schema in shared/src/events/types.ts`,
+      );
     }
-    if (!ACTORS.has(actor)) throw new EventDataError(type, `invalid actor ${JSON.stringify(actor)} for ${type}: expected one of ${Actor.options.join(', ')}`);
+    if (!ACTORS.has(actor))
+      throw new EventDataError(
+        type,
+        `invalid actor ${JSON.stringify(actor)} for ${type}: expected one of ${Actor.options.join(', ')}`,
+      );
     const causationId = opts.causationId ?? null;
     if (causationId !== null && (typeof causationId !== 'string' || causationId.length > 128)) {
       throw new EventDataError(type, `invalid causationId for ${type}: a string of at most 128 characters, or null`);
@@ -226,12 +268,20 @@ export class RunLog {
 
     const schema = EventData[type] as z.ZodType;
     const checked = schema.safeParse(data);
-    if (!checked.success) throw new EventDataError(type, `invalid data for ${type} (a bug in the code appending it): ${issues(checked.error)}`);
+    if (!checked.success)
+      throw new EventDataError(
+        type,
+        `invalid data for ${type} (a bug in the code appending it): ${issues(checked.error)}`,
+      );
     const clean = this.#redactor.redactDeep(checked.data);
     if (clean !== checked.data) {
       // A redaction inside a constrained field (an id, a hash) would make the event fail verification.
       const again = schema.safeParse(clean);
-      if (!again.success) throw new EventDataError(type, `data for ${type} holds a secret in a field that cannot be redacted: ${issues(again.error)}`);
+      if (!again.success)
+        throw new EventDataError(
+          type,
+          `data for ${type} holds a secret in a field that cannot be redacted: ${issues(again.error)}`,
+        );
     }
 
     const seq = this.#events.length;
@@ -270,7 +320,7 @@ export class RunLog {
       const length = buf.length;
       const written = writeSync(fd, buf, 0, length);
       if (written < length) {
-        for (let off = written; off < length; ) off += writeSync(fd, buf, off, length - off);
+        for (let off = written; off < length;) off += writeSync(fd, buf, off, length - off);
       }
       if (this.#fsyncEachAppend) fsyncSync(fd);
     } catch (e) {

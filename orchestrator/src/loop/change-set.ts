@@ -35,13 +35,19 @@ export interface VerifyOptions {
 }
 
 /** Checks every changed path of a saved workspace against the repository on the host and the policy. */
-export async function verifyChangeSet(repoDir: string, runDir: string, manifest: WorkspaceManifest, opts: VerifyOptions): Promise<ChangeSet> {
+export async function verifyChangeSet(
+  repoDir: string,
+  runDir: string,
+  manifest: WorkspaceManifest,
+  opts: VerifyOptions,
+): Promise<ChangeSet> {
   const root = await fs.realpath(repoDir);
   const set: ChangeSet = { writes: [], deletes: [], unchanged: [], refused: [], skipped: [...manifest.skipped] };
   const deleting = new Set(manifest.deleted);
   const refuse = (p: string, reason: string) => void set.refused.push({ path: p, reason });
   for (const p of manifest.deleted) {
-    const why = pathProblem(p, opts.protect ?? []) ?? policyProblem(p, opts.policy) ?? (await hostProblem(root, p, deleting));
+    const why =
+      pathProblem(p, opts.protect ?? []) ?? policyProblem(p, opts.policy) ?? (await hostProblem(root, p, deleting));
     if (why) {
       refuse(p, why);
       continue;
@@ -53,7 +59,10 @@ export async function verifyChangeSet(repoDir: string, runDir: string, manifest:
     else set.deletes.push(p);
   }
   for (const f of manifest.files) {
-    const why = pathProblem(f.path, opts.protect ?? []) ?? policyProblem(f.path, opts.policy) ?? (await hostProblem(root, f.path, deleting));
+    const why =
+      pathProblem(f.path, opts.protect ?? []) ??
+      policyProblem(f.path, opts.policy) ??
+      (await hostProblem(root, f.path, deleting));
     if (why) {
       refuse(f.path, why);
       continue;
@@ -63,7 +72,10 @@ export async function verifyChangeSet(repoDir: string, runDir: string, manifest:
       continue;
     }
     if ((f.mode & 0o7000) !== 0) {
-      refuse(f.path, `mode ${(f.mode & 0o7777).toString(8)} has setuid, setgid or sticky bits; only 0644 and 0755 are applied`);
+      refuse(
+        f.path,
+        `mode ${(f.mode & 0o7777).toString(8)} has setuid, setgid or sticky bits; only 0644 and 0755 are applied`,
+      );
       continue;
     }
     const mode = (f.mode & 0o111) !== 0 ? 0o755 : 0o644;
@@ -78,7 +90,12 @@ export async function verifyChangeSet(repoDir: string, runDir: string, manifest:
       continue;
     }
     const blob = blobPath(runDir, f.sha256);
-    if (st && st.size === f.size && ((st.mode & 0o111) !== 0 ? 0o755 : 0o644) === mode && (await hashFile(target)) === f.sha256) {
+    if (
+      st &&
+      st.size === f.size &&
+      ((st.mode & 0o111) !== 0 ? 0o755 : 0o644) === mode &&
+      (await hashFile(target)) === f.sha256
+    ) {
       set.unchanged.push(f.path);
       continue;
     }
@@ -90,12 +107,22 @@ export async function verifyChangeSet(repoDir: string, runDir: string, manifest:
 /** A path that is not a plain path inside the repository, or names what is never written back. */
 export function pathProblem(p: string, protect: readonly string[]): string | undefined {
   const normal = path.posix.normalize(p);
-  if (p === '' || p.includes('\0') || path.posix.isAbsolute(p) || normal !== p || p.endsWith('/') || normal === '..' || normal.startsWith('../')) {
+  if (
+    p === '' ||
+    p.includes('\0') ||
+    path.posix.isAbsolute(p) ||
+    normal !== p ||
+    p.endsWith('/') ||
+    normal === '..' ||
+    normal.startsWith('../')
+  ) {
     return 'not a plain path inside the repository';
   }
   const parts = p.split('/');
-  if (parts.some((s) => s.toLowerCase() === '.git')) return 'under .git/: a repository\'s git directory is never written back';
-  if (parts[0]!.toLowerCase() === '.gatehouse') return 'under .gatehouse/: the repository\'s policy is never written back';
+  if (parts.some((s) => s.toLowerCase() === '.git'))
+    return "under .git/: a repository's git directory is never written back";
+  if (parts[0]!.toLowerCase() === '.gatehouse')
+    return "under .gatehouse/: the repository's policy is never written back";
   for (const dir of protect) if (p === dir || p.startsWith(`${dir}/`)) return `under ${dir}/: gatehouse's own state`;
   return undefined;
 }
@@ -105,7 +132,8 @@ export function policyProblem(p: string, policy: ApprovalPolicy): string | undef
   for (const tool of ['write_file', 'edit_file']) {
     const d = policy.decide({ tool, input: { path: p }, readOnly: false, sideEffect: 'write' });
     if (d.decision === 'deny') return `denied by the policy (${d.policyId}): ${d.reason}`;
-    if (d.decision === 'ask' && !d.policyId.startsWith('mode:')) return `the policy asks before writing it (${d.policyId}); review the diff and apply it by hand if it is wanted`;
+    if (d.decision === 'ask' && !d.policyId.startsWith('mode:'))
+      return `the policy asks before writing it (${d.policyId}); review the diff and apply it by hand if it is wanted`;
   }
   return undefined;
 }
@@ -118,7 +146,8 @@ async function hostProblem(root: string, p: string, deleting: ReadonlySet<string
     const st = await lstat(path.join(root, rel));
     if (!st) return undefined;
     if (st.isSymbolicLink()) return `${rel} is a symbolic link in the repository; nothing is written through it`;
-    if (!st.isDirectory() && !(st.isFile() && deleting.has(rel))) return `${rel} is a ${kindOf(st)} in the repository, not a folder`;
+    if (!st.isDirectory() && !(st.isFile() && deleting.has(rel)))
+      return `${rel} is a ${kindOf(st)} in the repository, not a folder`;
   }
   return undefined;
 }
@@ -134,7 +163,10 @@ export async function applyChangeSet(repoDir: string, set: ChangeSet): Promise<v
   if (set.refused.length > 0) throw new ApplyError('refusing to apply a change set with refused files');
   const root = await fs.realpath(repoDir);
   const done: string[] = [];
-  const all: Array<{ p: string; w?: FileWrite }> = [...set.deletes.map((p) => ({ p })), ...set.writes.map((w) => ({ p: w.path, w }))];
+  const all: Array<{ p: string; w?: FileWrite }> = [
+    ...set.deletes.map((p) => ({ p })),
+    ...set.writes.map((w) => ({ p: w.path, w })),
+  ];
   for (const [i, step] of all.entries()) {
     try {
       const target = path.join(root, step.p);
@@ -142,7 +174,10 @@ export async function applyChangeSet(repoDir: string, set: ChangeSet): Promise<v
       const problem = await hostProblem(root, step.p, new Set(set.deletes));
       if (problem) throw new Error(problem);
       if (step.w) await writeFileAtomic(root, step.w);
-      else await fs.unlink(target).catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? undefined : Promise.reject(e)));
+      else
+        await fs
+          .unlink(target)
+          .catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? undefined : Promise.reject(e)));
       done.push(step.p);
     } catch (e) {
       const rest = all.slice(i).map((s) => s.p);
@@ -185,7 +220,9 @@ async function mkdirs(root: string, rel: string): Promise<void> {
 }
 
 async function lstat(p: string): Promise<Stats | undefined> {
-  return fs.lstat(p).catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' || e.code === 'ENOTDIR' ? undefined : Promise.reject(e)));
+  return fs
+    .lstat(p)
+    .catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' || e.code === 'ENOTDIR' ? undefined : Promise.reject(e)));
 }
 
 function kindOf(st: Stats): string {

@@ -39,7 +39,13 @@ const DIFF_MAX_BYTES = 8 * 1024 * 1024;
  * asked, only for an accepted final answer, and only when every file passes verification: one
  * refused file and nothing is written (the diff stays for review).
  */
-export async function exportChanges(sandbox: Sandbox, runDir: string, repoDir: string, apply: boolean, opts: ExportOptions): Promise<ExportResult> {
+export async function exportChanges(
+  sandbox: Sandbox,
+  runDir: string,
+  repoDir: string,
+  apply: boolean,
+  opts: ExportOptions,
+): Promise<ExportResult> {
   const saved = await saveWorkspace(sandbox.container, runDir, 'final', {
     ...(opts.previous ? { previous: opts.previous.manifest, scratch: opts.previous.scratch } : {}),
     ...(opts.maxFileBytes !== undefined ? { maxFileBytes: opts.maxFileBytes } : {}),
@@ -47,7 +53,10 @@ export async function exportChanges(sandbox: Sandbox, runDir: string, repoDir: s
   const m = saved.manifest;
   const filesChanged = [...m.files.map((f) => f.path), ...m.deleted, ...m.skipped.map((s) => s.path)].sort();
   if (filesChanged.length === 0) return { filesChanged, applied: false, refused: [], skipped: [], saved };
-  const set = await verifyChangeSet(repoDir, runDir, m, { policy: opts.policy, ...(opts.protect ? { protect: opts.protect } : {}) });
+  const set = await verifyChangeSet(repoDir, runDir, m, {
+    policy: opts.policy,
+    ...(opts.protect ? { protect: opts.protect } : {}),
+  });
   const diffFile = path.join(runDir, 'changes.diff');
   await fs.writeFile(diffFile, await reviewDiff(repoDir, runDir, m, set));
   const base = { filesChanged, diffFile, refused: set.refused, skipped: set.skipped, saved };
@@ -84,10 +93,16 @@ async function reviewDiff(repoDir: string, runDir: string, m: WorkspaceManifest,
 }
 
 async function diffPair(a: string, b: string, rel: string): Promise<string> {
-  const r = await run('git', [...SAFE_GIT, 'diff', '--no-index', '--binary', '--no-color', '--no-ext-diff', '--no-textconv', '--', a, b], {
-    env: { ...process.env, ...SAFE_GIT_ENV },
-    maxBuffer: 64 * 1024 * 1024,
-  }).catch((e: { code?: number; stdout?: string; message: string }) => (e.code === 1 ? { stdout: e.stdout ?? '' } : { stdout: `# ${rel}: no diff (${e.message.slice(0, 200)})\n` }));
+  const r = await run(
+    'git',
+    [...SAFE_GIT, 'diff', '--no-index', '--binary', '--no-color', '--no-ext-diff', '--no-textconv', '--', a, b],
+    {
+      env: { ...process.env, ...SAFE_GIT_ENV },
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  ).catch((e: { code?: number; stdout?: string; message: string }) =>
+    e.code === 1 ? { stdout: e.stdout ?? '' } : { stdout: `# ${rel}: no diff (${e.message.slice(0, 200)})\n` },
+  );
   // git names the two files by their paths on this machine; the review shows the repository's path.
   const header = (p: string, side: string) => (p === '/dev/null' ? '/dev/null' : `${side}/${rel}`);
   let inHeader = false;
@@ -100,7 +115,8 @@ async function diffPair(a: string, b: string, rel: string): Promise<string> {
       }
       if (inHeader && line.startsWith('--- ')) return `--- ${header(a, 'a')}`;
       if (inHeader && line.startsWith('+++ ')) return `+++ ${header(b, 'b')}`;
-      if (line.startsWith('@@') || line.startsWith('GIT binary patch') || line.startsWith('Binary files')) inHeader = false;
+      if (line.startsWith('@@') || line.startsWith('GIT binary patch') || line.startsWith('Binary files'))
+        inHeader = false;
       return line;
     })
     .join('\n');

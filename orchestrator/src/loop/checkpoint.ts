@@ -31,7 +31,8 @@ export class Checkpointer {
   constructor(private readonly deps: CheckpointDeps) {
     // A resumed run continues the numbering of its log.
     for (const e of deps.log.events()) {
-      if (e.type === 'workspace.checkpoint') this.count = Math.max(this.count, (e.data as EventDataOf<'workspace.checkpoint'>).checkpoint);
+      if (e.type === 'workspace.checkpoint')
+        this.count = Math.max(this.count, (e.data as EventDataOf<'workspace.checkpoint'>).checkpoint);
       else this.note(e);
     }
   }
@@ -44,14 +45,16 @@ export class Checkpointer {
   /** Sees every event the run writes; a completed call that can change the workspace schedules a checkpoint. */
   observe(e: EventEnvelope): void {
     const d = e.data as { callId?: string; status?: string };
-    if (e.type === 'tool.execution.completed' && d.callId && d.status !== 'rejected' && this.canChange(d.callId)) this.schedule();
+    if (e.type === 'tool.execution.completed' && d.callId && d.status !== 'rejected' && this.canChange(d.callId))
+      this.schedule();
     else this.note(e);
   }
 
   private note(e: EventEnvelope): void {
     const d = e.data as { callId?: string; tool?: string; input?: unknown; ok?: boolean };
     if (e.type === 'tool.intent' && d.callId) this.calls.set(d.callId, { tool: d.tool });
-    else if (e.type === 'tool.validation' && d.callId && d.ok) this.calls.set(d.callId, { ...this.calls.get(d.callId), input: d.input });
+    else if (e.type === 'tool.validation' && d.callId && d.ok)
+      this.calls.set(d.callId, { ...this.calls.get(d.callId), input: d.input });
   }
 
   private canChange(callId: string): boolean {

@@ -19,10 +19,16 @@ export function checkFinalAnswer(answer: string, observations: readonly Observat
   if (missing.length > 0) return { ok: false, reason: `it cites ${missing.join(', ')}, which this run does not have` };
   if (!CLAIM.test(answer)) return { ok: true, cited };
   if (cited.length === 0) {
-    return { ok: false, reason: 'it claims work was run, tested or fixed but cites no observation; cite the obs-N that shows it' };
+    return {
+      ok: false,
+      reason: 'it claims work was run, tested or fixed but cites no observation; cite the obs-N that shows it',
+    };
   }
   if (SUCCESS.test(answer) && !cited.some((id) => known.get(id)?.outcome === 'ok')) {
-    return { ok: false, reason: `it claims success, but every observation it cites (${cited.join(', ')}) shows a failure or a refusal` };
+    return {
+      ok: false,
+      reason: `it claims success, but every observation it cites (${cited.join(', ')}) shows a failure or a refusal`,
+    };
   }
   return { ok: true, cited };
 }

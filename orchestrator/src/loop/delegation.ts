@@ -36,7 +36,11 @@ export interface ParentRun {
   /** What this agent may still hand down (its budget minus what it used and already handed out). */
   scope: () => AgentScope;
   /** Resumes a run by id with a finish hook built once its log is open (loop/resume.ts). */
-  resume?: (runId: string, env: RunEnvironment, finish: (log: LogPort & { events(): readonly EventEnvelope[] }) => RunHandle['finish']) => Promise<AgentRunResult>;
+  resume?: (
+    runId: string,
+    env: RunEnvironment,
+    finish: (log: LogPort & { events(): readonly EventEnvelope[] }) => RunHandle['finish'],
+  ) => Promise<AgentRunResult>;
 }
 
 /**
@@ -65,7 +69,15 @@ export function createDelegator(p: ParentRun): Delegator {
     async run(h, callId, signal) {
       const left = p.scope().remaining;
       const over = (['turns', 'toolCalls', 'tokens'] as const).find((k) => h.budget[k] > left[k] - inFlight[k]);
-      if (over) return { ok: false, output: '', error: { code: 'budget_exceeds_parent', message: `budget.${over} ${h.budget[over]} is more than this agent has left once its other sub-agents' budgets are counted (${left[over] - inFlight[over]})` } };
+      if (over)
+        return {
+          ok: false,
+          output: '',
+          error: {
+            code: 'budget_exceeds_parent',
+            message: `budget.${over} ${h.budget[over]} is more than this agent has left once its other sub-agents' budgets are counted (${left[over] - inFlight[over]})`,
+          },
+        };
       for (const k of ['turns', 'toolCalls', 'tokens'] as const) inFlight[k] += h.budget[k];
       const index = nextChild ?? spawnedSoFar(p);
       nextChild = index + 1;
@@ -105,7 +117,14 @@ function spawnedBy(e: EventEnvelope, runId: string): boolean {
   return e.type === 'agent.spawned' && (e.data as EventDataOf<'agent.spawned'>).parentRunId === runId;
 }
 
-async function runChild(p: ParentRun, h: Handoff, callId: string, provider: RunEnvironment['provider'], signal: AbortSignal, onRecorded: () => void): Promise<LocalResult> {
+async function runChild(
+  p: ParentRun,
+  h: Handoff,
+  callId: string,
+  provider: RunEnvironment['provider'],
+  signal: AbortSignal,
+  onRecorded: () => void,
+): Promise<LocalResult> {
   const evidence = evidenceOf(p.log.events(), h.evidence);
   const childRunId = newId('run');
   const record = p.env.policyRecord;
@@ -119,7 +138,13 @@ async function runChild(p: ParentRun, h: Handoff, callId: string, provider: RunE
     paths: [...h.paths],
     evidence: evidence.map((e) => ({ id: e.id, sha256: e.sha256 })),
     budget: { ...h.budget },
-    policy: { mode: p.env.policy.mode, source: record?.source ?? 'built-in', sha256: record?.sha256 ?? sha256Hex('{}'), rules: ruleCount(record?.file), paths: [...h.paths] },
+    policy: {
+      mode: p.env.policy.mode,
+      source: record?.source ?? 'built-in',
+      sha256: record?.sha256 ?? sha256Hex('{}'),
+      rules: ruleCount(record?.file),
+      paths: [...h.paths],
+    },
     depth: p.depth + 1,
   };
   p.log.append('agent.spawned', 'runtime', spawned);
@@ -136,7 +161,12 @@ async function runChild(p: ParentRun, h: Handoff, callId: string, provider: RunE
     model: provider.id,
     ...(record ? { policy: record } : {}),
     lineage: [...p.lineage, childRunId],
-    budgets: { maxTurns: h.budget.turns, maxToolCalls: h.budget.toolCalls, maxTokens: h.budget.tokens, wallClockMs: h.budget.seconds * 1000 },
+    budgets: {
+      maxTurns: h.budget.turns,
+      maxToolCalls: h.budget.toolCalls,
+      maxTokens: h.budget.tokens,
+      wallClockMs: h.budget.seconds * 1000,
+    },
   });
   log.append('agent.spawned', 'runtime', spawned);
 
@@ -183,7 +213,12 @@ function readSnapshot(runDir: string, file: string): WorkspaceSnapshot {
 }
 
 /** The child's environment: the handoff's budget, the parent's policy narrowed, one level deeper. */
-function childEnv(p: ParentRun, h: Pick<Handoff, 'paths' | 'budget'>, provider: RunEnvironment['provider'], signal: AbortSignal): RunEnvironment {
+function childEnv(
+  p: ParentRun,
+  h: Pick<Handoff, 'paths' | 'budget'>,
+  provider: RunEnvironment['provider'],
+  signal: AbortSignal,
+): RunEnvironment {
   // A child's own refused-answer reports would land in the wrong log: it gets none.
   const { attachLog: _parentsOnly, ...env } = p.env;
   void _parentsOnly;
@@ -191,7 +226,12 @@ function childEnv(p: ParentRun, h: Pick<Handoff, 'paths' | 'budget'>, provider: 
     ...env,
     provider,
     policy: narrowPolicy(p.env.policy, h.paths),
-    budgets: { maxTurns: h.budget.turns, maxToolCalls: h.budget.toolCalls, maxTokens: h.budget.tokens, wallClockMs: h.budget.seconds * 1000 },
+    budgets: {
+      maxTurns: h.budget.turns,
+      maxToolCalls: h.budget.toolCalls,
+      maxTokens: h.budget.tokens,
+      wallClockMs: h.budget.seconds * 1000,
+    },
     apply: false,
     signal,
     agent: { depth: p.depth + 1, maxDepth: p.maxDepth, paths: h.paths, maxParallel: p.maxParallel },
@@ -199,7 +239,15 @@ function childEnv(p: ParentRun, h: Pick<Handoff, 'paths' | 'budget'>, provider: 
 }
 
 /** Before the child's sandbox goes: its files (for the parent) and, unless it paused, agent.completed in its log. */
-function collector(p: ParentRun, paths: readonly string[], childRunId: string, callId: string, runDir: string, handedOver: WorkspaceSnapshot, log: LogPort & { events(): readonly EventEnvelope[] }) {
+function collector(
+  p: ParentRun,
+  paths: readonly string[],
+  childRunId: string,
+  callId: string,
+  runDir: string,
+  handedOver: WorkspaceSnapshot,
+  log: LogPort & { events(): readonly EventEnvelope[] },
+) {
   let result: WorkspaceSnapshot = { dir: null, files: [], deleted: [] };
   return {
     result: () => result,
@@ -208,32 +256,66 @@ function collector(p: ParentRun, paths: readonly string[], childRunId: string, c
       result = await snapshotWorkspace(sandbox, runDir, 'result').catch(() => result);
       writeFileSync(path.join(runDir, RESULT_FILE), JSON.stringify(result));
       const changes = changedByChild(runDir, handedOver, result);
-      log.append('agent.completed', 'runtime', { ...completed(p.runId, childRunId, callId, o, changes.all, outside(changes.all, paths)), denied: deniedIn(log.events()) });
+      log.append('agent.completed', 'runtime', {
+        ...completed(p.runId, childRunId, callId, o, changes.all, outside(changes.all, paths)),
+        denied: deniedIn(log.events()),
+      });
     },
   };
 }
 
 /** After the child's run: a pause propagates up; otherwise its changes go through the parent's pipeline and its answer becomes the observation. */
-async function conclude(p: ParentRun, paths: readonly string[], childRunId: string, callId: string, outcome: AgentRunResult, runDir: string, handedOver: WorkspaceSnapshot, result: WorkspaceSnapshot): Promise<LocalResult> {
+async function conclude(
+  p: ParentRun,
+  paths: readonly string[],
+  childRunId: string,
+  callId: string,
+  outcome: AgentRunResult,
+  runDir: string,
+  handedOver: WorkspaceSnapshot,
+  result: WorkspaceSnapshot,
+): Promise<LocalResult> {
   if (outcome.status === 'paused') {
     const first = outcome.pendingRequests[0];
-    return { ok: false, output: `sub-agent ${childRunId} is paused waiting for approval`, pending: { runId: childRunId, requestId: first?.requestId ?? 'unknown' } };
+    return {
+      ok: false,
+      output: `sub-agent ${childRunId} is paused waiting for approval`,
+      pending: { runId: childRunId, requestId: first?.requestId ?? 'unknown' },
+    };
   }
   const changes = changedByChild(runDir, handedOver, result);
   const withheld = outside(changes.all, paths);
-  const recorded = p.log.events().some((e) => e.type === 'agent.completed' && e.runId === p.runId && (e.data as EventDataOf<'agent.completed'>).childRunId === childRunId);
-  if (!recorded) p.log.append('agent.completed', 'runtime', { ...completed(p.runId, childRunId, callId, outcome, changes.all, withheld), denied: deniedIn(readChildEvents(p, childRunId)) });
+  const recorded = p.log
+    .events()
+    .some(
+      (e) =>
+        e.type === 'agent.completed' &&
+        e.runId === p.runId &&
+        (e.data as EventDataOf<'agent.completed'>).childRunId === childRunId,
+    );
+  if (!recorded)
+    p.log.append('agent.completed', 'runtime', {
+      ...completed(p.runId, childRunId, callId, outcome, changes.all, withheld),
+      denied: deniedIn(readChildEvents(p, childRunId)),
+    });
   const applied = await applyToParent(p, callId, changes, withheld, runDir, result);
   // Applying a file can itself need a person's approval: the tree waits, and resume picks it up.
   const waiting = applied.find((a) => a.outcome === 'pending');
-  if (waiting) return { ok: false, output: `applying ${waiting.file} waits for approval`, pending: { runId: p.runId, requestId: waiting.requestId ?? 'unknown' } };
+  if (waiting)
+    return {
+      ok: false,
+      output: `applying ${waiting.file} waits for approval`,
+      pending: { runId: p.runId, requestId: waiting.requestId ?? 'unknown' },
+    };
   return report(childRunId, p.depth + 1, outcome, applied, withheld);
 }
 
 /** Resume: the child of an unfinished delegate call continues from its own log, in a fresh sandbox. */
 async function resumeChild(p: ParentRun, callId: string, signal: AbortSignal): Promise<LocalResult | undefined> {
   const events = p.log.events();
-  const spawnedEvent = events.find((e) => spawnedBy(e, p.runId) && (e.data as EventDataOf<'agent.spawned'>).callId === callId);
+  const spawnedEvent = events.find(
+    (e) => spawnedBy(e, p.runId) && (e.data as EventDataOf<'agent.spawned'>).callId === callId,
+  );
   if (!spawnedEvent || !p.resume) return undefined;
   const spawned = spawnedEvent.data as EventDataOf<'agent.spawned'>;
   const index = events.filter((e) => spawnedBy(e, p.runId)).indexOf(spawnedEvent);
@@ -248,19 +330,51 @@ async function resumeChild(p: ParentRun, callId: string, signal: AbortSignal): P
   const ended = lastEvent(childEvents, 'run.completed');
   if (ended) {
     const d = ended.data as EventDataOf<'run.completed'>;
-    const outcome: AgentRunResult = { status: d.status, stopReason: d.stopReason, ...(d.answer !== undefined ? { answer: d.answer } : {}), runId: spawned.childRunId, runDir, repoDir: p.repoDir, filesChanged: d.filesChanged ?? [], applied: false, pendingRequests: [] };
-    return conclude(p, spawned.paths, spawned.childRunId, callId, outcome, runDir, handedOver, readSnapshot(runDir, RESULT_FILE));
+    const outcome: AgentRunResult = {
+      status: d.status,
+      stopReason: d.stopReason,
+      ...(d.answer !== undefined ? { answer: d.answer } : {}),
+      runId: spawned.childRunId,
+      runDir,
+      repoDir: p.repoDir,
+      filesChanged: d.filesChanged ?? [],
+      applied: false,
+      pendingRequests: [],
+    };
+    return conclude(
+      p,
+      spawned.paths,
+      spawned.childRunId,
+      callId,
+      outcome,
+      runDir,
+      handedOver,
+      readSnapshot(runDir, RESULT_FILE),
+    );
   }
   let collected: ReturnType<typeof collector> | undefined;
   const outcome = await p.resume(spawned.childRunId, childEnv(p, h, provider, signal), (log) => {
     collected = collector(p, spawned.paths, spawned.childRunId, callId, runDir, handedOver, log);
     return collected.finish;
   });
-  return conclude(p, spawned.paths, spawned.childRunId, callId, outcome, runDir, handedOver, collected?.result() ?? { dir: null, files: [], deleted: [] });
+  return conclude(
+    p,
+    spawned.paths,
+    spawned.childRunId,
+    callId,
+    outcome,
+    runDir,
+    handedOver,
+    collected?.result() ?? { dir: null, files: [], deleted: [] },
+  );
 }
 
 /** What the child changed relative to what it was handed (not the parent's own earlier changes). */
-function changedByChild(runDir: string, before: WorkspaceSnapshot, after: WorkspaceSnapshot): { written: string[]; deleted: string[]; all: string[] } {
+function changedByChild(
+  runDir: string,
+  before: WorkspaceSnapshot,
+  after: WorkspaceSnapshot,
+): { written: string[]; deleted: string[]; all: string[] } {
   const read = (snap: WorkspaceSnapshot, f: string): Buffer | undefined => {
     if (!snap.dir || !snap.files.includes(f)) return undefined;
     try {
@@ -291,7 +405,14 @@ interface Applied {
 }
 
 /** Each changed file goes through the parent's pipeline: read (for the freshness check), then write. */
-async function applyToParent(p: ParentRun, callId: string, changes: { written: string[]; deleted: string[] }, withheld: string[], runDir: string, result: WorkspaceSnapshot): Promise<Applied[]> {
+async function applyToParent(
+  p: ParentRun,
+  callId: string,
+  changes: { written: string[]; deleted: string[] },
+  withheld: string[],
+  runDir: string,
+  result: WorkspaceSnapshot,
+): Promise<Applied[]> {
   const applied: Applied[] = [];
   let n = 0;
   const turn = 0;
@@ -304,34 +425,74 @@ async function applyToParent(p: ParentRun, callId: string, changes: { written: s
       continue;
     }
     await p.run({ callId: `${callId}.read${++n}`, turn, tool: 'read_file', input: { path: file } });
-    const obs = await p.run({ callId: `${callId}.write${n}`, turn, tool: 'write_file', input: { path: file, content } });
-    applied.push({ file, outcome: obs.outcome, observation: obs.id, ...(obs.requestId ? { requestId: obs.requestId } : {}) });
+    const obs = await p.run({
+      callId: `${callId}.write${n}`,
+      turn,
+      tool: 'write_file',
+      input: { path: file, content },
+    });
+    applied.push({
+      file,
+      outcome: obs.outcome,
+      observation: obs.id,
+      ...(obs.requestId ? { requestId: obs.requestId } : {}),
+    });
     if (obs.outcome === 'pending') return applied;
   }
   for (const file of changes.deleted) {
     if (withheld.includes(file)) continue;
-    const obs = await p.run({ callId: `${callId}.rm${++n}`, turn, tool: 'bash', input: { command: `rm -f -- '${file.replace(/'/g, `'\\''`)}'` } });
-    applied.push({ file: `${file} (deleted)`, outcome: obs.outcome, observation: obs.id, ...(obs.requestId ? { requestId: obs.requestId } : {}) });
+    const obs = await p.run({
+      callId: `${callId}.rm${++n}`,
+      turn,
+      tool: 'bash',
+      input: { command: `rm -f -- '${file.replace(/'/g, `'\\''`)}'` },
+    });
+    applied.push({
+      file: `${file} (deleted)`,
+      outcome: obs.outcome,
+      observation: obs.id,
+      ...(obs.requestId ? { requestId: obs.requestId } : {}),
+    });
     if (obs.outcome === 'pending') return applied;
   }
   return applied;
 }
 
-function report(childRunId: string, depth: number, o: AgentRunResult, applied: Applied[], withheld: string[]): LocalResult {
+function report(
+  childRunId: string,
+  depth: number,
+  o: AgentRunResult,
+  applied: Applied[],
+  withheld: string[],
+): LocalResult {
   const lines = [`sub-agent ${childRunId} (depth ${depth}) ended ${o.status} (${o.stopReason})`];
   if (o.answer !== undefined) lines.push(`answer: ${o.answer}`);
   const cited = citedEvidence(o.answer);
   if (cited.length > 0) lines.push(`evidence it cites (observations of ${childRunId}): ${cited.join(', ')}`);
-  if (applied.length > 0) lines.push(`its changes, through your write path: ${applied.map((a) => `${a.file} ${a.outcome}${a.observation ? ` (${a.observation})` : ''}`).join('; ')}`);
+  if (applied.length > 0)
+    lines.push(
+      `its changes, through your write path: ${applied.map((a) => `${a.file} ${a.outcome}${a.observation ? ` (${a.observation})` : ''}`).join('; ')}`,
+    );
   else lines.push('its changes: none');
   if (withheld.length > 0) lines.push(`withheld (outside its paths, not applied): ${withheld.join(', ')}`);
   lines.push(`its log: gatehouse show ${childRunId}`);
   const output = lines.join('\n');
   if (o.status === 'final') return { ok: true, output };
-  return { ok: false, output, error: { code: `sub_agent_${o.status}`, message: `the sub-agent ended ${o.status}: ${o.stopReason}` } };
+  return {
+    ok: false,
+    output,
+    error: { code: `sub_agent_${o.status}`, message: `the sub-agent ended ${o.status}: ${o.stopReason}` },
+  };
 }
 
-function completed(parentRunId: string, childRunId: string, callId: string, o: LoopOutcome, filesChanged: string[], withheld: string[]): EventDataOf<'agent.completed'> {
+function completed(
+  parentRunId: string,
+  childRunId: string,
+  callId: string,
+  o: LoopOutcome,
+  filesChanged: string[],
+  withheld: string[],
+): EventDataOf<'agent.completed'> {
   return {
     parentRunId,
     childRunId,
@@ -350,10 +511,21 @@ function deniedIn(events: readonly EventEnvelope[]): string[] {
   const tools = new Map<string, string>();
   const out: string[] = [];
   for (const e of events) {
-    const d = e.data as { callId?: string; tool?: string; decision?: string; policyId?: string; approver?: string; reason?: string };
+    const d = e.data as {
+      callId?: string;
+      tool?: string;
+      decision?: string;
+      policyId?: string;
+      approver?: string;
+      reason?: string;
+    };
     if (e.type === 'tool.intent' && d.callId && d.tool) tools.set(d.callId, d.tool);
-    if (e.type === 'tool.approval' && d.decision === 'deny') out.push(`${tools.get(d.callId ?? '') ?? '?'}: denied by ${d.policyId ?? '?'}`);
-    if (e.type === 'approval.denied') out.push(`${tools.get(d.callId ?? '') ?? '?'}: declined by ${d.approver ?? '?'} (${(d.reason ?? '').slice(0, 120)})`);
+    if (e.type === 'tool.approval' && d.decision === 'deny')
+      out.push(`${tools.get(d.callId ?? '') ?? '?'}: denied by ${d.policyId ?? '?'}`);
+    if (e.type === 'approval.denied')
+      out.push(
+        `${tools.get(d.callId ?? '') ?? '?'}: declined by ${d.approver ?? '?'} (${(d.reason ?? '').slice(0, 120)})`,
+      );
   }
   return out.slice(0, 100);
 }
@@ -374,7 +546,9 @@ function citedEvidence(answer: string | undefined): string[] {
 function evidenceOf(events: readonly EventEnvelope[], ids: readonly string[]): Evidence[] {
   const out: Evidence[] = [];
   for (const id of ids) {
-    const e = events.find((x) => x.type === 'tool.observation' && (x.data as EventDataOf<'tool.observation'>).observationId === id);
+    const e = events.find(
+      (x) => x.type === 'tool.observation' && (x.data as EventDataOf<'tool.observation'>).observationId === id,
+    );
     if (!e) continue;
     const content = (e.data as EventDataOf<'tool.observation'>).content;
     out.push({ id, sha256: sha256Hex(content), content });

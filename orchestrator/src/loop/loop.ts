@@ -70,7 +70,12 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
     if (stop) return { status: 'partial', stopReason: stop };
     const turn = ++progress.turns;
 
-    const ctx = compileContext(d.log.events(), { system: d.system, task: d.task, tools: d.tools, tokenBudget: d.contextTokenBudget });
+    const ctx = compileContext(d.log.events(), {
+      system: d.system,
+      task: d.task,
+      tools: d.tools,
+      tokenBudget: d.contextTokenBudget,
+    });
     d.log.append('model.request', 'runtime', {
       turn,
       model: d.provider.id,
@@ -85,7 +90,12 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
     d.log.append('model.output', 'model', {
       turn,
       text: out.text,
-      toolCalls: calls.map((c) => ({ callId: c.id, name: c.name, input: c.input, ...(c.parseError ? { parseError: c.parseError } : {}) })),
+      toolCalls: calls.map((c) => ({
+        callId: c.id,
+        name: c.name,
+        input: c.input,
+        ...(c.parseError ? { parseError: c.parseError } : {}),
+      })),
       stopReason: out.stopReason,
       usage: out.usage,
       retries: out.retries,
@@ -107,7 +117,7 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
       continue;
     }
 
-    for (let i = 0; i < calls.length; ) {
+    for (let i = 0; i < calls.length;) {
       if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
       if (progress.toolCalls >= d.budgets.maxToolCalls) return { status: 'partial', stopReason: 'max_tool_calls' };
       // Consecutive delegate calls run together: sub-agents work in parallel (the delegator caps
@@ -117,13 +127,27 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
       const batch = calls.slice(i, Math.min(j, i + d.budgets.maxToolCalls - progress.toolCalls));
       i += batch.length;
       progress.toolCalls += batch.length;
-      const observed = await Promise.all(batch.map((call) => d.pipeline.run({ callId: call.id, turn, tool: call.name, input: call.input, ...(call.parseError ? { parseError: call.parseError } : {}) }, d.signal)));
+      const observed = await Promise.all(
+        batch.map((call) =>
+          d.pipeline.run(
+            {
+              callId: call.id,
+              turn,
+              tool: call.name,
+              input: call.input,
+              ...(call.parseError ? { parseError: call.parseError } : {}),
+            },
+            d.signal,
+          ),
+        ),
+      );
       if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
       for (const [k, obs] of observed.entries()) {
         const call = batch[k]!;
         // The rest of the turn waits too: a later call may depend on this one.
         if (obs.outcome === 'pending') return paused(obs.requestId);
-        if (repeated.record(call.name, call.input, obs.outcome !== 'ok')) return { status: 'partial', stopReason: 'repeated_failure' };
+        if (repeated.record(call.name, call.input, obs.outcome !== 'ok'))
+          return { status: 'partial', stopReason: 'repeated_failure' };
       }
     }
   }
@@ -151,7 +175,16 @@ async function finishLastTurn(d: LoopDeps, progress: Progress): Promise<LoopOutc
     else {
       if (progress.toolCalls >= d.budgets.maxToolCalls) return { status: 'partial', stopReason: 'max_tool_calls' };
       progress.toolCalls++;
-      obs = await d.pipeline.run({ callId: call.callId, turn: out.turn, tool: call.name, input: call.input, ...(call.parseError ? { parseError: call.parseError } : {}) }, d.signal);
+      obs = await d.pipeline.run(
+        {
+          callId: call.callId,
+          turn: out.turn,
+          tool: call.name,
+          input: call.input,
+          ...(call.parseError ? { parseError: call.parseError } : {}),
+        },
+        d.signal,
+      );
     }
     if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
     if (obs?.outcome === 'pending') return paused(obs.requestId);
@@ -159,7 +192,11 @@ async function finishLastTurn(d: LoopDeps, progress: Progress): Promise<LoopOutc
   return undefined;
 }
 
-async function collect(provider: ModelProvider, request: Parameters<ModelProvider['stream']>[0], onText?: (t: string) => void): Promise<TurnOutput> {
+async function collect(
+  provider: ModelProvider,
+  request: Parameters<ModelProvider['stream']>[0],
+  onText?: (t: string) => void,
+): Promise<TurnOutput> {
   let retries = 0;
   let text = '';
   for await (const ev of provider.stream(request)) {
@@ -174,12 +211,26 @@ async function collect(provider: ModelProvider, request: Parameters<ModelProvide
       case 'done':
         return { text: ev.text, toolCalls: ev.toolCalls, usage: ev.usage, stopReason: ev.stopReason, retries };
       case 'error':
-        return { text, toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, stopReason: 'error', retries, error: { kind: ev.kind, message: ev.message } };
+        return {
+          text,
+          toolCalls: [],
+          usage: { inputTokens: 0, outputTokens: 0 },
+          stopReason: 'error',
+          retries,
+          error: { kind: ev.kind, message: ev.message },
+        };
       case 'tool_call':
         break;
     }
   }
-  return { text, toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, stopReason: 'error', retries, error: { kind: 'unknown', message: 'the model stream ended without a result' } };
+  return {
+    text,
+    toolCalls: [],
+    usage: { inputTokens: 0, outputTokens: 0 },
+    stopReason: 'error',
+    retries,
+    error: { kind: 'unknown', message: 'the model stream ended without a result' },
+  };
 }
 
 /** Model call ids become observation call ids; they must be unique within the run. */

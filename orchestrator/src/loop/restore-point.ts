@@ -40,7 +40,10 @@ export async function chooseWorkspace(
   registry: ToolRegistry,
   key: LogKey | undefined = installationKey(),
 ): Promise<RestorePoint> {
-  const lastRecorded = Math.max(-1, ...events.filter((e) => e.type === 'workspace.checkpoint' || e.type === 'run.resumed').map((e) => e.seq));
+  const lastRecorded = Math.max(
+    -1,
+    ...events.filter((e) => e.type === 'workspace.checkpoint' || e.type === 'run.resumed').map((e) => e.seq),
+  );
   let salvageProblem = '';
   for (const salvage of salvages(runDir)) {
     // Named after the log position it follows: older than what the log recorded since, not wanted.
@@ -65,34 +68,61 @@ export async function chooseWorkspace(
   return salvageProblem && !('refusal' in chosen) ? { ...chosen, ignored: salvageProblem } : chosen;
 }
 
-async function fromLog(runDir: string, events: readonly EventEnvelope[], registry: ToolRegistry, salvageProblem: string): Promise<RestorePoint> {
+async function fromLog(
+  runDir: string,
+  events: readonly EventEnvelope[],
+  registry: ToolRegistry,
+  salvageProblem: string,
+): Promise<RestorePoint> {
   const changed = changingCalls(events, registry);
   const lastChange = changed.at(-1);
   const checkpoint = lastEvent(events, 'workspace.checkpoint');
-  const advice = 'The run cannot continue with its completed work; start a new run (the log and everything saved are kept for review).';
+  const advice =
+    'The run cannot continue with its completed work; start a new run (the log and everything saved are kept for review).';
   if (checkpoint) {
     const c = checkpoint.data as EventDataOf<'workspace.checkpoint'>;
     let manifest: WorkspaceManifest;
     try {
       manifest = await loadWorkspace(runDir, c.manifest, c.manifestSha256);
     } catch (e) {
-      return { refusal: `checkpoint ${c.checkpoint} cannot be restored: ${(e as Error).message}. ${salvageProblem ? `${salvageProblem}. ` : ''}${advice}` };
+      return {
+        refusal: `checkpoint ${c.checkpoint} cannot be restored: ${(e as Error).message}. ${salvageProblem ? `${salvageProblem}. ` : ''}${advice}`,
+      };
     }
-    if (manifest.skipped.length > 0) return { refusal: `checkpoint ${c.checkpoint} lacks ${describeSkipped(manifest)}. ${advice}` };
-    if (lastChange && lastChange.seq > c.afterSeq) return { refusal: uncovered(lastChange, `the last checkpoint (${c.checkpoint}) was saved before it`, salvageProblem, advice) };
+    if (manifest.skipped.length > 0)
+      return { refusal: `checkpoint ${c.checkpoint} lacks ${describeSkipped(manifest)}. ${advice}` };
+    if (lastChange && lastChange.seq > c.afterSeq)
+      return {
+        refusal: uncovered(
+          lastChange,
+          `the last checkpoint (${c.checkpoint}) was saved before it`,
+          salvageProblem,
+          advice,
+        ),
+      };
     return { from: 'checkpoint', files: listed(manifest), manifest };
   }
   const paused = lastEvent(events, 'run.paused');
   if (paused && (!lastChange || lastChange.seq < paused.seq)) {
     const snap = (paused.data as EventDataOf<'run.paused'>).workspace;
-    if (snap.dir && !existsSync(path.join(runDir, snap.dir))) return { refusal: `the workspace saved at the pause (${snap.dir}) is missing. ${advice}` };
-    return { from: 'pause-snapshot', files: [...snap.files, ...snap.deleted], legacy: (s) => restoreWorkspace(s, runDir, snap) };
+    if (snap.dir && !existsSync(path.join(runDir, snap.dir)))
+      return { refusal: `the workspace saved at the pause (${snap.dir}) is missing. ${advice}` };
+    return {
+      from: 'pause-snapshot',
+      files: [...snap.files, ...snap.deleted],
+      legacy: (s) => restoreWorkspace(s, runDir, snap),
+    };
   }
   if (lastChange) return { refusal: uncovered(lastChange, 'no checkpoint was saved', salvageProblem, advice) };
   return { from: 'repository', files: [] };
 }
 
-function uncovered(call: { seq: number; tool: string; callId: string }, why: string, salvageProblem: string, advice: string): string {
+function uncovered(
+  call: { seq: number; tool: string; callId: string },
+  why: string,
+  salvageProblem: string,
+  advice: string,
+): string {
   return (
     `${call.tool} call ${call.callId} completed (event ${call.seq}) and may have changed the workspace, but ${why} ` +
     `and the sandbox it ran in was not saved${salvageProblem ? ` (${salvageProblem})` : ''}. ${advice}`
@@ -100,7 +130,10 @@ function uncovered(call: { seq: number; tool: string; callId: string }, why: str
 }
 
 /** Completed calls that could have changed the workspace, in log order. */
-export function changingCalls(events: readonly EventEnvelope[], registry: ToolRegistry): Array<{ seq: number; tool: string; callId: string }> {
+export function changingCalls(
+  events: readonly EventEnvelope[],
+  registry: ToolRegistry,
+): Array<{ seq: number; tool: string; callId: string }> {
   const calls = new Map<string, { tool?: string; input?: unknown }>();
   const out: Array<{ seq: number; tool: string; callId: string }> = [];
   for (const e of events) {

@@ -23,7 +23,11 @@ export class ResumeError extends Error {}
  * When the writes the log says completed cannot be put back, resume refuses: it never continues on
  * a workspace silently missing them.
  */
-export async function resumeAgent(runId: string, o: RunEnvironment, finishFor?: (log: LogPort & { events(): readonly EventEnvelope[] }) => RunHandle['finish']): Promise<AgentRunResult> {
+export async function resumeAgent(
+  runId: string,
+  o: RunEnvironment,
+  finishFor?: (log: LogPort & { events(): readonly EventEnvelope[] }) => RunHandle['finish'],
+): Promise<AgentRunResult> {
   const { log: raw } = RunLog.open(o.stateDir, runId);
   let handed = false;
   try {
@@ -31,8 +35,12 @@ export async function resumeAgent(runId: string, o: RunEnvironment, finishFor?: 
     const tracker = new StateTracker(events);
     const state = tracker.state;
     const started = events[0]?.type === 'run.started' ? (events[0].data as EventDataOf<'run.started'>) : undefined;
-    if (!started?.repo) throw new ResumeError(`run ${runId} has no run.started event with a repository; it cannot be resumed`);
-    if (state.status !== 'running') throw new ResumeError(`run ${runId} already ended (${state.status}: ${state.stopReason ?? ''}); there is nothing to resume`);
+    if (!started?.repo)
+      throw new ResumeError(`run ${runId} has no run.started event with a repository; it cannot be resumed`);
+    if (state.status !== 'running')
+      throw new ResumeError(
+        `run ${runId} already ended (${state.status}: ${state.stopReason ?? ''}); there is nothing to resume`,
+      );
     const repoDir = started.repo;
     const registry = codingTools();
     const surface = [...started.surface];
@@ -42,7 +50,8 @@ export async function resumeAgent(runId: string, o: RunEnvironment, finishFor?: 
     const restore = await chooseWorkspace(raw.runDir, events, registry, LogKey.load({ stateDir: o.stateDir }));
     if ('refusal' in restore) throw new ResumeError(restore.refusal);
     // Not an error (nothing the log says completed is lost), but someone should know.
-    if (restore.ignored) process.emitWarning(`${restore.ignored}; the run continues from ${restore.from}`, 'GatehouseWarning');
+    if (restore.ignored)
+      process.emitWarning(`${restore.ignored}; the run continues from ${restore.from}`, 'GatehouseWarning');
 
     const log = tee(raw, tracker, o.onEvent);
     for (const e of events) o.onEvent?.(e);
@@ -60,7 +69,11 @@ export async function resumeAgent(runId: string, o: RunEnvironment, finishFor?: 
       prepare: async (sandbox: Sandbox) => {
         if (restore.manifest) await restoreSaved(sandbox, raw.runDir, restore.manifest);
         else if (restore.legacy) await restore.legacy(sandbox);
-        log.append('run.resumed', 'user', { fromSeq: state.lastSeq, workspaceFrom: restore.from, files: restore.files });
+        log.append('run.resumed', 'user', {
+          fromSeq: state.lastSeq,
+          workspaceFrom: restore.from,
+          files: restore.files,
+        });
       },
     });
   } finally {

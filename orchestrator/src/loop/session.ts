@@ -72,7 +72,12 @@ export interface AgentRunResult extends LoopOutcome {
   pendingRequests: RequestState[];
 }
 
-export const DEFAULT_LIMITS: ToolLimits = { defaultTimeoutMs: 120_000, maxTimeoutMs: 600_000, observationBudget: 16_000, maxReadLines: 2000 };
+export const DEFAULT_LIMITS: ToolLimits = {
+  defaultTimeoutMs: 120_000,
+  maxTimeoutMs: 600_000,
+  observationBudget: 16_000,
+  maxReadLines: 2000,
+};
 
 /**
  * One agent run from start to end: its log, its sandbox (a copy of the repository), the pipeline
@@ -121,7 +126,16 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
   const { raw, log, tracker } = h;
   const runId = raw.runId;
   const end = (outcome: LoopOutcome, extra: Partial<AgentRunResult> = {}): AgentRunResult => {
-    const result: AgentRunResult = { ...outcome, runId, runDir: raw.runDir, repoDir: h.repoDir, filesChanged: [], applied: false, pendingRequests: [], ...extra };
+    const result: AgentRunResult = {
+      ...outcome,
+      runId,
+      runDir: raw.runDir,
+      repoDir: h.repoDir,
+      filesChanged: [],
+      applied: false,
+      pendingRequests: [],
+      ...extra,
+    };
     if (outcome.status !== 'paused') {
       log.append('run.completed', 'runtime', {
         status: outcome.status,
@@ -143,7 +157,13 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
   o.attachLog?.(log);
   let sandbox: Sandbox;
   try {
-    sandbox = await o.driver.createSandbox({ runId, repoDir: h.repoDir, stateDir: path.resolve(o.stateDir), ...stateDirIgnore(h.repoDir, o.stateDir), ...(o.policy.paths ? { pathRules: o.policy.paths } : {}) });
+    sandbox = await o.driver.createSandbox({
+      runId,
+      repoDir: h.repoDir,
+      stateDir: path.resolve(o.stateDir),
+      ...stateDirIgnore(h.repoDir, o.stateDir),
+      ...(o.policy.paths ? { pathRules: o.policy.paths } : {}),
+    });
   } catch (e) {
     return end({ status: 'failed', stopReason: `sandbox_failed: ${(e as Error).message}` });
   }
@@ -151,18 +171,27 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
   const signal = AbortSignal.any([o.signal, lost.signal]);
   try {
     const maxFileBytes = o.maxFileBytes ?? envMaxFileBytes();
-    const checkpoints = new Checkpointer({ sandbox, runDir: raw.runDir, log, registry: h.registry, ...(maxFileBytes ? { maxFileBytes } : {}) });
+    const checkpoints = new Checkpointer({
+      sandbox,
+      runDir: raw.runDir,
+      log,
+      registry: h.registry,
+      ...(maxFileBytes ? { maxFileBytes } : {}),
+    });
     if (h.prepare) {
       await h.prepare(sandbox);
       // The restored workspace is on record at once: a second crash resumes from here.
       await checkpoints.take();
     }
     const gated = gateInvocations(sandbox, checkpoints);
-    const plog: typeof log = { ...log, append: (type, actor, data, opts) => {
-      const e = log.append(type, actor, data, opts);
-      checkpoints.observe(e);
-      return e;
-    } };
+    const plog: typeof log = {
+      ...log,
+      append: (type, actor, data, opts) => {
+        const e = log.append(type, actor, data, opts);
+        checkpoints.observe(e);
+        return e;
+      },
+    };
     const withheld = sandbox.info.withheld ?? [];
     log.append('sandbox.started', 'runtime', {
       sandboxId: sandbox.sandboxId,
@@ -172,7 +201,9 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
       ...(withheld.length ? { withheld: withheld.slice(0, 200), withheldCount: withheld.length } : {}),
       ...(sandbox.info.protectedPaths ? { protectedPaths: sandbox.info.protectedPaths } : {}),
       ...(sandbox.info.freshRepository ? { freshRepository: true } : {}),
-      ...(sandbox.info.freshRepositoryReason ? { freshRepositoryReason: sandbox.info.freshRepositoryReason.slice(0, 1024) } : {}),
+      ...(sandbox.info.freshRepositoryReason
+        ? { freshRepositoryReason: sandbox.info.freshRepositoryReason.slice(0, 1024) }
+        : {}),
     });
     sandbox.onLost((e) => {
       log.append('sandbox.lost', 'sandbox', { sandboxId: sandbox.sandboxId, reason: e.reason });
@@ -220,12 +251,47 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
       if (!known) return pipeline.run(call, signal);
       if (known.observed) {
         const seen = tracker.state.observations.find((x) => x.callId === call.callId);
-        return { id: seen?.id ?? '', callId: call.callId, tool: known.tool, outcome: seen?.outcome ?? 'ok', content: '', truncated: false };
+        return {
+          id: seen?.id ?? '',
+          callId: call.callId,
+          tool: known.tool,
+          outcome: seen?.outcome ?? 'ok',
+          content: '',
+          truncated: false,
+        };
       }
       return (await pipeline.continueCall(call.callId, signal)) ?? pipeline.run(call, signal);
     };
-    const delegator = createDelegator({ env: o, runId, lineage, depth: agent.depth, maxDepth: agent.maxDepth, maxParallel: agent.maxParallel, repoDir: h.repoDir, runDir: raw.runDir, log: plog, sandbox: gated, run: (call) => runOrContinue(call), drive, resume: resumeAgent, scope });
-    pipeline = new ToolPipeline({ log: plog, tracker, registry: h.registry, surface: h.surface, policy: o.policy, sandbox: gated, limits, lineage, agent: scope, delegate: (h, callId, sig) => delegator.run(h, callId, sig), resumeDelegate: (callId, sig) => delegator.resume(callId, sig), ...(o.channel ? { channel: o.channel } : {}) });
+    const delegator = createDelegator({
+      env: o,
+      runId,
+      lineage,
+      depth: agent.depth,
+      maxDepth: agent.maxDepth,
+      maxParallel: agent.maxParallel,
+      repoDir: h.repoDir,
+      runDir: raw.runDir,
+      log: plog,
+      sandbox: gated,
+      run: (call) => runOrContinue(call),
+      drive,
+      resume: resumeAgent,
+      scope,
+    });
+    pipeline = new ToolPipeline({
+      log: plog,
+      tracker,
+      registry: h.registry,
+      surface: h.surface,
+      policy: o.policy,
+      sandbox: gated,
+      limits,
+      lineage,
+      agent: scope,
+      delegate: (h, callId, sig) => delegator.run(h, callId, sig),
+      resumeDelegate: (callId, sig) => delegator.resume(callId, sig),
+      ...(o.channel ? { channel: o.channel } : {}),
+    });
     o.provider.resumeAfter?.(tracker.state.turns);
     const outcome = await runLoop({
       provider: o.provider,
@@ -249,7 +315,12 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
       const workspace = { dir: null, files: saved.files.map((f) => f.path), deleted: saved.deleted };
       const pending = pendingRequests(tracker.state.approvals);
       // A sub-agent's pending request is this run's too: the tree waits for it.
-      log.append('run.paused', 'runtime', { pending: [...new Set([...pending.map((r) => r.requestId), ...(outcome.pending ?? []).filter((id) => id !== 'unknown')])], workspace });
+      log.append('run.paused', 'runtime', {
+        pending: [
+          ...new Set([...pending.map((r) => r.requestId), ...(outcome.pending ?? []).filter((id) => id !== 'unknown')]),
+        ],
+        workspace,
+      });
       return end(outcome, { pendingRequests: pending, filesChanged: [...workspace.files, ...workspace.deleted] });
     }
     // Exporting is after the outcome: whatever goes wrong here is reported, never turns an
@@ -260,7 +331,13 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
       ...(checkpoints.previous ? { previous: checkpoints.previous } : {}),
       ...(maxFileBytes ? { maxFileBytes } : {}),
       ...(protect ? { protect: [protect] } : {}),
-    }).catch((e: Error): ExportResult => ({ filesChanged: [], applied: false, refused: [], skipped: [], applyError: `exporting the changes failed: ${e.message}` }));
+    }).catch((e: Error): ExportResult => ({
+      filesChanged: [],
+      applied: false,
+      refused: [],
+      skipped: [],
+      applyError: `exporting the changes failed: ${e.message}`,
+    }));
     const { saved: _saved, ...result } = changes;
     return end(outcome, result);
   } catch (e) {
@@ -286,12 +363,17 @@ function envMaxFileBytes(): number | undefined {
   const raw = process.env.GATEHOUSE_MAX_FILE_BYTES;
   if (!raw) return undefined;
   const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`GATEHOUSE_MAX_FILE_BYTES must be a whole number of bytes, not ${JSON.stringify(raw)}`);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new Error(`GATEHOUSE_MAX_FILE_BYTES must be a whole number of bytes, not ${JSON.stringify(raw)}`);
   return n;
 }
 
 /** The log as the pipeline and loop see it: every append also folds into state and is reported. */
-export function tee(log: RunLog, tracker: StateTracker, onEvent?: (e: EventEnvelope) => void): LogPort & { events(): readonly EventEnvelope[] } {
+export function tee(
+  log: RunLog,
+  tracker: StateTracker,
+  onEvent?: (e: EventEnvelope) => void,
+): LogPort & { events(): readonly EventEnvelope[] } {
   return {
     append<T extends EventType>(type: T, actor: Actor, data: EventDataOf<T>, opts?: { causationId?: string | null }) {
       const event = log.append(type, actor, data, opts);

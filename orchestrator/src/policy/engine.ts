@@ -32,16 +32,41 @@ function decideCall(index: RuleIndex, mode: Mode, req: PolicyRequest, facts: Run
   const shape = shapeOf(req.tool, req.input, undefined);
   for (const list of ['deny', 'ask', 'allow'] as const) {
     const rule = index.find(req.tool, list, subject);
-    if (rule) return { decision: list, policyId: rule.id, reason: rule.reason ?? `${req.tool}${subject !== undefined ? ` ${subject}` : ''} matches ${list} rule ${rule.text}`, risk, shape };
+    if (rule)
+      return {
+        decision: list,
+        policyId: rule.id,
+        reason:
+          rule.reason ?? `${req.tool}${subject !== undefined ? ` ${subject}` : ''} matches ${list} rule ${rule.text}`,
+        risk,
+        shape,
+      };
     if (list === 'deny' && mode !== 'read-only' && !req.readOnly && subject !== undefined && inGitDir(subject)) {
-      return { decision: 'ask', policyId: GIT_DIR_POLICY, reason: `${req.tool} ${subject}: ${GIT_DIR_REASON}`, risk, shape };
+      return {
+        decision: 'ask',
+        policyId: GIT_DIR_POLICY,
+        reason: `${req.tool} ${subject}: ${GIT_DIR_REASON}`,
+        risk,
+        shape,
+      };
     }
   }
   // A sub-agent is sandboxed and held to a narrowed copy of this policy, so delegating is treated
   // like a write: allowed in sandboxed-auto, asked once per shape in confirm-novel.
-  const cls: CommandClass = req.readOnly ? 'read-only' : req.sideEffect === 'write' || req.sideEffect === 'delegate' ? 'write' : req.sideEffect === 'execute' ? 'test-build' : 'network';
+  const cls: CommandClass = req.readOnly
+    ? 'read-only'
+    : req.sideEffect === 'write' || req.sideEffect === 'delegate'
+      ? 'write'
+      : req.sideEffect === 'execute'
+        ? 'test-build'
+        : 'network';
   const d = modeDefault(mode, cls, shape, facts);
-  return { ...d, risk, shape, reason: d.decision === 'allow' ? `${req.sideEffect} action: ${d.reason}` : `${req.sideEffect} action: ${d.reason}` };
+  return {
+    ...d,
+    risk,
+    shape,
+    reason: d.decision === 'allow' ? `${req.sideEffect} action: ${d.reason}` : `${req.sideEffect} action: ${d.reason}`,
+  };
 }
 
 function decideCommand(index: RuleIndex, mode: Mode, a: ShellAnalysis, facts: RunFacts): Decision {
@@ -50,35 +75,78 @@ function decideCommand(index: RuleIndex, mode: Mode, a: ShellAnalysis, facts: Ru
   const base = { risk, shape };
   for (const part of a.commands) {
     const rule = index.find('bash', 'deny', part.text);
-    if (rule) return { ...base, decision: 'deny', policyId: rule.id, reason: rule.reason ?? `\`${short(part.text)}\` matches deny rule ${rule.text}${via(part)}` };
+    if (rule)
+      return {
+        ...base,
+        decision: 'deny',
+        policyId: rule.id,
+        reason: rule.reason ?? `\`${short(part.text)}\` matches deny rule ${rule.text}${via(part)}`,
+      };
   }
   // A redirection writes a file as surely as write_file does: the file rules apply to it too.
   for (const target of a.writes) {
     const key = pathSubject({ path: target });
     for (const tool of ['write_file', 'edit_file']) {
       const rule = index.find(tool, 'deny', key);
-      if (rule) return { ...base, decision: 'deny', policyId: rule.id, reason: rule.reason ?? `\`> ${short(target)}\` writes ${key}, which deny rule ${rule.text} covers` };
+      if (rule)
+        return {
+          ...base,
+          decision: 'deny',
+          policyId: rule.id,
+          reason: rule.reason ?? `\`> ${short(target)}\` writes ${key}, which deny rule ${rule.text} covers`,
+        };
     }
   }
   const toolDeny = index.find('bash', 'deny', undefined);
-  if (toolDeny) return { ...base, decision: 'deny', policyId: toolDeny.id, reason: toolDeny.reason ?? `bash is denied by ${toolDeny.text}` };
-  if (mode === 'read-only') return { ...base, decision: 'deny', policyId: 'mode:read-only', reason: 'the run is in read-only mode: commands do not run' };
+  if (toolDeny)
+    return {
+      ...base,
+      decision: 'deny',
+      policyId: toolDeny.id,
+      reason: toolDeny.reason ?? `bash is denied by ${toolDeny.text}`,
+    };
+  if (mode === 'read-only')
+    return {
+      ...base,
+      decision: 'deny',
+      policyId: 'mode:read-only',
+      reason: 'the run is in read-only mode: commands do not run',
+    };
   const gitDir = gitDirWrite(a);
-  if (gitDir) return { ...base, decision: 'ask', policyId: GIT_DIR_POLICY, reason: `\`${short(gitDir)}\`: ${GIT_DIR_REASON}` };
+  if (gitDir)
+    return { ...base, decision: 'ask', policyId: GIT_DIR_POLICY, reason: `\`${short(gitDir)}\`: ${GIT_DIR_REASON}` };
   if (!a.followable) {
-    return { ...base, decision: 'ask', policyId: 'classifier:unfollowable', reason: `the command cannot be fully analysed (${a.problems.slice(0, 3).join('; ') || 'unknown construct'}); it needs a person's approval` };
+    return {
+      ...base,
+      decision: 'ask',
+      policyId: 'classifier:unfollowable',
+      reason: `the command cannot be fully analysed (${a.problems.slice(0, 3).join('; ') || 'unknown construct'}); it needs a person's approval`,
+    };
   }
   for (const part of a.commands) {
     const rule = index.find('bash', 'ask', part.text);
-    if (rule) return { ...base, decision: 'ask', policyId: rule.id, reason: rule.reason ?? `\`${short(part.text)}\` matches ask rule ${rule.text}${via(part)}` };
+    if (rule)
+      return {
+        ...base,
+        decision: 'ask',
+        policyId: rule.id,
+        reason: rule.reason ?? `\`${short(part.text)}\` matches ask rule ${rule.text}${via(part)}`,
+      };
   }
   for (const target of a.writes) {
     const key = pathSubject({ path: target });
     const rule = index.find('write_file', 'ask', key) ?? index.find('edit_file', 'ask', key);
-    if (rule) return { ...base, decision: 'ask', policyId: rule.id, reason: rule.reason ?? `\`> ${short(target)}\` writes ${key}, which ask rule ${rule.text} covers` };
+    if (rule)
+      return {
+        ...base,
+        decision: 'ask',
+        policyId: rule.id,
+        reason: rule.reason ?? `\`> ${short(target)}\` writes ${key}, which ask rule ${rule.text} covers`,
+      };
   }
   const toolAsk = index.find('bash', 'ask', undefined);
-  if (toolAsk) return { ...base, decision: 'ask', policyId: toolAsk.id, reason: toolAsk.reason ?? `bash asks by ${toolAsk.text}` };
+  if (toolAsk)
+    return { ...base, decision: 'ask', policyId: toolAsk.id, reason: toolAsk.reason ?? `bash asks by ${toolAsk.text}` };
   const toolAllow = index.find('bash', 'allow', undefined);
 
   // Every part must be allowed: by an allow rule, or by the mode's default for its class.
@@ -98,27 +166,66 @@ function decideCommand(index: RuleIndex, mode: Mode, a: ShellAnalysis, facts: Ru
   }
   if (needs.length === 0) {
     const ids = [...new Set(allowedBy)];
-    return { ...base, decision: 'allow', policyId: ids.join(', ') || `mode:${mode}`, reason: ids.length ? `every command is allowed (${ids.join(', ')})` : 'nothing to run' };
+    return {
+      ...base,
+      decision: 'allow',
+      policyId: ids.join(', ') || `mode:${mode}`,
+      reason: ids.length ? `every command is allowed (${ids.join(', ')})` : 'nothing to run',
+    };
   }
-  return { ...base, decision: 'ask', policyId: `mode:${mode}`, reason: `${mode} mode asks for ${needs.slice(0, 4).join(', ')}${needs.length > 4 ? ` and ${needs.length - 4} more` : ''}` };
+  return {
+    ...base,
+    decision: 'ask',
+    policyId: `mode:${mode}`,
+    reason: `${mode} mode asks for ${needs.slice(0, 4).join(', ')}${needs.length > 4 ? ` and ${needs.length - 4} more` : ''}`,
+  };
 }
 
 /** What a mode does with an action no rule names, by its class. */
-function modeDefault(mode: Mode, cls: CommandClass, shape: string, facts: RunFacts): { decision: Decision['decision']; policyId: string; reason: string } {
-  if (cls === 'read-only') return { decision: 'allow', policyId: `mode:${mode}`, reason: 'read-only actions are allowed in every mode' };
+function modeDefault(
+  mode: Mode,
+  cls: CommandClass,
+  shape: string,
+  facts: RunFacts,
+): { decision: Decision['decision']; policyId: string; reason: string } {
+  if (cls === 'read-only')
+    return { decision: 'allow', policyId: `mode:${mode}`, reason: 'read-only actions are allowed in every mode' };
   switch (mode) {
     case 'read-only':
       return { decision: 'deny', policyId: 'mode:read-only', reason: 'the run is in read-only mode' };
     case 'confirm-each':
-      return { decision: 'ask', policyId: 'mode:confirm-each', reason: 'confirm-each mode asks for every write and command' };
+      return {
+        decision: 'ask',
+        policyId: 'mode:confirm-each',
+        reason: 'confirm-each mode asks for every write and command',
+      };
     case 'confirm-novel':
       // A shape is coarse (flags and targets are not part of it): what destroys is asked each time.
-      if (RISKY.has(cls) || cls === 'destructive') return { decision: 'ask', policyId: 'mode:confirm-novel', reason: `${cls} actions always ask` };
-      if (facts.approvedShapes.has(shape)) return { decision: 'allow', policyId: 'mode:confirm-novel(known shape)', reason: `an action of this shape (${shape}) was approved earlier in this run` };
-      return { decision: 'ask', policyId: 'mode:confirm-novel', reason: `first action of this shape (${shape}) in this run` };
+      if (RISKY.has(cls) || cls === 'destructive')
+        return { decision: 'ask', policyId: 'mode:confirm-novel', reason: `${cls} actions always ask` };
+      if (facts.approvedShapes.has(shape))
+        return {
+          decision: 'allow',
+          policyId: 'mode:confirm-novel(known shape)',
+          reason: `an action of this shape (${shape}) was approved earlier in this run`,
+        };
+      return {
+        decision: 'ask',
+        policyId: 'mode:confirm-novel',
+        reason: `first action of this shape (${shape}) in this run`,
+      };
     case 'sandboxed-auto':
-      if (RISKY.has(cls)) return { decision: 'ask', policyId: 'mode:sandboxed-auto', reason: `${cls} actions ask even in sandboxed-auto` };
-      return { decision: 'allow', policyId: 'mode:sandboxed-auto', reason: 'inside the sandbox, allowed in sandboxed-auto mode' };
+      if (RISKY.has(cls))
+        return {
+          decision: 'ask',
+          policyId: 'mode:sandboxed-auto',
+          reason: `${cls} actions ask even in sandboxed-auto`,
+        };
+      return {
+        decision: 'allow',
+        policyId: 'mode:sandboxed-auto',
+        reason: 'inside the sandbox, allowed in sandboxed-auto mode',
+      };
   }
 }
 
@@ -227,4 +334,3 @@ function memo(classifier: ShellClassifier): (command: string) => ShellAnalysis {
     return a;
   };
 }
-

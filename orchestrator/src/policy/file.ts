@@ -35,7 +35,12 @@ export const PolicyFile = z.strictObject({
   approvers: z
     .array(Approver)
     .default([])
-    .refine((list) => new Set(list.map((a) => a.publicKey)).size === list.length && new Set(list.map((a) => a.name)).size === list.length, 'each approver name and key may be listed once'),
+    .refine(
+      (list) =>
+        new Set(list.map((a) => a.publicKey)).size === list.length &&
+        new Set(list.map((a) => a.name)).size === list.length,
+      'each approver name and key may be listed once',
+    ),
 });
 export type PolicyFile = z.infer<typeof PolicyFile>;
 
@@ -66,7 +71,9 @@ export function loadPolicyFile(file: string, classifier: ShellClassifier): Loade
   try {
     text = readFileSync(full, 'utf8');
   } catch (e) {
-    throw new PolicyFileError(`cannot read policy file ${full}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+    throw new PolicyFileError(
+      `cannot read policy file ${full}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
+    );
   }
   let json: unknown;
   try {
@@ -82,7 +89,9 @@ export function compilePolicy(json: unknown, source: string, classifier: ShellCl
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const at = issue ? issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('') : '';
-    throw new PolicyFileError(`policy ${source}: at ${at || '(top level)'}: ${issue?.message ?? 'invalid'}${entryText(json, issue?.path ?? [])}`);
+    throw new PolicyFileError(
+      `policy ${source}: at ${at || '(top level)'}: ${issue?.message ?? 'invalid'}${entryText(json, issue?.path ?? [])}`,
+    );
   }
   const file = parsed.data;
   const rules: PolicyRule[] = [];
@@ -97,7 +106,13 @@ export function compilePolicy(json: unknown, source: string, classifier: ShellCl
         if (e instanceof RuleSyntaxError) throw new PolicyFileError(`policy ${source}: ${where}: ${e.message}`);
         throw e;
       }
-      const compiled: PolicyRule = { ...rule, list, index, reason: typeof entry === 'string' ? undefined : entry.reason, id: `${where} ${ruleText}` };
+      const compiled: PolicyRule = {
+        ...rule,
+        list,
+        index,
+        reason: typeof entry === 'string' ? undefined : entry.reason,
+        id: `${where} ${ruleText}`,
+      };
       checkExamples(compiled, entry, classifier, `policy ${source}: ${where} "${ruleText}"`);
       rules.push(compiled);
     });
@@ -117,12 +132,20 @@ export function emptyPolicy(classifier: ShellClassifier): LoadedPolicy {
  */
 function checkExamples(rule: PolicyRule, entry: RuleEntry, classifier: ShellClassifier, where: string): void {
   if (typeof entry === 'string') return;
-  const examples = [...(entry.match ?? []).map((e) => [e, true] as const), ...(entry.notMatch ?? []).map((e) => [e, false] as const)];
-  if (examples.length > 0 && rule.test === undefined) throw new PolicyFileError(`${where}: examples need a pattern to test (this rule covers every call of ${rule.tool})`);
+  const examples = [
+    ...(entry.match ?? []).map((e) => [e, true] as const),
+    ...(entry.notMatch ?? []).map((e) => [e, false] as const),
+  ];
+  if (examples.length > 0 && rule.test === undefined)
+    throw new PolicyFileError(
+      `${where}: examples need a pattern to test (this rule covers every call of ${rule.tool})`,
+    );
   for (const [example, expected] of examples) {
     const got = ruleMatchesExample(rule, example, classifier);
     if (got !== expected) {
-      throw new PolicyFileError(`${where}: example ${JSON.stringify(example)} is expected ${expected ? 'to match' : 'not to match'}, but it ${got ? 'matches' : 'does not'}`);
+      throw new PolicyFileError(
+        `${where}: example ${JSON.stringify(example)} is expected ${expected ? 'to match' : 'not to match'}, but it ${got ? 'matches' : 'does not'}`,
+      );
     }
   }
 }

@@ -6,8 +6,25 @@ import { DEFAULT_MODE, modeRank, type ApprovalPolicy, type Mode } from './mode';
 import { loadShellClassifier } from './shell/index';
 
 export { createPolicy } from './engine';
-export { compilePolicy, emptyPolicy, loadPolicyFile, PolicyFile, PolicyFileError, type LoadedPolicy, type PolicyRule } from './file';
-export { DEFAULT_MODE, Mode, modeRank, type ApprovalPolicy, type Decision, type PolicyRequest, type RunFacts, type SideEffect } from './mode';
+export {
+  compilePolicy,
+  emptyPolicy,
+  loadPolicyFile,
+  PolicyFile,
+  PolicyFileError,
+  type LoadedPolicy,
+  type PolicyRule,
+} from './file';
+export {
+  DEFAULT_MODE,
+  Mode,
+  modeRank,
+  type ApprovalPolicy,
+  type Decision,
+  type PolicyRequest,
+  type RunFacts,
+  type SideEffect,
+} from './mode';
 export { parseRule, RuleSyntaxError } from './rules';
 export { pathDenial, type PathDenial } from './path-denial';
 export { shapeOf } from './shape';
@@ -33,7 +50,11 @@ export interface RunPolicy {
  * stricter mode are taken — never allow rules, approvers or a more permissive mode. The mode is
  * `--mode`, else the file's (as allowed), else confirm-novel.
  */
-export async function resolveRunPolicy(opts: { policyFile?: string; repoDir: string; mode?: Mode }): Promise<RunPolicy> {
+export async function resolveRunPolicy(opts: {
+  policyFile?: string;
+  repoDir: string;
+  mode?: Mode;
+}): Promise<RunPolicy> {
   const classifier = await loadShellClassifier();
   const ignored: string[] = [];
   let loaded: LoadedPolicy;
@@ -49,25 +70,45 @@ export async function resolveRunPolicy(opts: { policyFile?: string; repoDir: str
       if (f.approvers.length) ignored.push(`${f.approvers.length} approver(s)`);
       const stricter = f.mode !== undefined && modeRank(f.mode) <= modeRank(DEFAULT_MODE);
       if (f.mode !== undefined && !stricter) ignored.push(`mode ${f.mode}`);
-      loaded = compilePolicy({ ...f, allow: [], approvers: [], ...(stricter ? {} : { mode: undefined }) }, `${repoDefault} (from the repository: deny and ask rules only)`, classifier);
+      loaded = compilePolicy(
+        { ...f, allow: [], approvers: [], ...(stricter ? {} : { mode: undefined }) },
+        `${repoDefault} (from the repository: deny and ask rules only)`,
+        classifier,
+      );
     }
   }
   const mode = opts.mode ?? loaded.file.mode ?? DEFAULT_MODE;
-  return { policy: createPolicy(loaded, mode, classifier), loaded, record: { source: loaded.source, sha256: loaded.sha256, file: loaded.file }, ignored };
+  return {
+    policy: createPolicy(loaded, mode, classifier),
+    loaded,
+    record: { source: loaded.source, sha256: loaded.sha256, file: loaded.file },
+    ignored,
+  };
 }
 
 /** A policy reached through a symlink could be anyone's file: refused. */
 function refuseSymlinks(repoDir: string, file: string): void {
   for (const p of [path.dirname(file), file]) {
-    if (lstatSync(p).isSymbolicLink()) throw new PolicyFileError(`${path.relative(repoDir, p)} is a symbolic link; a repository's policy must be a plain file (or pass --policy FILE)`);
+    if (lstatSync(p).isSymbolicLink())
+      throw new PolicyFileError(
+        `${path.relative(repoDir, p)} is a symbolic link; a repository's policy must be a plain file (or pass --policy FILE)`,
+      );
   }
 }
 
 /** A recorded policy (from run.started), for resume: the run stays held to what it started with. */
-export async function recordedPolicy(record: { source: string; file: unknown } | undefined, mode: Mode): Promise<RunPolicy> {
+export async function recordedPolicy(
+  record: { source: string; file: unknown } | undefined,
+  mode: Mode,
+): Promise<RunPolicy> {
   const classifier = await loadShellClassifier();
   const loaded = record ? compilePolicy(record.file, record.source, classifier) : emptyPolicy(classifier);
-  return { policy: createPolicy(loaded, mode, classifier), loaded, record: { source: loaded.source, sha256: loaded.sha256, file: loaded.file }, ignored: [] };
+  return {
+    policy: createPolicy(loaded, mode, classifier),
+    loaded,
+    record: { source: loaded.source, sha256: loaded.sha256, file: loaded.file },
+    ignored: [],
+  };
 }
 
 /** A policy with no rules: the mode decides everything. */

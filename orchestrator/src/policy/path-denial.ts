@@ -22,7 +22,9 @@ const PROBE = '\u0007gatehouse-probe\u0007';
 
 export function pathDenial(rules: readonly PolicyRule[]): PathDenial {
   const tests = (tools: string[]): Array<(p: string) => boolean> =>
-    rules.filter((r) => r.list === 'deny' && tools.includes(r.tool) && r.test).map((r) => r.test as (p: string) => boolean);
+    rules
+      .filter((r) => r.list === 'deny' && tools.includes(r.tool) && r.test)
+      .map((r) => r.test as (p: string) => boolean);
   const read = tests(['read_file']);
   const write = tests(['write_file', 'edit_file']);
   const any = (list: Array<(p: string) => boolean>, p: string): boolean => list.some((t) => t(p));

@@ -39,13 +39,20 @@ export class RuleSyntaxError extends Error {}
 
 export function parseRule(text: string): Rule {
   const m = RULE_SYNTAX.exec(text.trim());
-  if (!m) throw new RuleSyntaxError(`"${text}" is not a rule: write TOOL or TOOL(PATTERN), e.g. bash(npm test*) or edit_file(src/**)`);
+  if (!m)
+    throw new RuleSyntaxError(
+      `"${text}" is not a rule: write TOOL or TOOL(PATTERN), e.g. bash(npm test*) or edit_file(src/**)`,
+    );
   const tool = m[1] as string;
   const pattern = m[2];
   if (pattern === undefined) return { text, tool, pattern: undefined, test: undefined, head: undefined };
-  if (pattern.trim() === '') throw new RuleSyntaxError(`"${text}": the pattern is empty; write ${tool} alone to cover every call`);
+  if (pattern.trim() === '')
+    throw new RuleSyntaxError(`"${text}": the pattern is empty; write ${tool} alone to cover every call`);
   const kind = subjectKind(tool);
-  if (kind === 'none') throw new RuleSyntaxError(`"${text}": ${tool} takes no pattern (patterns apply to bash commands and to path tools)`);
+  if (kind === 'none')
+    throw new RuleSyntaxError(
+      `"${text}": ${tool} takes no pattern (patterns apply to bash commands and to path tools)`,
+    );
   if (kind === 'command') {
     const normalised = pattern.trim().replace(/\s+/g, ' ');
     const re = commandPattern(normalised);

@@ -3,7 +3,24 @@ import { pathSubject, subjectKind } from './rules';
 import type { ShellAnalysis } from './shell/types';
 
 /** Tools whose second word is the real command (`git commit`, `npm test`). */
-const SUBCOMMAND_TOOLS = new Set(['git', 'npm', 'npx', 'yarn', 'pnpm', 'cargo', 'go', 'docker', 'kubectl', 'pip', 'pip3', 'make', 'gh', 'dotnet', 'mvn', 'gradle']);
+const SUBCOMMAND_TOOLS = new Set([
+  'git',
+  'npm',
+  'npx',
+  'yarn',
+  'pnpm',
+  'cargo',
+  'go',
+  'docker',
+  'kubectl',
+  'pip',
+  'pip3',
+  'make',
+  'gh',
+  'dotnet',
+  'mvn',
+  'gradle',
+]);
 
 /**
  * An action's shape: what confirm-novel remembers once a person approved it. For a command line,

@@ -1,8 +1,20 @@
 import Anthropic from '@anthropic-ai/sdk';
-import type { ContentBlockParam, MessageCreateParamsStreaming, MessageParam, Tool } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  ContentBlockParam,
+  MessageCreateParamsStreaming,
+  MessageParam,
+  Tool,
+} from '@anthropic-ai/sdk/resources/messages';
 import { IncompleteStreamError, sdkStream, type ProviderLabel } from './failure';
 import { toolCallFromJson } from './tool-args';
-import { DEFAULT_RETRY, type ModelEvent, type ModelProvider, type ModelRequest, type ModelToolCall, type RetryPolicy } from './types';
+import {
+  DEFAULT_RETRY,
+  type ModelEvent,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelToolCall,
+  type RetryPolicy,
+} from './types';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 /** The Messages API requires max_tokens; this is the ceiling when the loop does not set one. */
@@ -51,11 +63,20 @@ export class AnthropicProvider implements ModelProvider {
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelEvent, void, undefined> {
-    const body = toMessagesRequest(this.#options.model, request, this.#options.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS);
-    yield* sdkStream('Anthropic', this.#options.retry ?? DEFAULT_RETRY, request.signal, Anthropic, this.#label, () => this.#attempt(body, request.signal));
+    const body = toMessagesRequest(
+      this.#options.model,
+      request,
+      this.#options.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+    );
+    yield* sdkStream('Anthropic', this.#options.retry ?? DEFAULT_RETRY, request.signal, Anthropic, this.#label, () =>
+      this.#attempt(body, request.signal),
+    );
   }
 
-  async *#attempt(body: MessageCreateParamsStreaming, signal: AbortSignal | undefined): AsyncGenerator<ModelEvent, void, undefined> {
+  async *#attempt(
+    body: MessageCreateParamsStreaming,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<ModelEvent, void, undefined> {
     const stream = await this.#client.messages.create(body, signal ? { signal } : {});
     const blocks = new Map<number, OpenBlock>();
     const toolCalls: ModelToolCall[] = [];
@@ -82,7 +103,13 @@ export class AnthropicProvider implements ModelProvider {
               yield { type: 'text_delta', text: block.text };
             }
           } else if (block.type === 'tool_use') {
-            blocks.set(event.index, { kind: 'tool_use', id: block.id, name: block.name, json: '', initial: block.input });
+            blocks.set(event.index, {
+              kind: 'tool_use',
+              id: block.id,
+              name: block.name,
+              json: '',
+              initial: block.input,
+            });
           }
           // Thinking and server-tool blocks are not part of the harness's vocabulary: ignored.
           break;
@@ -101,7 +128,10 @@ export class AnthropicProvider implements ModelProvider {
           const open = blocks.get(event.index);
           if (open?.kind === 'tool_use') {
             // A tool without parameters streams no JSON at all; its input is the start block's.
-            const call = open.json === '' ? { id: open.id, name: open.name, input: open.initial ?? {} } : toolCallFromJson(open.id, open.name, open.json);
+            const call =
+              open.json === ''
+                ? { id: open.id, name: open.name, input: open.initial ?? {} }
+                : toolCallFromJson(open.id, open.name, open.json);
             toolCalls.push(call);
             yield { type: 'tool_call', call };
           }
@@ -128,14 +158,19 @@ export class AnthropicProvider implements ModelProvider {
   }
 }
 
-export function toMessagesRequest(model: string, request: ModelRequest, defaultMaxTokens: number): MessageCreateParamsStreaming {
+export function toMessagesRequest(
+  model: string,
+  request: ModelRequest,
+  defaultMaxTokens: number,
+): MessageCreateParamsStreaming {
   const messages: MessageParam[] = [];
   // Appends to the open user turn when there is one: consecutive tool results (and any text the
   // loop adds after them) must form ONE user message, tool_result blocks first.
   const pushUser = (block: ContentBlockParam, onlyAfterToolResults: boolean): void => {
     const last = messages.at(-1);
     if (last?.role === 'user') {
-      const content: ContentBlockParam[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
+      const content: ContentBlockParam[] =
+        typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
       if (!onlyAfterToolResults || content.every((b) => b.type === 'tool_result')) {
         last.content = [...content, block];
         return;
@@ -155,19 +190,31 @@ export function toMessagesRequest(model: string, request: ModelRequest, defaultM
         for (const call of message.toolCalls) {
           // The API only accepts an object here; a call whose arguments never parsed goes back as {}
           // and its tool_result carries the validation error.
-          content.push({ type: 'tool_use', id: call.id, name: call.name, input: isObject(call.input) ? call.input : {} });
+          content.push({
+            type: 'tool_use',
+            id: call.id,
+            name: call.name,
+            input: isObject(call.input) ? call.input : {},
+          });
         }
         // The API rejects an empty assistant turn; dropping it lets the user turns around it merge.
         if (content.length > 0) messages.push({ role: 'assistant', content });
         break;
       }
       case 'tool':
-        pushUser({ type: 'tool_result', tool_use_id: message.callId, content: message.content, is_error: message.isError }, true);
+        pushUser(
+          { type: 'tool_result', tool_use_id: message.callId, content: message.content, is_error: message.isError },
+          true,
+        );
         break;
     }
   }
 
-  const tools: Tool[] = request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: inputSchema(tool.inputSchema) }));
+  const tools: Tool[] = request.tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: inputSchema(tool.inputSchema),
+  }));
   return {
     model,
     max_tokens: request.maxOutputTokens ?? defaultMaxTokens,
@@ -198,7 +245,11 @@ function stopReason(stop: string | null): 'tool_use' | 'end_turn' | 'max_tokens'
  * Cached prompt tokens are reported apart from input_tokens; a budget must count them all. Fields
  * the types call required can still be absent on the wire (older API versions, compatible proxies).
  */
-function promptTokens(u: { input_tokens?: number | null; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null }): number | undefined {
+function promptTokens(u: {
+  input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+}): number | undefined {
   if (typeof u.input_tokens !== 'number') return undefined;
   return u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
 }

@@ -61,11 +61,24 @@ export function sdkFailureFacts(err: unknown, sdk: SdkErrorClasses): FailureFact
   if (err instanceof sdk.APIConnectionTimeoutError) return { cause: 'timeout', detail: err.message };
   if (err instanceof sdk.APIConnectionError) return { cause: 'network', detail: connectionDetail(err) };
   if (err instanceof sdk.APIError) {
-    const e = err as Error & { status?: unknown; headers?: unknown; error?: unknown; type?: unknown; code?: unknown; errorCode?: unknown };
+    const e = err as Error & {
+      status?: unknown;
+      headers?: unknown;
+      error?: unknown;
+      type?: unknown;
+      code?: unknown;
+      errorCode?: unknown;
+    };
     const detail = apiDetail(e.error, e.message);
     const code = typeof e.code === 'string' ? e.code : typeof e.errorCode === 'string' ? e.errorCode : undefined;
     if (typeof e.status === 'number') {
-      return { cause: 'http', status: e.status, headers: e.headers instanceof Headers ? e.headers : undefined, detail, ...(code ? { code } : {}) };
+      return {
+        cause: 'http',
+        status: e.status,
+        headers: e.headers instanceof Headers ? e.headers : undefined,
+        detail,
+        ...(code ? { code } : {}),
+      };
     }
     const errorType = typeof e.type === 'string' ? e.type : undefined;
     return { cause: 'stream_error', detail, ...(errorType ? { errorType } : {}) };
@@ -108,7 +121,12 @@ export function describeFailure(facts: FailureFacts, label: ProviderLabel): Fail
     case 'stream_error':
       return describeStreamError(facts.errorType, facts.detail, name);
     case 'unknown':
-      return { kind: 'unknown', retryable: false, message: `Unexpected failure talking to ${name}: ${clip(facts.detail)}`, reason: 'unknown' };
+      return {
+        kind: 'unknown',
+        retryable: false,
+        message: `Unexpected failure talking to ${name}: ${clip(facts.detail)}`,
+        reason: 'unknown',
+      };
     case 'http':
       return describeHttp(facts, label);
   }
@@ -120,7 +138,13 @@ function describeHttp(facts: Extract<FailureFacts, { cause: 'http' }>, label: Pr
   const said = facts.detail ? ` ${name} said: ${clip(facts.detail)}` : '';
   const base = { status };
   if (status === 401) {
-    return { ...base, kind: 'auth', retryable: false, message: `${keyVariable} was rejected (401): check the key.${said}`, reason: '401 unauthorized' };
+    return {
+      ...base,
+      kind: 'auth',
+      retryable: false,
+      message: `${keyVariable} was rejected (401): check the key.${said}`,
+      reason: '401 unauthorized',
+    };
   }
   if (status === 403) {
     return {
@@ -134,7 +158,13 @@ function describeHttp(facts: Extract<FailureFacts, { cause: 'http' }>, label: Pr
   if (status === 429) {
     // Retrying cannot fix an empty account; only a real rate limit is transient.
     if (facts.code === 'insufficient_quota') {
-      return { ...base, kind: 'rate_limit', retryable: false, message: `${name} quota is exhausted (429): check the account's billing and limits.${said}`, reason: '429 quota' };
+      return {
+        ...base,
+        kind: 'rate_limit',
+        retryable: false,
+        message: `${name} quota is exhausted (429): check the account's billing and limits.${said}`,
+        reason: '429 quota',
+      };
     }
     const retryAfterMs = facts.headers ? parseRetryAfter(facts.headers) : undefined;
     return {
@@ -147,7 +177,13 @@ function describeHttp(facts: Extract<FailureFacts, { cause: 'http' }>, label: Pr
     };
   }
   if (status === 408) {
-    return { ...base, kind: 'timeout', retryable: true, message: `${name} timed out the request (408): try again later.${said}`, reason: '408 request timeout' };
+    return {
+      ...base,
+      kind: 'timeout',
+      retryable: true,
+      message: `${name} timed out the request (408): try again later.${said}`,
+      reason: '408 request timeout',
+    };
   }
   if (status >= 500) {
     const retryAfterMs = facts.headers ? parseRetryAfter(facts.headers) : undefined;
@@ -178,7 +214,13 @@ function describeHttp(facts: Extract<FailureFacts, { cause: 'http' }>, label: Pr
       reason: `${status} bad request`,
     };
   }
-  return { ...base, kind: 'unknown', retryable: false, message: `${name} answered with unexpected status ${status} from ${baseUrl}.${said}`, reason: `${status}` };
+  return {
+    ...base,
+    kind: 'unknown',
+    retryable: false,
+    message: `${name} answered with unexpected status ${status} from ${baseUrl}.${said}`,
+    reason: `${status}`,
+  };
 }
 
 /** Error events inside a 200 stream carry a type, not a status. */
@@ -186,17 +228,37 @@ function describeStreamError(errorType: string | undefined, detail: string, name
   const said = ` ${name} said: ${clip(detail)}`;
   switch (errorType) {
     case 'rate_limit_error':
-      return { kind: 'rate_limit', retryable: true, message: `${name} rate limit hit mid-stream: wait before running again.${said}`, reason: 'rate limited (stream)' };
+      return {
+        kind: 'rate_limit',
+        retryable: true,
+        message: `${name} rate limit hit mid-stream: wait before running again.${said}`,
+        reason: 'rate limited (stream)',
+      };
     case 'authentication_error':
     case 'permission_error':
-      return { kind: 'auth', retryable: false, message: `${name} refused the credentials mid-stream: check the key.${said}`, reason: errorType };
+      return {
+        kind: 'auth',
+        retryable: false,
+        message: `${name} refused the credentials mid-stream: check the key.${said}`,
+        reason: errorType,
+      };
     case 'invalid_request_error':
     case 'not_found_error':
     case 'request_too_large':
-      return { kind: 'bad_request', retryable: false, message: `${name} rejected the request mid-stream; retrying would not help.${said}`, reason: errorType };
+      return {
+        kind: 'bad_request',
+        retryable: false,
+        message: `${name} rejected the request mid-stream; retrying would not help.${said}`,
+        reason: errorType,
+      };
     default:
       // overloaded_error, api_error, server_error, or an untyped error: the server failed while streaming.
-      return { kind: 'server', retryable: true, message: `${name} failed while streaming (${errorType ?? 'error'}): try again later.${said}`, reason: `${errorType ?? 'error'} (stream)` };
+      return {
+        kind: 'server',
+        retryable: true,
+        message: `${name} failed while streaming (${errorType ?? 'error'}): try again later.${said}`,
+        reason: `${errorType ?? 'error'} (stream)`,
+      };
   }
 }
 
@@ -248,6 +310,11 @@ export async function* sdkStream(
   try {
     yield* withRetries(policy, signal, attempt, (err) => describeFailure(sdkFailureFacts(err, sdk), label));
   } catch (err) {
-    yield { type: 'error', kind: 'unknown', message: `${name} provider failed: ${err instanceof Error ? err.message : String(err)}`, retryable: false };
+    yield {
+      type: 'error',
+      kind: 'unknown',
+      message: `${name} provider failed: ${err instanceof Error ? err.message : String(err)}`,
+      retryable: false,
+    };
   }
 }

@@ -6,7 +6,15 @@ import type {
 } from 'openai/resources/chat/completions';
 import { IncompleteStreamError, sdkStream, type ProviderLabel } from './failure';
 import { argumentsJson, toolCallFromJson } from './tool-args';
-import { DEFAULT_RETRY, type ModelEvent, type ModelProvider, type ModelRequest, type ModelToolCall, type RetryPolicy, type Usage } from './types';
+import {
+  DEFAULT_RETRY,
+  type ModelEvent,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelToolCall,
+  type RetryPolicy,
+  type Usage,
+} from './types';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -58,10 +66,15 @@ export class OpenAIProvider implements ModelProvider {
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelEvent, void, undefined> {
     const body = toChatRequest(this.#options.model, request, this.#options.maxTokensField);
-    yield* sdkStream('OpenAI', this.#options.retry ?? DEFAULT_RETRY, request.signal, OpenAI, this.#label, () => this.#attempt(body, request.signal));
+    yield* sdkStream('OpenAI', this.#options.retry ?? DEFAULT_RETRY, request.signal, OpenAI, this.#label, () =>
+      this.#attempt(body, request.signal),
+    );
   }
 
-  async *#attempt(body: ChatCompletionCreateParamsStreaming, signal: AbortSignal | undefined): AsyncGenerator<ModelEvent, void, undefined> {
+  async *#attempt(
+    body: ChatCompletionCreateParamsStreaming,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<ModelEvent, void, undefined> {
     const stream = await this.#client.chat.completions.create(body, signal ? { signal } : {});
     const pending = new Map<number, { id: string; name: string; args: string }>();
     const toolCalls: ModelToolCall[] = [];
@@ -125,7 +138,13 @@ export function toChatRequest(
           // The API wants null, not '', beside tool calls.
           content: message.text === '' && message.toolCalls.length > 0 ? null : message.text,
           ...(message.toolCalls.length > 0
-            ? { tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: argumentsJson(call) } })) }
+            ? {
+                tool_calls: message.toolCalls.map((call) => ({
+                  id: call.id,
+                  type: 'function' as const,
+                  function: { name: call.name, arguments: argumentsJson(call) },
+                })),
+              }
             : {}),
         });
         break;
@@ -166,5 +185,7 @@ function stopReason(finish: string, toolCallCount: number): 'tool_use' | 'end_tu
 }
 
 function schemaObject(schema: unknown): Record<string, unknown> {
-  return typeof schema === 'object' && schema !== null && !Array.isArray(schema) ? (schema as Record<string, unknown>) : { type: 'object', properties: {} };
+  return typeof schema === 'object' && schema !== null && !Array.isArray(schema)
+    ? (schema as Record<string, unknown>)
+    : { type: 'object', properties: {} };
 }

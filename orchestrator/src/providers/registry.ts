@@ -17,7 +17,8 @@ export interface CreateProviderOptions {
   timeoutMs?: number;
 }
 
-const USAGE = 'use openai:MODEL (e.g. openai:gpt-4.1; OPENAI_BASE_URL for any OpenAI-compatible server), anthropic:MODEL (e.g. anthropic:claude-sonnet-4-5) or scripted:PATH (a JSON file of turns)';
+const USAGE =
+  'use openai:MODEL (e.g. openai:gpt-4.1; OPENAI_BASE_URL for any OpenAI-compatible server), anthropic:MODEL (e.g. anthropic:claude-sonnet-4-5) or scripted:PATH (a JSON file of turns)';
 
 /**
  * Turns a `--model` spec into a provider. Everything a person must fix (bad spec, missing key,
@@ -39,7 +40,12 @@ export function createProvider(spec: string, opts: CreateProviderOptions = {}): 
 
   switch (kind) {
     case 'openai': {
-      const apiKey = requireKey(env, 'OPENAI_API_KEY', 'openai', ' (a local OpenAI-compatible server that needs no key accepts any value)');
+      const apiKey = requireKey(
+        env,
+        'OPENAI_API_KEY',
+        'openai',
+        ' (a local OpenAI-compatible server that needs no key accepts any value)',
+      );
       const baseUrl = opts.baseUrl ?? nonEmpty(env.OPENAI_BASE_URL);
       return new OpenAIProvider({
         model: target,
@@ -64,7 +70,11 @@ export function createProvider(spec: string, opts: CreateProviderOptions = {}): 
 
 function requireKey(env: NodeJS.ProcessEnv, variable: string, provider: string, hint: string): string {
   const key = nonEmpty(env[variable]);
-  if (!key) throw new MissingCredentialError(variable, `${variable} is not set: export ${variable}=<your key> to use ${provider}:MODEL${hint}.`);
+  if (!key)
+    throw new MissingCredentialError(
+      variable,
+      `${variable} is not set: export ${variable}=<your key> to use ${provider}:MODEL${hint}.`,
+    );
   return key;
 }
 

@@ -32,7 +32,9 @@ export async function* withRetries(
       return;
     } catch (err) {
       // An abort can surface as any error (or as a silently ended stream); the signal is the truth.
-      const failure: Failure = signal?.aborted ? { kind: 'cancelled', retryable: false, message: 'The model request was cancelled.', reason: 'cancelled' } : classify(err);
+      const failure: Failure = signal?.aborted
+        ? { kind: 'cancelled', retryable: false, message: 'The model request was cancelled.', reason: 'cancelled' }
+        : classify(err);
       if (!failure.retryable || emitted || n >= maxAttempts) {
         yield errorEvent(failure, n, emitted);
         return;
@@ -48,7 +50,12 @@ export async function* withRetries(
 }
 
 /** Exponential backoff with equal jitter (never zero, never above the cap); a server hint wins but is capped too. */
-export function retryDelay(policy: RetryPolicy, failedAttempt: number, retryAfterMs?: number, random: () => number = Math.random): number {
+export function retryDelay(
+  policy: RetryPolicy,
+  failedAttempt: number,
+  retryAfterMs?: number,
+  random: () => number = Math.random,
+): number {
   if (retryAfterMs !== undefined) return Math.round(Math.min(Math.max(0, retryAfterMs), policy.maxDelayMs));
   const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (failedAttempt - 1));
   return Math.round(exp / 2 + (random() * exp) / 2);
@@ -71,9 +78,16 @@ export function parseRetryAfter(headers: Headers, now: number = Date.now()): num
 
 function errorEvent(failure: Failure, attempts: number, emitted: boolean): ModelEvent {
   let message = failure.message;
-  if (emitted && failure.retryable) message += ' Output had already started, so it was not retried (a retry would repeat it).';
+  if (emitted && failure.retryable)
+    message += ' Output had already started, so it was not retried (a retry would repeat it).';
   else if (failure.retryable && attempts > 1) message += ` Gave up after ${attempts} attempts.`;
-  return { type: 'error', kind: failure.kind, message, retryable: failure.retryable, ...(failure.status !== undefined ? { status: failure.status } : {}) };
+  return {
+    type: 'error',
+    kind: failure.kind,
+    message,
+    retryable: failure.retryable,
+    ...(failure.status !== undefined ? { status: failure.status } : {}),
+  };
 }
 
 function cancelledEvent(): ModelEvent {

@@ -57,7 +57,10 @@ export function parseScript(value: unknown, source: string): Script {
     return `  at ${at}: ${issue.message}${entry ? ` (entry: ${entry})` : ''}`;
   });
   const more = result.error.issues.length > 5 ? `\n  …and ${result.error.issues.length - 5} more` : '';
-  throw new ScriptError(source, `Invalid model script ${source}:\n${lines.join('\n')}${more}\nExpected {"turns": [{"text"?, "toolCalls"?: [{"name", "input"}], "final"?}], "children"?: [scripts]}.`);
+  throw new ScriptError(
+    source,
+    `Invalid model script ${source}:\n${lines.join('\n')}${more}\nExpected {"turns": [{"text"?, "toolCalls"?: [{"name", "input"}], "final"?}], "children"?: [scripts]}.`,
+  );
 }
 
 /** Reads and validates a script file once, at creation: streaming never touches the file system. */
@@ -68,14 +71,24 @@ export function loadScript(file: string, cwd: string = process.cwd()): Script {
     raw = readFileSync(full, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new ScriptError(full, `Model script not found: ${full}. Check the path in scripted:PATH (relative paths start at ${cwd}).`);
-    throw new ScriptError(full, `Cannot read model script ${full}: ${err instanceof Error ? err.message : String(err)}`);
+    if (code === 'ENOENT')
+      throw new ScriptError(
+        full,
+        `Model script not found: ${full}. Check the path in scripted:PATH (relative paths start at ${cwd}).`,
+      );
+    throw new ScriptError(
+      full,
+      `Cannot read model script ${full}: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   let value: unknown;
   try {
     value = JSON.parse(raw);
   } catch (err) {
-    throw new ScriptError(full, `Model script ${full} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ScriptError(
+      full,
+      `Model script ${full} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   return parseScript(value, full);
 }
@@ -128,14 +141,30 @@ export class ScriptedProvider implements ModelProvider {
 
     if (turn.final !== undefined) {
       if (turn.final !== '') yield { type: 'text_delta', text: turn.final };
-      yield { type: 'done', text: turn.final, toolCalls: [], usage: usage(request, turn.final, []), stopReason: 'end_turn' };
+      yield {
+        type: 'done',
+        text: turn.final,
+        toolCalls: [],
+        usage: usage(request, turn.final, []),
+        stopReason: 'end_turn',
+      };
       return;
     }
     const text = turn.text ?? '';
     if (text !== '') yield { type: 'text_delta', text };
-    const toolCalls: ModelToolCall[] = (turn.toolCalls ?? []).map((call, i) => ({ id: `call_${index}_${i}`, name: call.name, input: call.input ?? {} }));
+    const toolCalls: ModelToolCall[] = (turn.toolCalls ?? []).map((call, i) => ({
+      id: `call_${index}_${i}`,
+      name: call.name,
+      input: call.input ?? {},
+    }));
     for (const call of toolCalls) yield { type: 'tool_call', call };
-    yield { type: 'done', text, toolCalls, usage: usage(request, text, toolCalls), stopReason: toolCalls.length > 0 ? 'tool_use' : 'end_turn' };
+    yield {
+      type: 'done',
+      text,
+      toolCalls,
+      usage: usage(request, text, toolCalls),
+      stopReason: toolCalls.length > 0 ? 'tool_use' : 'end_turn',
+    };
   }
 }
 
@@ -144,7 +173,9 @@ function usage(request: ModelRequest, text: string, calls: ModelToolCall[]): Usa
   let input = request.system.length;
   for (const m of request.messages) {
     if (m.role === 'user' || m.role === 'tool') input += m.content.length;
-    else input += m.text.length + m.toolCalls.reduce((n, c) => n + c.name.length + JSON.stringify(c.input ?? {}).length, 0);
+    else
+      input +=
+        m.text.length + m.toolCalls.reduce((n, c) => n + c.name.length + JSON.stringify(c.input ?? {}).length, 0);
   }
   const output = text.length + calls.reduce((n, c) => n + c.name.length + JSON.stringify(c.input).length, 0);
   return { inputTokens: Math.ceil(input / 4), outputTokens: Math.ceil(output / 4) };

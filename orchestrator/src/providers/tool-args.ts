@@ -11,11 +11,18 @@ export function toolCallFromJson(id: string, name: string, raw: string): ModelTo
   try {
     return { id, name, input: JSON.parse(raw) as unknown };
   } catch (err) {
-    return { id, name, input: raw, parseError: `arguments are not valid JSON: ${err instanceof Error ? err.message : String(err)}` };
+    return {
+      id,
+      name,
+      input: raw,
+      parseError: `arguments are not valid JSON: ${err instanceof Error ? err.message : String(err)}`,
+    };
   }
 }
 
 /** What a provider sends back for an earlier call: the raw text when it never parsed. */
 export function argumentsJson(call: ModelToolCall): string {
-  return call.parseError !== undefined && typeof call.input === 'string' ? call.input : JSON.stringify(call.input ?? {});
+  return call.parseError !== undefined && typeof call.input === 'string'
+    ? call.input
+    : JSON.stringify(call.input ?? {});
 }

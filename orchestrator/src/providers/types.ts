@@ -37,7 +37,8 @@ export interface Usage {
   outputTokens: number;
 }
 
-export type ProviderErrorKind = 'auth' | 'rate_limit' | 'server' | 'timeout' | 'bad_request' | 'network' | 'cancelled' | 'script' | 'unknown';
+export type ProviderErrorKind =
+  'auth' | 'rate_limit' | 'server' | 'timeout' | 'bad_request' | 'network' | 'cancelled' | 'script' | 'unknown';
 
 export type ModelEvent =
   | { type: 'text_delta'; text: string }

@@ -30,7 +30,12 @@ export interface SandboxLimits {
   tmpBytes: number;
 }
 
-export const DEFAULT_LIMITS: SandboxLimits = { memoryBytes: 1024 * 1024 * 1024, cpus: 1, pids: 256, tmpBytes: 256 * 1024 * 1024 };
+export const DEFAULT_LIMITS: SandboxLimits = {
+  memoryBytes: 1024 * 1024 * 1024,
+  cpus: 1,
+  pids: 256,
+  tmpBytes: 256 * 1024 * 1024,
+};
 
 export interface ContainerSpec {
   image: string;
@@ -69,7 +74,11 @@ export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCr
       `GATEHOUSE_COMMAND_UID=${SANDBOX_UID}`,
       `GATEHOUSE_HEARTBEAT_MS=${spec.heartbeatMs}`,
     ],
-    Labels: labels('sandbox', { [LABEL.run]: spec.runId, [LABEL.sandbox]: spec.sandboxId, ...(spec.stateDir ? { [LABEL.state]: spec.stateDir } : {}) }),
+    Labels: labels('sandbox', {
+      [LABEL.run]: spec.runId,
+      [LABEL.sandbox]: spec.sandboxId,
+      ...(spec.stateDir ? { [LABEL.state]: spec.stateDir } : {}),
+    }),
     NetworkingConfig: { EndpointsConfig: { [spec.network]: {} } },
     HostConfig: {
       NetworkMode: spec.network,
@@ -84,8 +93,18 @@ export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCr
       ReadonlyRootfs: true,
       Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${spec.limits.tmpBytes},mode=1777` },
       Mounts: [
-        { Type: 'volume', Source: '', Target: WORKSPACE, VolumeOptions: { NoCopy: false, Labels: volumeLabels, DriverConfig: { Name: 'local', Options: {} } } },
-        { Type: 'volume', Source: '', Target: STATE_DIR, VolumeOptions: { NoCopy: false, Labels: volumeLabels, DriverConfig: { Name: 'local', Options: {} } } },
+        {
+          Type: 'volume',
+          Source: '',
+          Target: WORKSPACE,
+          VolumeOptions: { NoCopy: false, Labels: volumeLabels, DriverConfig: { Name: 'local', Options: {} } },
+        },
+        {
+          Type: 'volume',
+          Source: '',
+          Target: STATE_DIR,
+          VolumeOptions: { NoCopy: false, Labels: volumeLabels, DriverConfig: { Name: 'local', Options: {} } },
+        },
       ],
       Memory: spec.limits.memoryBytes,
       MemorySwap: spec.limits.memoryBytes,

@@ -39,12 +39,18 @@ export interface CopyOptions {
  * group and other write bits. What the policy denies reading is not copied at all, so no command,
  * glob or symlink inside the sandbox can reach it.
  */
-export async function copyRepository(container: Docker.Container, repoDir: string, opts: CopyOptions): Promise<CopyReport> {
+export async function copyRepository(
+  container: Docker.Container,
+  repoDir: string,
+  opts: CopyOptions,
+): Promise<CopyReport> {
   const rules = opts.rules;
-  const withholds = (rel: string): boolean => rules !== undefined && rel !== '' && (rules.readDenied(rel) || rules.readDeniedBelow(rel));
-  const reason = rules === undefined
-    ? undefined
-    : (anyWithheld(repoDir, '', withholds, opts.ignore) ?? (await historyMayHold(repoDir, withholds)));
+  const withholds = (rel: string): boolean =>
+    rules !== undefined && rel !== '' && (rules.readDenied(rel) || rules.readDeniedBelow(rel));
+  const reason =
+    rules === undefined
+      ? undefined
+      : (anyWithheld(repoDir, '', withholds, opts.ignore) ?? (await historyMayHold(repoDir, withholds)));
   const freshRepository = reason !== undefined;
   const report: CopyReport = {
     withheld: [],
@@ -72,7 +78,14 @@ export async function copyRepository(container: Docker.Container, repoDir: strin
       else if (locked) report.protect.entries.push(rel);
       const uid = locked ? DAEMON_UID : SANDBOX_UID;
       const mode = locked && header.mode !== undefined ? header.mode & ~0o022 : header.mode;
-      return { ...header, uid, gid: uid, uname: locked ? 'root' : 'sandbox', gname: locked ? 'root' : 'sandbox', ...(mode === undefined ? {} : { mode }) };
+      return {
+        ...header,
+        uid,
+        gid: uid,
+        uname: locked ? 'root' : 'sandbox',
+        gname: locked ? 'root' : 'sandbox',
+        ...(mode === undefined ? {} : { mode }),
+      };
     },
   });
   await container.putArchive(nodeStream(pack), { path: WORKSPACE });
@@ -89,7 +102,12 @@ function isGitDir(rel: string): boolean {
  * one): a path it will withhold (git objects could hold its content), or a nested repository (its
  * objects are not checked by git-history.ts). Stops at the first; .git itself is not searched.
  */
-function anyWithheld(root: string, rel: string, withholds: (rel: string) => boolean, ignore?: (rel: string) => boolean): string | undefined {
+function anyWithheld(
+  root: string,
+  rel: string,
+  withholds: (rel: string) => boolean,
+  ignore?: (rel: string) => boolean,
+): string | undefined {
   let entries: Dirent[];
   try {
     entries = readdirSync(path.join(root, rel), { withFileTypes: true });

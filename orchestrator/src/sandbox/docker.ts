@@ -30,5 +30,5 @@ export async function imageExists(name: string, d = docker()): Promise<boolean> 
 
 /** dockerode reports HTTP errors with a statusCode; 404 and 409 are often expected outcomes. */
 export function statusOf(e: unknown): number | undefined {
-  return typeof e === 'object' && e !== null && 'statusCode' in e ? Number((e).statusCode) : undefined;
+  return typeof e === 'object' && e !== null && 'statusCode' in e ? Number(e.statusCode) : undefined;
 }

@@ -5,7 +5,16 @@ import type { Logger } from 'pino';
 import { decodeMessage, Heartbeat, invocationKeys, newId, sandboxSubjects, type Id } from '@gatehouse/shared';
 import type { PathDenial } from '../policy/path-denial';
 import { putFiles } from './archive';
-import { CREDS_FILE, DAEMON_UID, DEFAULT_LIMITS, INVOKE_KEY_FILE, PROTECT_FILE, STATE_DIR, sandboxContainerOptions, type SandboxLimits } from './container';
+import {
+  CREDS_FILE,
+  DAEMON_UID,
+  DEFAULT_LIMITS,
+  INVOKE_KEY_FILE,
+  PROTECT_FILE,
+  STATE_DIR,
+  sandboxContainerOptions,
+  type SandboxLimits,
+} from './container';
 import { copyRepository, type CopyReport } from './copy-in';
 import { assertDockerReachable, docker } from './docker';
 import { SandboxError } from './errors';
@@ -82,8 +91,12 @@ export class SandboxDriver {
     await assertDockerReachable(d);
     const log = opts.log;
     const reaped = opts.reap === false ? undefined : await reapOrphans(d);
-    if (reaped && reaped.containers.length + reaped.networks.length > 0) log?.info({ reaped }, 'reaped orphaned sandboxes');
-    const images = await ensureImages({ ...(opts.imageBase ? { base: opts.imageBase } : {}), log: (m) => log?.info(m) });
+    if (reaped && reaped.containers.length + reaped.networks.length > 0)
+      log?.info({ reaped }, 'reaped orphaned sandboxes');
+    const images = await ensureImages({
+      ...(opts.imageBase ? { base: opts.imageBase } : {}),
+      log: (m) => log?.info(m),
+    });
     const nats = await ensureNatsServer(images.nats);
     const nc = await connectOrchestrator(nats.url, nats.identity);
     const driver = new SandboxDriver(d, images, nats, nc, reaped, opts);
@@ -171,7 +184,10 @@ export class SandboxDriver {
       // would show; their arrival tells the daemon the workspace is complete. Everything in the
       // state directory is root's, mode 0600, in a 0700 directory: commands cannot read it.
       const copy: CopyReport = opts.repoDir
-        ? await copyRepository(container, opts.repoDir, { ...(opts.ignore ? { ignore: opts.ignore } : {}), ...(opts.pathRules ? { rules: opts.pathRules } : {}) })
+        ? await copyRepository(container, opts.repoDir, {
+            ...(opts.ignore ? { ignore: opts.ignore } : {}),
+            ...(opts.pathRules ? { rules: opts.pathRules } : {}),
+          })
         : { withheld: [], protect: { entries: [], dirs: [] }, freshRepository: false };
       sandbox.info.withheld = copy.withheld;
       sandbox.info.freshRepository = copy.freshRepository;
@@ -180,7 +196,11 @@ export class SandboxDriver {
       const own = { mode: 0o600, uid: DAEMON_UID, gid: DAEMON_UID };
       await putFiles(container, STATE_DIR, [
         { name: INVOKE_KEY_FILE.slice(STATE_DIR.length + 1), content: keys.publicKeyPem, ...own },
-        { name: PROTECT_FILE.slice(STATE_DIR.length + 1), content: JSON.stringify({ ...copy.protect, freshRepository: copy.freshRepository }), ...own },
+        {
+          name: PROTECT_FILE.slice(STATE_DIR.length + 1),
+          content: JSON.stringify({ ...copy.protect, freshRepository: copy.freshRepository }),
+          ...own,
+        },
         { name: CREDS_FILE.slice(STATE_DIR.length + 1), content: creds, ...own },
       ]);
       t = mark('copy', t);
@@ -232,7 +252,10 @@ export class SandboxDriver {
         ready,
         died,
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new SandboxError(`sandbox ${sandboxId} was not ready within ${timeoutMs} ms`)), timeoutMs);
+          timer = setTimeout(
+            () => reject(new SandboxError(`sandbox ${sandboxId} was not ready within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
         }),
       ]);
     } finally {
@@ -262,7 +285,8 @@ export class SandboxDriver {
 
 async function assertDirectory(dir: string): Promise<void> {
   const st = await stat(dir).catch(() => undefined);
-  if (!st?.isDirectory()) throw new SandboxError(`repository ${dir} is not a directory; pass --repo with an existing directory`);
+  if (!st?.isDirectory())
+    throw new SandboxError(`repository ${dir} is not a directory; pass --repo with an existing directory`);
 }
 
 export { LABEL };

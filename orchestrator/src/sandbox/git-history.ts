@@ -17,7 +17,10 @@ import { createInterface } from 'node:readline';
  *  - a git that fails or times out counts too (unknown is not safe).
  * Either way the caller leaves .git out and the sandbox gets a fresh repository.
  */
-export async function historyMayHold(repoDir: string, withholds: (rel: string) => boolean): Promise<string | undefined> {
+export async function historyMayHold(
+  repoDir: string,
+  withholds: (rel: string) => boolean,
+): Promise<string | undefined> {
   const gitDir = path.join(repoDir, '.git');
   const st = lstatSync(gitDir, { throwIfNoEntry: false });
   if (!st) return undefined;
@@ -31,14 +34,30 @@ export async function historyMayHold(repoDir: string, withholds: (rel: string) =
   });
   if (paths) return paths;
   return gitLines(repoDir, ['fsck', '--unreachable', '--connectivity-only', '--no-progress'], (line) =>
-    line.startsWith('unreachable ') ? 'the repository has unreachable objects, whose paths cannot be checked' : undefined,
+    line.startsWith('unreachable ')
+      ? 'the repository has unreachable objects, whose paths cannot be checked'
+      : undefined,
   );
 }
 
 /** What a .git holds for git's objects, refs and work tree, and nothing else (red-team finding). */
 const GIT_DIR_ENTRIES = new Set([
-  'HEAD', 'config', 'description', 'hooks', 'info', 'objects', 'refs', 'logs', 'index', 'packed-refs',
-  'COMMIT_EDITMSG', 'ORIG_HEAD', 'FETCH_HEAD', 'branches', 'shallow', 'gitk.cache',
+  'HEAD',
+  'config',
+  'description',
+  'hooks',
+  'info',
+  'objects',
+  'refs',
+  'logs',
+  'index',
+  'packed-refs',
+  'COMMIT_EDITMSG',
+  'ORIG_HEAD',
+  'FETCH_HEAD',
+  'branches',
+  'shallow',
+  'gitk.cache',
 ]);
 
 /** Why .git could carry content outside what the checks read, or undefined. */
@@ -52,7 +71,8 @@ function contentOutsideObjects(gitDir: string): string | undefined {
   const other = names.find((n) => !GIT_DIR_ENTRIES.has(n));
   if (other) return `.git/${other} may hold file content outside the object store, which cannot be checked`;
   for (const extra of ['objects/info/alternates', 'objects/info/http-alternates', 'info/grafts']) {
-    if (lstatSync(path.join(gitDir, extra), { throwIfNoEntry: false })) return `.git/${extra} points git at content the checks do not read`;
+    if (lstatSync(path.join(gitDir, extra), { throwIfNoEntry: false }))
+      return `.git/${extra} points git at content the checks do not read`;
   }
   return undefined;
 }
@@ -60,11 +80,24 @@ function contentOutsideObjects(gitDir: string): string | undefined {
 const TIMEOUT_MS = 120_000;
 
 /** Runs git in the repository and returns the first verdict a line gives, or a failure's reason. */
-function gitLines(repoDir: string, args: string[], verdict: (line: string) => string | undefined): Promise<string | undefined> {
+function gitLines(
+  repoDir: string,
+  args: string[],
+  verdict: (line: string) => string | undefined,
+): Promise<string | undefined> {
   return new Promise((resolve) => {
     const child = spawn('git', ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', ...args], {
       cwd: repoDir,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_NO_REPLACE_OBJECTS: '1', GIT_GRAFT_FILE: '/dev/null', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', GIT_CEILING_DIRECTORIES: path.dirname(repoDir), LC_ALL: 'C' },
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        GIT_NO_REPLACE_OBJECTS: '1',
+        GIT_GRAFT_FILE: '/dev/null',
+        GIT_CONFIG_GLOBAL: '/dev/null',
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_CEILING_DIRECTORIES: path.dirname(repoDir),
+        LC_ALL: 'C',
+      },
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     let found: string | undefined;

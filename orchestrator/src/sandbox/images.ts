@@ -23,8 +23,18 @@ interface ImageSpec {
 }
 
 const SPECS: Record<ImageSpec['kind'], ImageSpec> = {
-  sandbox: { kind: 'sandbox', publicBase: 'node:20-bookworm-slim', localBase: 'gatehouse/base-node:bookworm', localExtraPackages: '' },
-  nats: { kind: 'nats', publicBase: 'debian:bookworm-slim', localBase: 'gatehouse/base-nats:bookworm', localExtraPackages: 'nats-server' },
+  sandbox: {
+    kind: 'sandbox',
+    publicBase: 'node:20-bookworm-slim',
+    localBase: 'gatehouse/base-node:bookworm',
+    localExtraPackages: '',
+  },
+  nats: {
+    kind: 'nats',
+    publicBase: 'debian:bookworm-slim',
+    localBase: 'gatehouse/base-nats:bookworm',
+    localExtraPackages: 'nats-server',
+  },
 };
 
 export const BaseChoice = z.enum(['auto', 'public', 'local']);
@@ -60,19 +70,35 @@ export async function ensureImages(opts: EnsureImagesOptions = {}): Promise<Imag
 }
 
 /** The tags ensureImages would produce, without building anything (for doctor). */
-export async function expectedImageTags(choice: BaseChoice = 'auto'): Promise<Record<ImageSpec['kind'], { tags: string[] }>> {
+export async function expectedImageTags(
+  choice: BaseChoice = 'auto',
+): Promise<Record<ImageSpec['kind'], { tags: string[] }>> {
   const result = {} as Record<ImageSpec['kind'], { tags: string[] }>;
   for (const spec of Object.values(SPECS)) {
-    const bases = choice === 'public' ? [spec.publicBase] : choice === 'local' ? [spec.localBase] : [spec.publicBase, spec.localBase];
+    const bases =
+      choice === 'public'
+        ? [spec.publicBase]
+        : choice === 'local'
+          ? [spec.localBase]
+          : [spec.publicBase, spec.localBase];
     result[spec.kind] = { tags: await Promise.all(bases.map((b) => tagFor(spec, b))) };
   }
   return result;
 }
 
-async function ensureImage(spec: ImageSpec, choice: BaseChoice, log: (m: string) => void, prune: boolean): Promise<string> {
+async function ensureImage(
+  spec: ImageSpec,
+  choice: BaseChoice,
+  log: (m: string) => void,
+  prune: boolean,
+): Promise<string> {
   const d = docker();
   // Fast path: an image for this exact context already exists, from either base.
-  for (const base of choice === 'local' ? [spec.localBase] : choice === 'public' ? [spec.publicBase] : [spec.publicBase, spec.localBase]) {
+  for (const base of choice === 'local'
+    ? [spec.localBase]
+    : choice === 'public'
+      ? [spec.publicBase]
+      : [spec.publicBase, spec.localBase]) {
     const tag = await tagFor(spec, base);
     if (await imageExists(tag, d)) return tag;
   }
@@ -126,7 +152,9 @@ async function tagFor(spec: ImageSpec, base: string): Promise<string> {
 
 async function listFiles(dir: string, prefix = ''): Promise<string[]> {
   const out: string[] = [];
-  for (const entry of (await fs.readdir(path.join(dir, prefix), { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const entry of (await fs.readdir(path.join(dir, prefix), { withFileTypes: true })).sort((a, b) =>
+    a.name.localeCompare(b.name),
+  )) {
     const rel = path.join(prefix, entry.name);
     if (entry.isDirectory()) out.push(...(await listFiles(dir, rel)));
     else if (entry.isFile()) out.push(rel);
@@ -138,7 +166,12 @@ async function buildImage(d: Docker, dir: string, tag: string, base: string): Pr
   if (dir.endsWith('sandbox') && !existsSync(path.join(dir, 'build', 'agent.mjs'))) {
     throw new SandboxError('images/sandbox/build/agent.mjs is missing: run `npm run build` first');
   }
-  const stream = await d.buildImage(nodeStream(tar.pack(dir)), { t: tag, buildargs: { BASE: base }, rm: true, forcerm: true });
+  const stream = await d.buildImage(nodeStream(tar.pack(dir)), {
+    t: tag,
+    buildargs: { BASE: base },
+    rm: true,
+    forcerm: true,
+  });
   await new Promise<void>((resolve, reject) => {
     d.modem.followProgress(stream, (err: Error | null, output: Array<{ error?: string }>) => {
       const failure = err?.message ?? output.find((o) => o.error)?.error;
@@ -146,14 +179,20 @@ async function buildImage(d: Docker, dir: string, tag: string, base: string): Pr
       else resolve();
     });
   });
-  if (!(await imageExists(tag, d))) throw new SandboxError(`docker build of ${tag} reported success but the image is missing`);
+  if (!(await imageExists(tag, d)))
+    throw new SandboxError(`docker build of ${tag} reported success but the image is missing`);
 }
 
 /**
  * Every daemon change yields a new content-hashed image; older ones would pile up. Docker refuses
  * to remove an image a container still uses (409), which is exactly the one to keep.
  */
-async function pruneSuperseded(d: Docker, kind: ImageSpec['kind'], keep: string, log: (m: string) => void): Promise<void> {
+async function pruneSuperseded(
+  d: Docker,
+  kind: ImageSpec['kind'],
+  keep: string,
+  log: (m: string) => void,
+): Promise<void> {
   const images = await d.listImages({ filters: { reference: [`gatehouse/${kind}`] } });
   for (const image of images) {
     const tags = (image.RepoTags ?? []).filter((t) => t !== `gatehouse/${kind}:latest`);

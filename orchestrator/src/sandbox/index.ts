@@ -11,4 +11,12 @@ export { LABEL } from './labels';
 export { docker, assertDockerReachable } from './docker';
 export { scanWorkspace, type ScannedChange } from './workspace-scan';
 export { readEntry, statPath, workspacePath, type WorkspaceEntry } from './workspace-io';
-export { saveWorkspace, loadWorkspace, restoreSaved, SavedWorkspaceError, WorkspaceManifest, DEFAULT_MAX_FILE_BYTES, type SavedWorkspace } from './workspace-save';
+export {
+  saveWorkspace,
+  loadWorkspace,
+  restoreSaved,
+  SavedWorkspaceError,
+  WorkspaceManifest,
+  DEFAULT_MAX_FILE_BYTES,
+  type SavedWorkspace,
+} from './workspace-save';

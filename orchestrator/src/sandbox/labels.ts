@@ -1,4 +1,3 @@
-
 /** Every Docker object gatehouse creates carries these labels, so orphans can be found and reaped. */
 export const LABEL = {
   role: 'gatehouse.role',

@@ -1,6 +1,21 @@
-import { createAccount, createOperator, createUser, encodeAccount, encodeOperator, encodeUser, fmtCreds, fromSeed } from '@nats-io/jwt';
+import {
+  createAccount,
+  createOperator,
+  createUser,
+  encodeAccount,
+  encodeOperator,
+  encodeUser,
+  fmtCreds,
+  fromSeed,
+} from '@nats-io/jwt';
 import { z } from 'zod';
-import { APPROVALS_TOKEN, approvalSubjects, NATS_MAX_PAYLOAD, sandboxPermissions, SUBJECT_ROOT } from '@gatehouse/shared';
+import {
+  APPROVALS_TOKEN,
+  approvalSubjects,
+  NATS_MAX_PAYLOAD,
+  sandboxPermissions,
+  SUBJECT_ROOT,
+} from '@gatehouse/shared';
 
 /**
  * NATS decentralized auth. The server trusts one operator; the operator signs a system account and
@@ -17,7 +32,12 @@ export type NatsIdentity = z.infer<typeof NatsIdentity>;
 
 export function newIdentity(): NatsIdentity {
   const seed = (kp: { getSeed(): Uint8Array }) => new TextDecoder().decode(kp.getSeed());
-  return { v: 1, operatorSeed: seed(createOperator()), systemAccountSeed: seed(createAccount()), accountSeed: seed(createAccount()) };
+  return {
+    v: 1,
+    operatorSeed: seed(createOperator()),
+    systemAccountSeed: seed(createAccount()),
+    accountSeed: seed(createAccount()),
+  };
 }
 
 const kp = (seed: string) => fromSeed(new TextEncoder().encode(seed));
@@ -33,7 +53,12 @@ export async function serverConfig(id: NatsIdentity): Promise<string> {
   const account = kp(id.accountSeed);
   const operatorJwt = await encodeOperator('gatehouse', operator, { system_account: system.getPublicKey() });
   const systemJwt = await encodeAccount('SYS', system, {}, { signer: operator });
-  const accountJwt = await encodeAccount('gatehouse', account, { limits: { conn: -1, subs: -1, payload: NATS_MAX_PAYLOAD, data: -1 } }, { signer: operator });
+  const accountJwt = await encodeAccount(
+    'gatehouse',
+    account,
+    { limits: { conn: -1, subs: -1, payload: NATS_MAX_PAYLOAD, data: -1 } },
+    { signer: operator },
+  );
   return [
     '# written by gatehouse; regenerated when the NATS container is recreated',
     'port: 4222',
@@ -49,7 +74,12 @@ export async function serverConfig(id: NatsIdentity): Promise<string> {
   ].join('\n');
 }
 
-async function userCreds(id: NatsIdentity, name: string, permissions: Parameters<typeof encodeUser>[3], expiresInSeconds?: number): Promise<string> {
+async function userCreds(
+  id: NatsIdentity,
+  name: string,
+  permissions: Parameters<typeof encodeUser>[3],
+  expiresInSeconds?: number,
+): Promise<string> {
   const user = createUser();
   const exp = expiresInSeconds === undefined ? undefined : Math.floor(Date.now() / 1000) + expiresInSeconds;
   const jwt = await encodeUser(name, user, kp(id.accountSeed), permissions, exp === undefined ? {} : { exp });
@@ -71,7 +101,14 @@ export function sandboxCreds(id: NatsIdentity, runId: string, sandboxId: string)
   return userCreds(
     id,
     `sandbox-${sandboxId}`,
-    { pub: { allow: p.publish }, sub: { allow: p.subscribe }, resp: { max: 1, ttl: 0 }, subs: 16, payload: NATS_MAX_PAYLOAD, data: -1 },
+    {
+      pub: { allow: p.publish },
+      sub: { allow: p.subscribe },
+      resp: { max: 1, ttl: 0 },
+      subs: 16,
+      payload: NATS_MAX_PAYLOAD,
+      data: -1,
+    },
     24 * 3600,
   );
 }
@@ -83,7 +120,9 @@ export function sandboxCreds(id: NatsIdentity, runId: string, sandboxId: string)
  */
 export function approverCreds(id: NatsIdentity, runId?: string, expiresInSeconds = 24 * 3600): Promise<string> {
   // approvalSubjects validates the run id; the wildcard form covers every run.
-  const base = runId ? approvalSubjects(runId).pending.replace(/\.pending$/, '') : `${SUBJECT_ROOT}.*.${APPROVALS_TOKEN}`;
+  const base = runId
+    ? approvalSubjects(runId).pending.replace(/\.pending$/, '')
+    : `${SUBJECT_ROOT}.*.${APPROVALS_TOKEN}`;
   return userCreds(
     id,
     `approver${runId ? `-${runId}` : ''}`,

@@ -44,7 +44,11 @@ export async function ensureNatsServer(natsImage: string, env = process.env): Pr
       await waitReachable(url, identity);
       return { url, container: NATS_CONTAINER, identity, embedded: true };
     }
-    if (existing) await d.getContainer(existing.Id).remove({ force: true, v: true }).catch(() => undefined);
+    if (existing)
+      await d
+        .getContainer(existing.Id)
+        .remove({ force: true, v: true })
+        .catch(() => undefined);
     try {
       await create(d, natsImage);
     } catch (e) {

@@ -25,7 +25,9 @@ export async function attachNats(d: Docker, network: Docker.Network, natsContain
     if (statusOf(e) !== 403 && statusOf(e) !== 409) throw e; // already attached
   });
   const info = (await network.inspect()) as { Containers?: Record<string, { Name: string; IPv4Address: string }> };
-  const entry = Object.values(info.Containers ?? {}).find((c) => c.Name === natsContainer || c.Name === natsContainer.replace(/^\//, ''));
+  const entry = Object.values(info.Containers ?? {}).find(
+    (c) => c.Name === natsContainer || c.Name === natsContainer.replace(/^\//, ''),
+  );
   const ip = entry?.IPv4Address.split('/')[0];
   if (!ip) throw new SandboxError(`NATS container ${natsContainer} has no address on network ${network.id}`);
   return ip;

@@ -35,7 +35,11 @@ export interface ReapOptions {
  * owned by a live process, or by another host, are left alone. `everything` also removes live
  * ones: for `gatehouse sandbox reap --all`.
  */
-export async function reapOrphans(d: Docker = docker(), everything = false, opts: ReapOptions = {}): Promise<ReapReport> {
+export async function reapOrphans(
+  d: Docker = docker(),
+  everything = false,
+  opts: ReapOptions = {},
+): Promise<ReapReport> {
   const report: ReapReport = { containers: [], networks: [], volumes: [], salvaged: [], unsaved: [] };
   const stateDir = opts.stateDir ?? resolveStateDir();
   const label = [`${LABEL.role}=sandbox`, ...(opts.runId ? [`${LABEL.run}=${opts.runId}`] : [])];
@@ -69,7 +73,10 @@ export async function reapOrphans(d: Docker = docker(), everything = false, opts
   // Anonymous volumes go with their container (v: true); this catches any left dangling.
   const volumes = await d.listVolumes({ filters: { label: [LABEL.sandbox], dangling: ['true'] } });
   for (const v of volumes.Volumes ?? []) {
-    await d.getVolume(v.Name).remove().catch(() => undefined);
+    await d
+      .getVolume(v.Name)
+      .remove()
+      .catch(() => undefined);
     report.volumes.push(v.Name);
   }
   return report;
@@ -83,7 +90,12 @@ export async function reapOrphans(d: Docker = docker(), everything = false, opts
  * the command user's processes are stopped, git runs as root beside it, content comes through the
  * archive API.
  */
-async function salvage(container: Docker.Container, state: string, stateDir: string, runId: string): Promise<{ file: string } | { reason?: string }> {
+async function salvage(
+  container: Docker.Container,
+  state: string,
+  stateDir: string,
+  runId: string,
+): Promise<{ file: string } | { reason?: string }> {
   let dir: string;
   try {
     dir = runDirOf(stateDir, runId);

@@ -57,7 +57,8 @@ export async function checkSalvageRecord(
   const file = salvageRecordFile(manifestFile);
   if (!key) return { problem: `there is no installation key to check ${file} with` };
   const text = await fs.readFile(path.join(runDir, file), 'utf8').catch(() => undefined);
-  if (text === undefined) return { problem: `nothing vouches for it (${file}, which the reaper writes with every salvage, is missing)` };
+  if (text === undefined)
+    return { problem: `nothing vouches for it (${file}, which the reaper writes with every salvage, is missing)` };
   let raw: Record<string, unknown>;
   try {
     raw = JSON.parse(text) as Record<string, unknown>;
@@ -71,10 +72,13 @@ export async function checkSalvageRecord(
     return { problem: `${file} is not a salvage record gatehouse writes` };
   }
   if (rec.keyId !== key.id || typeof mac !== 'string' || !key.checkHeadMac(canonicalJson(rec), mac)) {
-    return { problem: `${file} does not verify with this installation's key: it was edited, planted or made elsewhere` };
+    return {
+      problem: `${file} does not verify with this installation's key: it was edited, planted or made elsewhere`,
+    };
   }
   const first = events[0];
-  if (!first || rec.runId !== first.runId || rec.firstHash !== first.hash) return { problem: `${file} was made for another run` };
+  if (!first || rec.runId !== first.runId || rec.firstHash !== first.hash)
+    return { problem: `${file} was made for another run` };
   if (rec.manifest !== manifestFile) return { problem: `${file} vouches for ${rec.manifest}, not ${manifestFile}` };
   if (events[rec.afterSeq]?.hash !== rec.afterHash) {
     return { problem: `${file} follows event ${rec.afterSeq}, which the log does not have as it was then` };

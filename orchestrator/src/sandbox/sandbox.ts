@@ -119,13 +119,20 @@ export class Sandbox {
     return signMessage(message, this.invocationKey);
   }
 
-  async invoke<P extends PrimitiveName>(primitive: P, input: PrimitiveInput<P>, opts: InvokeOptions): Promise<InvocationResult> {
+  async invoke<P extends PrimitiveName>(
+    primitive: P,
+    input: PrimitiveInput<P>,
+    opts: InvokeOptions,
+  ): Promise<InvocationResult> {
     if (this.destroyed) throw new SandboxError(`sandbox ${this.sandboxId} was destroyed`);
     if (this.lostError) throw this.lostError;
     // A cancel sent before the invocation would reach a daemon with nothing to cancel.
     if (opts.signal?.aborted) throw new SandboxError(`invocation cancelled before it was sent`);
     const key = this.invocationKey;
-    if (!key) throw new SandboxError(`sandbox ${this.sandboxId} was started by another orchestrator process; its invocation key died with it`);
+    if (!key)
+      throw new SandboxError(
+        `sandbox ${this.sandboxId} was started by another orchestrator process; its invocation key died with it`,
+      );
     const invocationId = opts.invocationId ?? newId('inv');
     const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const unsigned = {
@@ -144,8 +151,17 @@ export class Sandbox {
 
     const outputSub = opts.onOutput ? this.subscribeOutput(invocationId, opts.onOutput) : undefined;
     const cancel = (): void => {
-      const message = { v: 1 as const, runId: this.runId, sandboxId: this.sandboxId, invocationId, reason: 'cancelled by the orchestrator' };
-      this.nc.publish(this.subjects.cancel, encodeMessage(Cancel, { ...message, signature: signMessage(message, key) }));
+      const message = {
+        v: 1 as const,
+        runId: this.runId,
+        sandboxId: this.sandboxId,
+        invocationId,
+        reason: 'cancelled by the orchestrator',
+      };
+      this.nc.publish(
+        this.subjects.cancel,
+        encodeMessage(Cancel, { ...message, signature: signMessage(message, key) }),
+      );
     };
     opts.signal?.addEventListener('abort', cancel, { once: true });
     let unsubscribeLost: (() => void) | undefined;
@@ -153,7 +169,10 @@ export class Sandbox {
       unsubscribeLost = this.onLost(reject);
     });
     try {
-      const reply = await Promise.race([this.nc.request(this.subjects.invoke, payload, { timeout: timeoutMs + REPLY_GRACE_MS }), lost]);
+      const reply = await Promise.race([
+        this.nc.request(this.subjects.invoke, payload, { timeout: timeoutMs + REPLY_GRACE_MS }),
+        lost,
+      ]);
       const decoded = decodeMessage(InvocationResult, reply.data);
       if (!decoded.ok) throw new ProtocolError(`sandbox ${this.sandboxId} sent an invalid result: ${decoded.error}`);
       return decoded.value;
@@ -164,7 +183,10 @@ export class Sandbox {
       if (lostError) throw lostError;
       const code = (e as { code?: string }).code;
       if (code === '503') throw new SandboxError(`sandbox ${this.sandboxId} has no daemon listening (no responders)`);
-      if (code === 'TIMEOUT') throw new SandboxError(`sandbox ${this.sandboxId} did not answer invocation ${invocationId} within ${timeoutMs + REPLY_GRACE_MS} ms`);
+      if (code === 'TIMEOUT')
+        throw new SandboxError(
+          `sandbox ${this.sandboxId} did not answer invocation ${invocationId} within ${timeoutMs + REPLY_GRACE_MS} ms`,
+        );
       throw e;
     } finally {
       unsubscribeLost?.();
@@ -186,7 +208,11 @@ export class Sandbox {
 
   /** The workspace's changes since start-up, as a git diff applicable with `git apply`. */
   async changes(timeoutMs = 120_000): Promise<{ diff: string; files: ChangedFile[]; truncated: boolean }> {
-    const result = await this.invoke('changes', {}, { approval: runtimeApproval('changes', {}, 'export-changes'), timeoutMs, outputCap: MAX_OUTPUT_CAP });
+    const result = await this.invoke(
+      'changes',
+      {},
+      { approval: runtimeApproval('changes', {}, 'export-changes'), timeoutMs, outputCap: MAX_OUTPUT_CAP },
+    );
     if (result.status !== 'ok' || result.data?.kind !== 'changes') {
       throw new SandboxError(`exporting changes failed: ${result.error?.message ?? result.status}`);
     }
@@ -197,7 +223,8 @@ export class Sandbox {
   async exportFiles(paths: string[], destDir: string): Promise<void> {
     for (const p of paths) {
       const rel = path.posix.normalize(p);
-      if (rel === '..' || rel.startsWith('../') || path.posix.isAbsolute(rel)) throw new SandboxError(`refusing to export ${p}: not a workspace path`);
+      if (rel === '..' || rel.startsWith('../') || path.posix.isAbsolute(rel))
+        throw new SandboxError(`refusing to export ${p}: not a workspace path`);
       const stream = await this.container.getArchive({ path: path.posix.join(WORKSPACE, rel) });
       const target = path.join(destDir, path.dirname(rel));
       await new Promise<void>((resolve, reject) => {
@@ -217,7 +244,9 @@ export class Sandbox {
   async importFiles(srcDir: string, paths: string[]): Promise<void> {
     if (paths.length === 0) return;
     const wanted = new Set(paths.map((p) => path.posix.normalize(p)));
-    for (const p of wanted) if (p === '..' || p.startsWith('../') || path.posix.isAbsolute(p)) throw new SandboxError(`refusing to import ${p}: not a workspace path`);
+    for (const p of wanted)
+      if (p === '..' || p.startsWith('../') || path.posix.isAbsolute(p))
+        throw new SandboxError(`refusing to import ${p}: not a workspace path`);
     const pack = tar.pack(srcDir, {
       entries: [...wanted],
       map: (header) => ({ ...header, uid: SANDBOX_UID, gid: SANDBOX_UID, uname: 'sandbox', gname: 'sandbox' }),
@@ -230,8 +259,12 @@ export class Sandbox {
     if (paths.length === 0) return;
     const command = `rm -f -- ${paths.map(shellQuote).join(' ')}`;
     const input = { command };
-    const r = await this.invoke('exec', input, { approval: runtimeApproval('exec', input, 'restore-workspace'), timeoutMs: 60_000 });
-    if (r.status !== 'ok' || r.exitCode !== 0) throw new SandboxError(`restoring deletions failed: ${r.error?.message ?? r.output}`);
+    const r = await this.invoke('exec', input, {
+      approval: runtimeApproval('exec', input, 'restore-workspace'),
+      timeoutMs: 60_000,
+    });
+    if (r.status !== 'ok' || r.exitCode !== 0)
+      throw new SandboxError(`restoring deletions failed: ${r.error?.message ?? r.output}`);
   }
 
   async destroy(): Promise<void> {

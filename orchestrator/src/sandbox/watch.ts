@@ -12,7 +12,10 @@ interface DockerEvent {
  * Follows Docker's event stream for sandbox containers and reports deaths as they happen, which
  * is faster than waiting for missed heartbeats. Returns a function that stops watching.
  */
-export async function watchContainerDeaths(d: Docker, onDeath: (containerId: string, why: string) => void): Promise<() => void> {
+export async function watchContainerDeaths(
+  d: Docker,
+  onDeath: (containerId: string, why: string) => void,
+): Promise<() => void> {
   const stream = (await d.getEvents({
     filters: { type: ['container'], event: ['die', 'oom'], label: [`${LABEL.role}=sandbox`] },
   })) as NodeJS.ReadableStream & { destroy?: () => void };

@@ -31,7 +31,14 @@ export interface WorkspaceEntry {
 /** A workspace path as a relative POSIX path inside /workspace; anything else is refused. */
 export function workspacePath(p: string): string {
   const rel = path.posix.normalize(p);
-  if (rel === '' || rel === '.' || rel === '..' || rel.startsWith('../') || path.posix.isAbsolute(rel) || rel.includes('\0')) {
+  if (
+    rel === '' ||
+    rel === '.' ||
+    rel === '..' ||
+    rel.startsWith('../') ||
+    path.posix.isAbsolute(rel) ||
+    rel.includes('\0')
+  ) {
     throw new SandboxError(`refusing ${JSON.stringify(p)}: not a path inside the workspace`);
   }
   return rel;
@@ -52,7 +59,10 @@ const GO_MODE_SYMLINK = 2 ** 27;
 
 export async function statEntry(container: Docker.Container, rel: string): Promise<DockerStat | undefined> {
   try {
-    const res = (await container.infoArchive({ path: path.posix.join(WORKSPACE, workspacePath(rel)) })) as { headers?: Record<string, string>; resume?: () => void };
+    const res = (await container.infoArchive({ path: path.posix.join(WORKSPACE, workspacePath(rel)) })) as {
+      headers?: Record<string, string>;
+      resume?: () => void;
+    };
     res.resume?.();
     const raw = res.headers?.['x-docker-container-path-stat'];
     if (!raw) return undefined;
@@ -76,7 +86,11 @@ export async function statPath(container: Docker.Container, rel: string): Promis
  * or write wherever the link points (root's /var/gatehouse too), so such a path is never used.
  * `seen` caches folders already checked during one save or restore.
  */
-export async function linkedParent(container: Docker.Container, rel: string, seen = new Map<string, string | null>()): Promise<{ dir: string; what: string } | undefined> {
+export async function linkedParent(
+  container: Docker.Container,
+  rel: string,
+  seen = new Map<string, string | null>(),
+): Promise<{ dir: string; what: string } | undefined> {
   const parts = workspacePath(rel).split('/');
   for (let i = 1; i < parts.length; i++) {
     const dir = parts.slice(0, i).join('/');
@@ -100,7 +114,12 @@ export async function linkedParent(container: Docker.Container, rel: string, see
  * Reads one workspace path. A regular file within `maxBytes` is streamed to `dest` (never held in
  * memory, so large files are fine) and hashed on the way; anything else is described only.
  */
-export async function readEntry(container: Docker.Container, rel: string, dest: string, maxBytes: number): Promise<WorkspaceEntry> {
+export async function readEntry(
+  container: Docker.Container,
+  rel: string,
+  dest: string,
+  maxBytes: number,
+): Promise<WorkspaceEntry> {
   const p = workspacePath(rel);
   let stream: NodeJS.ReadableStream & { destroy?: () => void };
   try {
@@ -123,7 +142,13 @@ export async function readEntry(container: Docker.Container, rel: string, dest: 
         body.resume();
         return next();
       }
-      const base: WorkspaceEntry = { path: p, kind: kindOf(header.type), mode: (header.mode ?? 0) & 0o7777, size: header.size ?? 0, uid: header.uid ?? -1 };
+      const base: WorkspaceEntry = {
+        path: p,
+        kind: kindOf(header.type),
+        mode: (header.mode ?? 0) & 0o7777,
+        size: header.size ?? 0,
+        uid: header.uid ?? -1,
+      };
       if (header.type === 'symlink') return finish({ ...base, linkTarget: header.linkname ?? '' });
       if (base.kind !== 'file') return finish(base);
       if (base.size > maxBytes) return finish({ ...base, skipped: true });
@@ -157,12 +182,17 @@ export type RestoreItem =
  * (the command user, or root for a path the command user may not write); folders that do not
  * exist yet are created owned by the command user, as the run would have made them.
  */
-export async function writeEntries(container: Docker.Container, items: RestoreItem[], missingDirs: string[]): Promise<void> {
+export async function writeEntries(
+  container: Docker.Container,
+  items: RestoreItem[],
+  missingDirs: string[],
+): Promise<void> {
   if (items.length === 0 && missingDirs.length === 0) return;
   const pack = tarStream.pack();
   const owner = (uid: number) => (uid === 0 ? 0 : SANDBOX_UID);
   const fill = async (): Promise<void> => {
-    for (const d of missingDirs) pack.entry({ name: workspacePath(d), type: 'directory', mode: 0o755, uid: SANDBOX_UID, gid: SANDBOX_UID });
+    for (const d of missingDirs)
+      pack.entry({ name: workspacePath(d), type: 'directory', mode: 0o755, uid: SANDBOX_UID, gid: SANDBOX_UID });
     for (const it of items) {
       const name = workspacePath(it.path);
       if (it.kind === 'symlink') {
@@ -170,7 +200,10 @@ export async function writeEntries(container: Docker.Container, items: RestoreIt
         continue;
       }
       await new Promise<void>((resolve, reject) => {
-        const entry = pack.entry({ name, type: 'file', size: it.size, mode: it.mode & 0o777, uid: owner(it.uid), gid: owner(it.uid) }, (err) => (err ? reject(err) : resolve()));
+        const entry = pack.entry(
+          { name, type: 'file', size: it.size, mode: it.mode & 0o777, uid: owner(it.uid), gid: owner(it.uid) },
+          (err) => (err ? reject(err) : resolve()),
+        );
         pipeline(createReadStream(it.blob), entry).catch(reject);
       });
     }

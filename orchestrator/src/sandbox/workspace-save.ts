@@ -13,8 +13,22 @@ import { changeTimes, scanWorkspace } from './workspace-scan';
  * did not change is never stored twice), links by target, and deletions.
  */
 const Saved = z.discriminatedUnion('kind', [
-  z.strictObject({ path: z.string(), kind: z.literal('file'), sha256: z.string().regex(/^[0-9a-f]{64}$/), size: z.number().int().nonnegative(), mode: z.number().int(), uid: z.number().int(), stat: z.string().optional() }),
-  z.strictObject({ path: z.string(), kind: z.literal('symlink'), target: z.string(), uid: z.number().int(), stat: z.string().optional() }),
+  z.strictObject({
+    path: z.string(),
+    kind: z.literal('file'),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    size: z.number().int().nonnegative(),
+    mode: z.number().int(),
+    uid: z.number().int(),
+    stat: z.string().optional(),
+  }),
+  z.strictObject({
+    path: z.string(),
+    kind: z.literal('symlink'),
+    target: z.string(),
+    uid: z.number().int(),
+    stat: z.string().optional(),
+  }),
 ]);
 export type SavedEntry = z.infer<typeof Saved>;
 
@@ -50,7 +64,12 @@ export interface SavedWorkspace {
 }
 
 /** Saves what changed in a sandbox's workspace (live or orphaned) into `runDir`, as `name`.json. */
-export async function saveWorkspace(container: Docker.Container, runDir: string, name: string, opts: SaveOptions = {}): Promise<SavedWorkspace> {
+export async function saveWorkspace(
+  container: Docker.Container,
+  runDir: string,
+  name: string,
+  opts: SaveOptions = {},
+): Promise<SavedWorkspace> {
   const maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const scan = await scanWorkspace(container, opts.scratch ?? '');
   const blobs = path.join(runDir, BLOBS_DIR);
@@ -84,11 +103,21 @@ export async function saveWorkspace(container: Docker.Container, runDir: string,
       const e = await readEntry(container, change.path, tmp, maxFileBytes);
       // A file or link replaced by a folder is gone as such; the folder's files are listed on their own.
       if (e.kind === 'missing' || e.kind === 'directory') manifest.deleted.push(change.path);
-      else if (e.kind === 'symlink') manifest.files.push({ path: e.path, kind: 'symlink', target: e.linkTarget ?? '', uid: e.uid, stat });
-      else if (e.kind === 'file' && e.skipped) manifest.skipped.push({ path: e.path, size: e.size, reason: `larger than ${maxFileBytes} bytes` });
+      else if (e.kind === 'symlink')
+        manifest.files.push({ path: e.path, kind: 'symlink', target: e.linkTarget ?? '', uid: e.uid, stat });
+      else if (e.kind === 'file' && e.skipped)
+        manifest.skipped.push({ path: e.path, size: e.size, reason: `larger than ${maxFileBytes} bytes` });
       else if (e.kind === 'file' && e.sha256) {
         await fs.rename(tmp, path.join(blobs, e.sha256));
-        manifest.files.push({ path: e.path, kind: 'file', sha256: e.sha256, size: e.size, mode: e.mode, uid: e.uid, stat });
+        manifest.files.push({
+          path: e.path,
+          kind: 'file',
+          sha256: e.sha256,
+          size: e.size,
+          mode: e.mode,
+          uid: e.uid,
+          stat,
+        });
       } else manifest.skipped.push({ path: e.path, size: e.size, reason: `a ${e.kind}, not a file or link` });
     } finally {
       await fs.rm(tmp, { force: true });
@@ -118,7 +147,8 @@ export async function loadWorkspace(runDir: string, file: string, expectedSha256
     const blob = path.join(runDir, BLOBS_DIR, f.sha256);
     const actual = await hashFile(blob).catch(() => undefined);
     if (actual === undefined) throw new SavedWorkspaceError(`the saved content of ${f.path} (${blob}) is missing`);
-    if (actual !== f.sha256) throw new SavedWorkspaceError(`the saved content of ${f.path} (${blob}) was changed: its hash does not match`);
+    if (actual !== f.sha256)
+      throw new SavedWorkspaceError(`the saved content of ${f.path} (${blob}) was changed: its hash does not match`);
   }
   return manifest;
 }
@@ -128,7 +158,10 @@ export async function readManifest(runDir: string, file: string, expectedSha256?
   const full = path.join(runDir, file);
   const text = await fs.readFile(full, 'utf8').catch(() => undefined);
   if (text === undefined) throw new SavedWorkspaceError(`${full} is missing`);
-  if (expectedSha256 && sha256(text) !== expectedSha256) throw new SavedWorkspaceError(`${full} was changed after it was saved (its hash does not match the one in the log)`);
+  if (expectedSha256 && sha256(text) !== expectedSha256)
+    throw new SavedWorkspaceError(
+      `${full} was changed after it was saved (its hash does not match the one in the log)`,
+    );
   let manifest: WorkspaceManifest;
   try {
     manifest = WorkspaceManifest.parse(JSON.parse(text));
@@ -160,7 +193,8 @@ export function manifestProblem(m: WorkspaceManifest): string | undefined {
   for (const f of m.files) {
     for (let d = path.posix.dirname(f.path); d !== '.'; d = path.posix.dirname(d)) {
       const kind = entries.get(d);
-      if (kind === 'symlink') return `${f.path} is under ${d}, which it saves as a symbolic link (nothing is written through a link)`;
+      if (kind === 'symlink')
+        return `${f.path} is under ${d}, which it saves as a symbolic link (nothing is written through a link)`;
       if (kind) return `${f.path} is under ${d}, which it saves as a file`;
     }
   }
@@ -182,7 +216,10 @@ export async function hashFile(file: string): Promise<string> {
 }
 
 async function exists(p: string): Promise<boolean> {
-  return fs.access(p).then(() => true, () => false);
+  return fs.access(p).then(
+    () => true,
+    () => false,
+  );
 }
 
 export async function writeAtomic(file: string, text: string): Promise<void> {
@@ -221,7 +258,10 @@ export async function restoreSaved(sandbox: Sandbox, runDir: string, manifest: W
   for (const d of [...dirs].sort()) {
     // Docker would write through a link (or fail on a file) on the way: refuse before writing anything.
     const bad = await linkedParent(sandbox.container, `${d}/entry`, folders); // d and every folder above it
-    if (bad) throw new SavedWorkspaceError(`the saved workspace cannot be restored: ${bad.dir} is ${bad.what} in the sandbox, and saved files are under it`);
+    if (bad)
+      throw new SavedWorkspaceError(
+        `the saved workspace cannot be restored: ${bad.dir} is ${bad.what} in the sandbox, and saved files are under it`,
+      );
     if ((await statPath(sandbox.container, d)) === undefined) missing.push(d);
   }
   await writeEntries(sandbox.container, items, missing);

@@ -54,16 +54,49 @@ printf '\\0'
 `;
 
 /** Options that make git ignore what the work tree could configure, on top of SAFE_GIT. */
-const GIT = ['git', ...SAFE_GIT, '-c', 'core.untrackedCache=false', '-c', 'core.autocrlf=false', '-c', 'core.safecrlf=false', '-c', 'core.symlinks=true', '-c', 'core.ignorecase=false', '-c', 'core.quotePath=false', '-c', 'core.bare=false', '-c', 'safe.directory=*', '-c', 'core.attributesFile=/dev/null', '-c', 'core.excludesFile=/dev/null'];
+const GIT = [
+  'git',
+  ...SAFE_GIT,
+  '-c',
+  'core.untrackedCache=false',
+  '-c',
+  'core.autocrlf=false',
+  '-c',
+  'core.safecrlf=false',
+  '-c',
+  'core.symlinks=true',
+  '-c',
+  'core.ignorecase=false',
+  '-c',
+  'core.quotePath=false',
+  '-c',
+  'core.bare=false',
+  '-c',
+  'safe.directory=*',
+  '-c',
+  'core.attributesFile=/dev/null',
+  '-c',
+  'core.excludesFile=/dev/null',
+];
 
 const STATUS: Record<string, ScannedChange['status']> = { M: 'modified', D: 'deleted', T: 'type_changed', A: 'added' };
 
 /** Lists what changed in a sandbox's workspace since its baseline (live or orphaned sandbox alike). */
-export async function scanWorkspace(container: Docker.Container, scratch = '', timeoutMs = 600_000): Promise<ScanResult> {
+export async function scanWorkspace(
+  container: Docker.Container,
+  scratch = '',
+  timeoutMs = 600_000,
+): Promise<ScanResult> {
   // The script's own bound comes first (killing git in the container); the stream's is a backstop.
   const inner = String(Math.max(1, Math.floor(timeoutMs / 1000) - 2));
-  const r = await execAsRoot(container, ['timeout', '-s', 'KILL', inner, 'sh', '-c', SCRIPT, 'gatehouse-scan', scratch, ...GIT], timeoutMs, 256 * 1024 * 1024);
-  if (r.exitCode !== 0) throw new SandboxError(`listing the workspace's changes failed (exit ${r.exitCode}): ${r.stderr.slice(0, 500)}`);
+  const r = await execAsRoot(
+    container,
+    ['timeout', '-s', 'KILL', inner, 'sh', '-c', SCRIPT, 'gatehouse-scan', scratch, ...GIT],
+    timeoutMs,
+    256 * 1024 * 1024,
+  );
+  if (r.exitCode !== 0)
+    throw new SandboxError(`listing the workspace's changes failed (exit ${r.exitCode}): ${r.stderr.slice(0, 500)}`);
   const tokens = r.stdout.toString('utf8').split('\0');
   const folder = tokens[0] ?? '';
   const changes: ScannedChange[] = [];
@@ -91,14 +124,26 @@ export interface ExecOutcome {
  * mtime back (`touch -d`, `cp -p`); ctime it cannot set, so a file whose content changed is
  * always read again. Callers pass only paths whose folders are real folders (see linkedParent).
  */
-export async function changeTimes(container: Docker.Container, paths: string[], timeoutMs = 120_000): Promise<Map<string, string>> {
+export async function changeTimes(
+  container: Docker.Container,
+  paths: string[],
+  timeoutMs = 120_000,
+): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const script = `cd ${WORKSPACE} || exit 3; for p; do stat -c '%z %i' -- "./$p" 2>/dev/null || echo -; done`;
   for (let i = 0; i < paths.length; i += 500) {
     const chunk = paths.slice(i, i + 500);
-    const r = await execAsRoot(container, ['sh', '-c', script, 'gatehouse-ctime', ...chunk], timeoutMs, 16 * 1024 * 1024);
+    const r = await execAsRoot(
+      container,
+      ['sh', '-c', script, 'gatehouse-ctime', ...chunk],
+      timeoutMs,
+      16 * 1024 * 1024,
+    );
     const lines = r.stdout.toString('utf8').split('\n');
-    if (r.exitCode !== 0 || lines.length < chunk.length) throw new SandboxError(`reading change times in the sandbox failed (exit ${r.exitCode}): ${r.stderr.slice(0, 300)}`);
+    if (r.exitCode !== 0 || lines.length < chunk.length)
+      throw new SandboxError(
+        `reading change times in the sandbox failed (exit ${r.exitCode}): ${r.stderr.slice(0, 300)}`,
+      );
     chunk.forEach((p, j) => out.set(p, lines[j]!));
   }
   return out;
@@ -116,12 +161,29 @@ export async function stopCommandUser(container: Docker.Container): Promise<void
 }
 
 /** `docker exec` as root, no TTY, output captured up to a cap, bounded in time. */
-export async function execAsRoot(container: Docker.Container, cmd: string[], timeoutMs: number, maxBytes: number): Promise<ExecOutcome> {
+export async function execAsRoot(
+  container: Docker.Container,
+  cmd: string[],
+  timeoutMs: number,
+  maxBytes: number,
+): Promise<ExecOutcome> {
   return execAs(container, '0', cmd, timeoutMs, maxBytes);
 }
 
-async function execAs(container: Docker.Container, user: string, cmd: string[], timeoutMs: number, maxBytes: number): Promise<ExecOutcome> {
-  const exec = await container.exec({ Cmd: cmd, User: user, AttachStdout: true, AttachStderr: true, Env: Object.entries(SAFE_GIT_ENV).map(([k, v]) => `${k}=${v}`) });
+async function execAs(
+  container: Docker.Container,
+  user: string,
+  cmd: string[],
+  timeoutMs: number,
+  maxBytes: number,
+): Promise<ExecOutcome> {
+  const exec = await container.exec({
+    Cmd: cmd,
+    User: user,
+    AttachStdout: true,
+    AttachStderr: true,
+    Env: Object.entries(SAFE_GIT_ENV).map(([k, v]) => `${k}=${v}`),
+  });
   const stream = await exec.start({ hijack: true, stdin: false });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
@@ -135,7 +197,11 @@ async function execAs(container: Docker.Container, user: string, cmd: string[], 
   stderr.on('data', (c: Buffer) => {
     if (err.length < 64) err.push(c);
   });
-  (container.modem as { demuxStream(s: NodeJS.ReadableStream, o: NodeJS.WritableStream, e: NodeJS.WritableStream): void }).demuxStream(stream, stdout, stderr);
+  (
+    container.modem as {
+      demuxStream(s: NodeJS.ReadableStream, o: NodeJS.WritableStream, e: NodeJS.WritableStream): void;
+    }
+  ).demuxStream(stream, stdout, stderr);
   let timer: NodeJS.Timeout | undefined;
   try {
     await new Promise<void>((resolve, reject) => {

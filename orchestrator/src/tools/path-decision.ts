@@ -57,7 +57,10 @@ export function decideCall(
   resolved: readonly ResolvedRef[],
 ): PathDecision {
   const ask = (i: unknown) =>
-    policy.decide({ tool: tool.name, input: i, readOnly: tool.isReadOnly(i), sideEffect: tool.sideEffect }, { approvedShapes });
+    policy.decide(
+      { tool: tool.name, input: i, readOnly: tool.isReadOnly(i), sideEffect: tool.sideEffect },
+      { approvedShapes },
+    );
   return decideOnPaths(ask, input, resolved);
 }
 
@@ -69,6 +72,8 @@ export function realPathLookup(resolved: readonly ResolvedRef[]): (path: string)
 }
 
 /** The `resolved` field of a tool.validation event, present only when there were paths to resolve. */
-export function resolvedField(resolved: readonly ResolvedRef[]): { resolved?: EventDataOf<'tool.validation'>['resolved'] } {
+export function resolvedField(resolved: readonly ResolvedRef[]): {
+  resolved?: EventDataOf<'tool.validation'>['resolved'];
+} {
   return resolved.length > 0 ? { resolved: resolutionRecords(resolved) } : {};
 }

@@ -1,4 +1,14 @@
-import { actionHash, errorResult, MAX_OUTPUT_CAP, newId, STREAM_CAP, type EventDataOf, type EventEnvelope, type InvocationResult, type ValidationError } from '@gatehouse/shared';
+import {
+  actionHash,
+  errorResult,
+  MAX_OUTPUT_CAP,
+  newId,
+  STREAM_CAP,
+  type EventDataOf,
+  type EventEnvelope,
+  type InvocationResult,
+  type ValidationError,
+} from '@gatehouse/shared';
 import type { StateTracker } from '../events/state';
 import { nextObservationId } from '../events/state';
 import { usableGrant, type RequestState } from '../events/approval-state';
@@ -11,7 +21,16 @@ import { sanitize } from './observe/sanitize';
 import { headTail } from './observe/truncate';
 import type { LogPort, SandboxPort } from './ports';
 import type { ToolRegistry } from './registry';
-import type { ExecutionPlan, LocalResult, Observed, PeekResult, RawResult, Tool, ToolContext, ToolLimits } from './tool';
+import type {
+  ExecutionPlan,
+  LocalResult,
+  Observed,
+  PeekResult,
+  RawResult,
+  Tool,
+  ToolContext,
+  ToolLimits,
+} from './tool';
 import type { AgentScope, Handoff } from '../agents/handoff';
 import { rejectionText, schemaErrors } from './rejection';
 import { boundInput, decideCall, realPathLookup, resolvedField, type PathDecision } from './path-decision';
@@ -80,29 +99,61 @@ export class ToolPipeline {
   constructor(private readonly deps: PipelineDeps) {}
 
   async run(call: ToolCall, signal?: AbortSignal): Promise<Observation> {
-    const toolName = typeof call.tool === 'string' ? call.tool.slice(0, 200) : String(canonicalOrDescribe(call.tool)).slice(0, 200);
+    const toolName =
+      typeof call.tool === 'string' ? call.tool.slice(0, 200) : String(canonicalOrDescribe(call.tool)).slice(0, 200);
     // Ids and turns come from model output too: an unusable one is replaced, never thrown on.
-    call = { ...call, callId: /^[\w.:-]{1,128}$/.test(String(call.callId)) ? call.callId : newId('call'), turn: Number.isInteger(call.turn) && call.turn >= 0 ? call.turn : 0 };
-    const intent = this.record('tool.intent', 'model', { callId: call.callId, turn: call.turn, tool: toolName, input: jsonSafe(call.input) });
+    call = {
+      ...call,
+      callId: /^[\w.:-]{1,128}$/.test(String(call.callId)) ? call.callId : newId('call'),
+      turn: Number.isInteger(call.turn) && call.turn >= 0 ? call.turn : 0,
+    };
+    const intent = this.record('tool.intent', 'model', {
+      callId: call.callId,
+      turn: call.turn,
+      tool: toolName,
+      input: jsonSafe(call.input),
+    });
     try {
       return await this.stages(call, toolName, intent, signal);
     } catch (e) {
       // Our own failure, not the model's: still exactly one observation, and on record.
-      return this.observe({ callId: call.callId, tool: toolName, outcome: 'failed', body: `internal error in gatehouse: ${(e as Error).message}. The call may not have run.`, causationId: intent.id });
+      return this.observe({
+        callId: call.callId,
+        tool: toolName,
+        outcome: 'failed',
+        body: `internal error in gatehouse: ${(e as Error).message}. The call may not have run.`,
+        causationId: intent.id,
+      });
     }
   }
 
-  private async stages(call: ToolCall, toolName: string, intent: EventEnvelope, signal?: AbortSignal): Promise<Observation> {
+  private async stages(
+    call: ToolCall,
+    toolName: string,
+    intent: EventEnvelope,
+    signal?: AbortSignal,
+  ): Promise<Observation> {
     const { registry, surface } = this.deps;
     const tool = registry.get(toolName);
     if (!tool) {
-      return this.reject(call.callId, toolName, intent, 'known', [{ path: 'tool', code: 'unknown_tool', message: `there is no tool named ${JSON.stringify(toolName)}` }]);
+      return this.reject(call.callId, toolName, intent, 'known', [
+        { path: 'tool', code: 'unknown_tool', message: `there is no tool named ${JSON.stringify(toolName)}` },
+      ]);
     }
     if (!surface.includes(toolName)) {
-      return this.reject(call.callId, toolName, intent, 'surface', [{ path: 'tool', code: 'tool_not_available', message: `${toolName} is not available in this run` }]);
+      return this.reject(call.callId, toolName, intent, 'surface', [
+        { path: 'tool', code: 'tool_not_available', message: `${toolName} is not available in this run` },
+      ]);
     }
     if (call.parseError !== undefined) {
-      return this.reject(call.callId, toolName, intent, 'schema', [{ path: '', code: 'invalid_json', message: `the arguments are not valid JSON (${call.parseError})` }], tool);
+      return this.reject(
+        call.callId,
+        toolName,
+        intent,
+        'schema',
+        [{ path: '', code: 'invalid_json', message: `the arguments are not valid JSON (${call.parseError})` }],
+        tool,
+      );
     }
     const parsed = tool.input.safeParse(call.input);
     if (!parsed.success) return this.reject(call.callId, toolName, intent, 'schema', schemaErrors(parsed.error), tool);
@@ -118,7 +169,13 @@ export class ToolPipeline {
     try {
       semantic = (await tool.validate?.(input, ctx)) ?? [];
     } catch (e) {
-      semantic = [{ path: '', code: 'validation_unavailable', message: `could not check the call against the workspace: ${(e as Error).message}` }];
+      semantic = [
+        {
+          path: '',
+          code: 'validation_unavailable',
+          message: `could not check the call against the workspace: ${(e as Error).message}`,
+        },
+      ];
     }
     if (semantic.length > 0) {
       return this.reject(call.callId, toolName, intent, 'semantic', semantic, tool, paths.resolved);
@@ -159,11 +216,34 @@ export class ToolPipeline {
       validated.id,
     );
     if (decision.decision === 'deny') {
-      return this.observe({ callId: call.callId, tool: toolName, outcome: 'denied', body: `denied by policy ${decision.policyId}: ${decision.reason}. It was not run; choose another action.`, causationId: approval.id, input });
+      return this.observe({
+        callId: call.callId,
+        tool: toolName,
+        outcome: 'denied',
+        body: `denied by policy ${decision.policyId}: ${decision.reason}. It was not run; choose another action.`,
+        causationId: approval.id,
+        input,
+      });
     }
-    if (decision.decision === 'allow') return this.execute(call.callId, tool, input, plan, { eventId: approval.id, executionHash, by: 'policy' }, signal);
+    if (decision.decision === 'allow')
+      return this.execute(
+        call.callId,
+        tool,
+        input,
+        plan,
+        { eventId: approval.id, executionHash, by: 'policy' },
+        signal,
+      );
     const standing = usableGrant(this.deps.tracker.state.approvals, actionH);
-    if (standing) return this.execute(call.callId, tool, input, plan, { eventId: standing.eventId, executionHash, by: 'user' }, signal);
+    if (standing)
+      return this.execute(
+        call.callId,
+        tool,
+        input,
+        plan,
+        { eventId: standing.eventId, executionHash, by: 'user' },
+        signal,
+      );
     const request = this.requestApproval(call.callId, toolName, input, actionH, executionHash, decision, approval.id);
     return this.ask(request, tool, input, plan, signal);
   }
@@ -182,29 +262,79 @@ export class ToolPipeline {
     if (call.completed && call.result) {
       // It ran and its completion is on record; only the observation was lost. Never run it again.
       const r = call.result;
-      const more = r.artifactRefs.length ? ` Its full output is stored: read_artifact {"ref": "${r.artifactRefs[0]}"}.` : ' Its output was not kept.';
-      return this.observe({ callId, tool: call.tool, outcome: r.status === 'ok' ? 'ok' : 'failed', body: `${call.tool} ran (status ${r.status}${r.exitCode !== null ? `, exit code ${r.exitCode}` : ''}) before gatehouse stopped; it is not run again.${more}`, causationId: r.eventId, input: call.input });
+      const more = r.artifactRefs.length
+        ? ` Its full output is stored: read_artifact {"ref": "${r.artifactRefs[0]}"}.`
+        : ' Its output was not kept.';
+      return this.observe({
+        callId,
+        tool: call.tool,
+        outcome: r.status === 'ok' ? 'ok' : 'failed',
+        body: `${call.tool} ran (status ${r.status}${r.exitCode !== null ? `, exit code ${r.exitCode}` : ''}) before gatehouse stopped; it is not run again.${more}`,
+        causationId: r.eventId,
+        input: call.input,
+      });
     }
-    if (call.started && !call.completed && tool?.name === 'delegate' && this.deps.resumeDelegate && call.validated !== undefined) {
+    if (
+      call.started &&
+      !call.completed &&
+      tool?.name === 'delegate' &&
+      this.deps.resumeDelegate &&
+      call.validated !== undefined
+    ) {
       // A sub-agent that paused (or was cut short) is continued, not started again.
       const t0 = performance.now();
       const result = await this.deps.resumeDelegate(callId, signal);
       if (result) {
         const plan = tool.plan(call.validated, this.context());
-        return this.complete(callId, tool, call.validated, plan, call.started.invocationId, call.started.eventId, { executor: 'orchestrator', result }, Math.round((performance.now() - t0) * 100) / 100);
+        return this.complete(
+          callId,
+          tool,
+          call.validated,
+          plan,
+          call.started.invocationId,
+          call.started.eventId,
+          { executor: 'orchestrator', result },
+          Math.round((performance.now() - t0) * 100) / 100,
+        );
       }
     }
     if (call.started && !call.completed) {
       const completed = this.record(
         'tool.execution.completed',
         'runtime',
-        { callId, invocationId: call.started.invocationId, status: 'lost', exitCode: null, signal: null, durationMs: 0, bytes: 0, truncated: false, filesChanged: [], artifactRefs: [], error: { code: 'interrupted', message: 'the orchestrator stopped while this ran; it is not run again' } },
+        {
+          callId,
+          invocationId: call.started.invocationId,
+          status: 'lost',
+          exitCode: null,
+          signal: null,
+          durationMs: 0,
+          bytes: 0,
+          truncated: false,
+          filesChanged: [],
+          artifactRefs: [],
+          error: { code: 'interrupted', message: 'the orchestrator stopped while this ran; it is not run again' },
+        },
         call.started.eventId,
       );
-      return this.observe({ callId, tool: call.tool, outcome: 'failed', body: `${call.tool} was interrupted: gatehouse stopped while it ran, so its result was not recorded. It is NOT run again automatically (it may have had effects; the workspace was restored from the last state gatehouse saw, so check it before retrying).`, causationId: completed.id, input: call.input });
+      return this.observe({
+        callId,
+        tool: call.tool,
+        outcome: 'failed',
+        body: `${call.tool} was interrupted: gatehouse stopped while it ran, so its result was not recorded. It is NOT run again automatically (it may have had effects; the workspace was restored from the last state gatehouse saw, so check it before retrying).`,
+        causationId: completed.id,
+        input: call.input,
+      });
     }
     if (!tool || !call.decision || call.validated === undefined) {
-      return this.observe({ callId, tool: call.tool, outcome: 'failed', body: `${call.tool} was interrupted before it was decided; it did not run. Propose it again if it is still needed.`, causationId: last ?? null, input: call.input });
+      return this.observe({
+        callId,
+        tool: call.tool,
+        outcome: 'failed',
+        body: `${call.tool} was interrupted before it was decided; it did not run. Propose it again if it is still needed.`,
+        causationId: last ?? null,
+        input: call.input,
+      });
     }
     const input = call.validated;
     // Resolved again: the plan carries where the paths led, and they must lead there still.
@@ -224,25 +354,76 @@ export class ToolPipeline {
       const causationId = call.decision.eventId;
       return this.observe({ callId, tool: call.tool, outcome: 'failed', body, causationId, input });
     }
-    if (call.decision.decision === 'allow') return this.execute(callId, tool, input, plan, { eventId: call.decision.eventId, executionHash, by: 'policy' }, signal);
-    if (call.decision.decision === 'deny') return this.observe({ callId, tool: call.tool, outcome: 'denied', body: `${call.tool} was denied by policy. It was not run.`, causationId: call.decision.eventId, input });
+    if (call.decision.decision === 'allow')
+      return this.execute(
+        callId,
+        tool,
+        input,
+        plan,
+        { eventId: call.decision.eventId, executionHash, by: 'policy' },
+        signal,
+      );
+    if (call.decision.decision === 'deny')
+      return this.observe({
+        callId,
+        tool: call.tool,
+        outcome: 'denied',
+        body: `${call.tool} was denied by policy. It was not run.`,
+        causationId: call.decision.eventId,
+        input,
+      });
     const grant = usableGrant(state, call.decision.actionHash, call.requestId);
-    if (grant) return this.execute(callId, tool, input, plan, { eventId: grant.eventId, executionHash, by: 'user' }, signal);
+    if (grant)
+      return this.execute(callId, tool, input, plan, { eventId: grant.eventId, executionHash, by: 'user' }, signal);
     const request = call.requestId ? state.requests[call.requestId] : undefined;
     if (request?.status === 'denied') return this.deniedByPerson(request, input);
     if (request) return this.ask(request, tool, input, plan, signal);
     // Stopped between the decision and the request: ask now.
     const { decision } = this.decide(tool, input, paths.resolved);
-    return this.ask(this.requestApproval(callId, call.tool, input, call.decision.actionHash, executionHash, decision, call.decision.eventId), tool, input, plan, signal);
+    return this.ask(
+      this.requestApproval(
+        callId,
+        call.tool,
+        input,
+        call.decision.actionHash,
+        executionHash,
+        decision,
+        call.decision.eventId,
+      ),
+      tool,
+      input,
+      plan,
+      signal,
+    );
   }
 
-  private requestApproval(callId: string, tool: string, input: unknown, actionH: string, executionHash: string, decision: { policyId: string; reason: string; risk: string[]; shape: string }, causationId: string): RequestState {
+  private requestApproval(
+    callId: string,
+    tool: string,
+    input: unknown,
+    actionH: string,
+    executionHash: string,
+    decision: { policyId: string; reason: string; risk: string[]; shape: string },
+    causationId: string,
+  ): RequestState {
     const requestId = newId('apr');
     const runId = this.deps.tracker.state.runId ?? 'unknown';
     this.record(
       'approval.requested',
       'runtime',
-      { requestId, callId, tool, input: jsonSafe(input), actionHash: actionH, executionHash, rule: decision.policyId, reason: decision.reason, risk: decision.risk, shape: decision.shape, lineage: [...(this.deps.lineage ?? [runId])] },
+      {
+        requestId,
+        callId,
+        tool,
+        input: jsonSafe(input),
+        actionHash: actionH,
+        executionHash,
+        rule: decision.policyId,
+        reason: decision.reason,
+        risk: decision.risk,
+        shape: decision.shape,
+        lineage: [...(this.deps.lineage ?? [runId])],
+      },
       causationId,
     );
     // On disk before anyone is asked: a pause or a crash from here on leaves the request on record.
@@ -253,7 +434,13 @@ export class ToolPipeline {
   }
 
   /** Puts a pending request to the channel and acts on the answer; the answer is on record before anything runs. */
-  private async ask(request: RequestState, tool: Tool<unknown>, input: unknown, plan: ExecutionPlan, signal?: AbortSignal): Promise<Observation> {
+  private async ask(
+    request: RequestState,
+    tool: Tool<unknown>,
+    input: unknown,
+    plan: ExecutionPlan,
+    signal?: AbortSignal,
+  ): Promise<Observation> {
     const prompt: ApprovalPrompt = {
       runId: this.deps.tracker.state.runId ?? 'unknown',
       requestId: request.requestId,
@@ -268,29 +455,77 @@ export class ToolPipeline {
     };
     const answer = this.deps.channel
       ? await this.deps.channel.ask(prompt, signal ?? new AbortController().signal)
-      : ({ decision: 'deny', approver: 'runtime:no-approver', channel: 'headless', reason: 'no approver is available in this run' } as const);
+      : ({
+          decision: 'deny',
+          approver: 'runtime:no-approver',
+          channel: 'headless',
+          reason: 'no approver is available in this run',
+        } as const);
     if (answer.decision === 'pause') {
-      return { id: '', callId: request.callId, tool: request.tool, outcome: 'pending', content: '', truncated: false, requestId: request.requestId };
+      return {
+        id: '',
+        callId: request.callId,
+        tool: request.tool,
+        outcome: 'pending',
+        content: '',
+        truncated: false,
+        requestId: request.requestId,
+      };
     }
     const requestedEvent = request.eventId;
     if (answer.decision === 'deny') {
-      this.record('approval.denied', 'user', { requestId: request.requestId, callId: request.callId, actionHash: request.actionHash, approver: answer.approver, channel: answer.channel, reason: answer.reason }, requestedEvent);
+      this.record(
+        'approval.denied',
+        'user',
+        {
+          requestId: request.requestId,
+          callId: request.callId,
+          actionHash: request.actionHash,
+          approver: answer.approver,
+          channel: answer.channel,
+          reason: answer.reason,
+        },
+        requestedEvent,
+      );
       const r = this.deps.tracker.state.approvals.requests[request.requestId] ?? request;
       return this.deniedByPerson(r, input);
     }
     const granted = this.record(
       'approval.granted',
       'user',
-      { requestId: request.requestId, callId: request.callId, actionHash: request.actionHash, executionHash: request.executionHash, scope: answer.scope, approver: answer.approver, channel: answer.channel, reason: answer.reason ?? '' },
+      {
+        requestId: request.requestId,
+        callId: request.callId,
+        actionHash: request.actionHash,
+        executionHash: request.executionHash,
+        scope: answer.scope,
+        approver: answer.approver,
+        channel: answer.channel,
+        reason: answer.reason ?? '',
+      },
       requestedEvent,
     );
     this.deps.log.sync();
-    return this.execute(request.callId, tool, input, plan, { eventId: granted.id, executionHash: request.executionHash, by: 'user' }, signal);
+    return this.execute(
+      request.callId,
+      tool,
+      input,
+      plan,
+      { eventId: granted.id, executionHash: request.executionHash, by: 'user' },
+      signal,
+    );
   }
 
   private deniedByPerson(request: RequestState, input: unknown): Observation {
     const who = request.answer?.approver ?? 'the approver';
-    return this.observe({ callId: request.callId, tool: request.tool, outcome: 'denied', body: `${request.tool} was declined by ${who}: ${request.answer?.reason ?? 'no reason given'}. It was not run; choose another way.`, causationId: request.answer?.eventId ?? null, input });
+    return this.observe({
+      callId: request.callId,
+      tool: request.tool,
+      outcome: 'denied',
+      body: `${request.tool} was declined by ${who}: ${request.answer?.reason ?? 'no reason given'}. It was not run; choose another way.`,
+      causationId: request.answer?.eventId ?? null,
+      input,
+    });
   }
 
   private async execute(
@@ -302,7 +537,14 @@ export class ToolPipeline {
     signal?: AbortSignal,
   ): Promise<Observation> {
     if (signal?.aborted) {
-      return this.observe({ callId, tool: tool.name, outcome: 'failed', body: 'cancelled before it ran: the run is stopping', causationId: grant.eventId, input });
+      return this.observe({
+        callId,
+        tool: tool.name,
+        outcome: 'failed',
+        body: 'cancelled before it ran: the run is stopping',
+        causationId: grant.eventId,
+        input,
+      });
     }
     crashPoint('before-execution');
     const invocationId = newId('inv');
@@ -332,14 +574,33 @@ export class ToolPipeline {
   }
 
   /** A result becomes a completion event and the one observation (or a pending call: a paused sub-agent). */
-  private complete(callId: string, tool: Tool<unknown>, input: unknown, plan: ExecutionPlan, invocationId: string, startedId: string, raw: RawResult, durationMs: number): Observation {
+  private complete(
+    callId: string,
+    tool: Tool<unknown>,
+    input: unknown,
+    plan: ExecutionPlan,
+    invocationId: string,
+    startedId: string,
+    raw: RawResult,
+    durationMs: number,
+  ): Observation {
     if (raw.executor === 'orchestrator' && raw.result.pending) {
       // A sub-agent waits for approval: this call stays open (no completion) and the run pauses too.
-      return { id: '', callId, tool: tool.name, outcome: 'pending', content: '', truncated: false, requestId: raw.result.pending.requestId };
+      return {
+        id: '',
+        callId,
+        tool: tool.name,
+        outcome: 'pending',
+        content: '',
+        truncated: false,
+        requestId: raw.result.pending.requestId,
+      };
     }
     const observed = safeObserve(tool, input, raw, this.context());
     // Redacted before it is cut: a cut through a secret would leave a fragment no pattern matches.
-    const text = this.deps.log.redact(sanitize(observed.text) + (plan.executor === 'sandbox' && plan.note ? `\n[${plan.note}]` : ''));
+    const text = this.deps.log.redact(
+      sanitize(observed.text) + (plan.executor === 'sandbox' && plan.note ? `\n[${plan.note}]` : ''),
+    );
     const artifact = text.length > this.deps.limits.observationBudget ? this.deps.log.artifacts.put(text) : undefined;
     const artifactRef = artifact?.ref;
     const r = raw.executor === 'sandbox' ? raw.result : undefined;
@@ -349,7 +610,14 @@ export class ToolPipeline {
       {
         callId,
         invocationId,
-        status: raw.executor === 'sandbox' ? (raw.lost !== undefined ? 'lost' : raw.result.status) : raw.result.ok ? 'ok' : 'failed',
+        status:
+          raw.executor === 'sandbox'
+            ? raw.lost !== undefined
+              ? 'lost'
+              : raw.result.status
+            : raw.result.ok
+              ? 'ok'
+              : 'failed',
         exitCode: r?.exitCode ?? null,
         signal: r?.signal ?? null,
         durationMs,
@@ -359,7 +627,11 @@ export class ToolPipeline {
         artifactRefs: artifactRef ? [artifactRef] : [],
         ...(artifact ? { artifacts: [{ ref: artifact.ref, sha256: artifact.sha256, bytes: artifact.bytes }] } : {}),
         ...(observed.fileHashes ? { fileHashes: observed.fileHashes } : {}),
-        ...(r?.error ? { error: { code: r.error.code, message: r.error.message } } : raw.executor === 'orchestrator' && raw.result.error ? { error: raw.result.error } : {}),
+        ...(r?.error
+          ? { error: { code: r.error.code, message: r.error.message } }
+          : raw.executor === 'orchestrator' && raw.result.error
+            ? { error: raw.result.error }
+            : {}),
       },
       startedId,
     );
@@ -378,7 +650,13 @@ export class ToolPipeline {
     });
   }
 
-  private async invoke(plan: ExecutionPlan, callId: string, invocationId: string, grant: Grant, signal?: AbortSignal): Promise<RawResult> {
+  private async invoke(
+    plan: ExecutionPlan,
+    callId: string,
+    invocationId: string,
+    grant: Grant,
+    signal?: AbortSignal,
+  ): Promise<RawResult> {
     if (plan.executor === 'orchestrator') {
       const delegate = this.deps.delegate;
       return {
@@ -411,11 +689,16 @@ export class ToolPipeline {
       // The streamed copy replaces the daemon's head and tail only if it is the whole output: every
       // byte arrived (the daemon stops streaming at its cap, and core NATS may drop a chunk).
       const streamed = chunks.join('');
-      const fullOutput = result.truncated && complete && Buffer.byteLength(streamed) === result.bytes ? streamed : undefined;
+      const fullOutput =
+        result.truncated && complete && Buffer.byteLength(streamed) === result.bytes ? streamed : undefined;
       return { executor: 'sandbox', result, ...(fullOutput !== undefined ? { fullOutput } : {}) };
     } catch (e) {
       const message = (e as Error).message;
-      return { executor: 'sandbox', result: lostResult(invocationId, this.deps.sandbox.sandboxId, message), lost: message };
+      return {
+        executor: 'sandbox',
+        result: lostResult(invocationId, this.deps.sandbox.sandboxId, message),
+        lost: message,
+      };
     }
   }
 
@@ -435,7 +718,11 @@ export class ToolPipeline {
   ): Observation {
     const data = { callId, ok: false, stage, errors, ...resolvedField(resolved) };
     const validation = this.record('tool.validation', 'runtime', data, intent.id);
-    const text = rejectionText(stage, toolName, errors, { surface: this.deps.surface, tool, registry: this.deps.registry });
+    const text = rejectionText(stage, toolName, errors, {
+      surface: this.deps.surface,
+      tool,
+      registry: this.deps.registry,
+    });
     return this.observe({ callId, tool: toolName, outcome: 'rejected', body: text, causationId: validation.id });
   }
 
@@ -451,18 +738,40 @@ export class ToolPipeline {
     input?: unknown;
   }): Observation {
     const id = nextObservationId(this.deps.tracker.state);
-    const provenance = { observationId: id, tool: o.tool, outcome: o.outcome, argsHash: argsHashOf(o.input), at: new Date().toISOString() };
+    const provenance = {
+      observationId: id,
+      tool: o.tool,
+      outcome: o.outcome,
+      argsHash: argsHashOf(o.input),
+      at: new Date().toISOString(),
+    };
     const content = frame(o.body, provenance, o.external ?? false);
     const truncated = o.truncated ?? false;
     const event = this.record(
       'tool.observation',
       'runtime',
-      { callId: o.callId, observationId: id, tool: o.tool, outcome: o.outcome, content, truncated, ...(o.artifactRef ? { artifactRef: o.artifactRef } : {}) },
+      {
+        callId: o.callId,
+        observationId: id,
+        tool: o.tool,
+        outcome: o.outcome,
+        content,
+        truncated,
+        ...(o.artifactRef ? { artifactRef: o.artifactRef } : {}),
+      },
       o.causationId,
     );
     // What the log holds (after secret redaction) is what the model gets.
     const recorded = event.data as EventDataOf<'tool.observation'>;
-    return { id, callId: o.callId, tool: o.tool, outcome: o.outcome, content: recorded.content, truncated, ...(o.artifactRef ? { artifactRef: o.artifactRef } : {}) };
+    return {
+      id,
+      callId: o.callId,
+      tool: o.tool,
+      outcome: o.outcome,
+      content: recorded.content,
+      truncated,
+      ...(o.artifactRef ? { artifactRef: o.artifactRef } : {}),
+    };
   }
 
   private context(resolved: readonly ResolvedRef[] = []): ToolContext {
@@ -483,14 +792,20 @@ export class ToolPipeline {
       timeoutMs: 30_000,
       outputCap: MAX_OUTPUT_CAP,
     });
-    if (r.status === 'ok' && r.data?.kind === 'read_file') return { exists: true, isDirectory: false, sha256: r.data.sha256, ...(r.truncated ? {} : { content: r.output }) };
+    if (r.status === 'ok' && r.data?.kind === 'read_file')
+      return { exists: true, isDirectory: false, sha256: r.data.sha256, ...(r.truncated ? {} : { content: r.output }) };
     if (r.error?.code === 'not_found') return { exists: false };
     if (r.error?.code === 'is_directory') return { exists: true, isDirectory: true };
     if (r.error?.code === 'binary_file') return { exists: true, isDirectory: false };
     throw new Error(r.error?.message ?? r.status);
   }
 
-  private record<T extends Parameters<LogPort['append']>[0]>(type: T, actor: Parameters<LogPort['append']>[1], data: EventDataOf<T>, causationId: string | null = null): EventEnvelope {
+  private record<T extends Parameters<LogPort['append']>[0]>(
+    type: T,
+    actor: Parameters<LogPort['append']>[1],
+    data: EventDataOf<T>,
+    causationId: string | null = null,
+  ): EventEnvelope {
     const event = this.deps.log.append(type, actor, data, { causationId });
     this.deps.tracker.apply(event);
     return event;
@@ -506,5 +821,12 @@ function safeObserve(tool: Tool<unknown>, input: unknown, raw: RawResult, ctx: T
 }
 
 function lostResult(invocationId: string, sandboxId: string, message: string): InvocationResult {
-  return errorResult({ invocationId, runId: 'unknown', sandboxId, status: 'failed', code: 'internal', message: `the sandbox did not return a result: ${message}` });
+  return errorResult({
+    invocationId,
+    runId: 'unknown',
+    sandboxId,
+    status: 'failed',
+    code: 'internal',
+    message: `the sandbox did not return a result: ${message}`,
+  });
 }

@@ -1,15 +1,34 @@
-import type { Actor, EventDataOf, EventEnvelope, EventType, InvocationResult, OutputChunk, PrimitiveInput, PrimitiveName, ApprovalRef } from '@gatehouse/shared';
+import type {
+  Actor,
+  EventDataOf,
+  EventEnvelope,
+  EventType,
+  InvocationResult,
+  OutputChunk,
+  PrimitiveInput,
+  PrimitiveName,
+  ApprovalRef,
+} from '@gatehouse/shared';
 
 /** The event log as the pipeline uses it (implemented by events/RunLog). */
 export interface LogPort {
-  append<T extends EventType>(type: T, actor: Actor, data: EventDataOf<T>, opts?: { causationId?: string | null }): EventEnvelope;
+  append<T extends EventType>(
+    type: T,
+    actor: Actor,
+    data: EventDataOf<T>,
+    opts?: { causationId?: string | null },
+  ): EventEnvelope;
   /** Makes everything appended so far durable. */
   sync(): void;
   /** The log's own secret redaction, for text that is cut before it is appended. */
   redact(text: string): string;
   artifacts: {
     put(content: string | Buffer): { ref: string; bytes: number; sha256: string };
-    read(ref: string, offset?: number, limit?: number): { text: string; offset: number; bytes: number; totalBytes: number; eof: boolean };
+    read(
+      ref: string,
+      offset?: number,
+      limit?: number,
+    ): { text: string; offset: number; bytes: number; totalBytes: number; eof: boolean };
   };
 }
 
@@ -19,6 +38,14 @@ export interface SandboxPort {
   invoke<P extends PrimitiveName>(
     primitive: P,
     input: PrimitiveInput<P>,
-    opts: { approval: ApprovalRef; invocationId?: string; intentId?: string; timeoutMs?: number; outputCap?: number; onOutput?: (chunk: OutputChunk) => void; signal?: AbortSignal },
+    opts: {
+      approval: ApprovalRef;
+      invocationId?: string;
+      intentId?: string;
+      timeoutMs?: number;
+      outputCap?: number;
+      onOutput?: (chunk: OutputChunk) => void;
+      signal?: AbortSignal;
+    },
   ): Promise<InvocationResult>;
 }

@@ -22,7 +22,9 @@ export function rejectionText(
   errors: ValidationError[],
   ctx: { surface: readonly string[]; tool?: Tool<unknown>; registry: ToolRegistry },
 ): string {
-  const lines = [`rejected: ${toolName} was not run (${stage === 'known' || stage === 'surface' ? 'unavailable tool' : stage === 'schema' ? 'invalid input' : 'failed a check'})`];
+  const lines = [
+    `rejected: ${toolName} was not run (${stage === 'known' || stage === 'surface' ? 'unavailable tool' : stage === 'schema' ? 'invalid input' : 'failed a check'})`,
+  ];
   for (const e of errors) lines.push(`- ${e.path ? `${e.path}: ` : ''}${e.message}`);
   if (stage === 'known' || stage === 'surface') lines.push(`available tools: ${ctx.surface.join(', ')}`);
   if (stage === 'schema' && ctx.tool) lines.push(`expected input: ${signature(ctx.tool, ctx.registry)}`);
@@ -30,7 +32,8 @@ export function rejectionText(
 }
 
 function signature(tool: Tool<unknown>, registry: ToolRegistry): string {
-  const described = registry.describe([tool.name])[0]?.inputSchema as { properties?: Record<string, { type?: string }>; required?: string[] } | undefined;
+  const described = registry.describe([tool.name])[0]?.inputSchema as
+    { properties?: Record<string, { type?: string }>; required?: string[] } | undefined;
   const props = Object.entries(described?.properties ?? {});
   const required = new Set(described?.required ?? []);
   return `${tool.name} {${props.map(([k, v]) => `${k}${required.has(k) ? '' : '?'}: ${v.type ?? 'value'}`).join(', ')}}`;

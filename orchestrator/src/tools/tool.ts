@@ -36,13 +36,29 @@ export interface ToolLimits {
 
 /** How a validated call executes: a sandbox primitive, or work the orchestrator does itself. */
 export type ExecutionPlan =
-  | { executor: 'sandbox'; primitive: PrimitiveName; input: PrimitiveInput<PrimitiveName>; timeoutMs: number; note?: string }
-  | { executor: 'orchestrator'; primitive: string; input: unknown; timeoutMs: number; run: (io: OrchestratorIO) => Promise<LocalResult> };
+  | {
+      executor: 'sandbox';
+      primitive: PrimitiveName;
+      input: PrimitiveInput<PrimitiveName>;
+      timeoutMs: number;
+      note?: string;
+    }
+  | {
+      executor: 'orchestrator';
+      primitive: string;
+      input: unknown;
+      timeoutMs: number;
+      run: (io: OrchestratorIO) => Promise<LocalResult>;
+    };
 
 export interface OrchestratorIO {
   /** Runs a sub-agent on a checked handoff and brings its result back (see loop/delegation.ts). */
   delegate?(handoff: Handoff): Promise<LocalResult>;
-  readArtifact(ref: string, offset: number, limit: number): { text: string; offset: number; bytes: number; totalBytes: number; eof: boolean };
+  readArtifact(
+    ref: string,
+    offset: number,
+    limit: number,
+  ): { text: string; offset: number; bytes: number; totalBytes: number; eof: boolean };
 }
 
 export interface LocalResult {
@@ -55,7 +71,12 @@ export interface LocalResult {
 
 /** A raw result from either executor, as the observation step sees it. */
 export type RawResult =
-  | { executor: 'sandbox'; result: InvocationResult; fullOutput?: string; /** Set when no result came back (sandbox lost). */ lost?: string }
+  | {
+      executor: 'sandbox';
+      result: InvocationResult;
+      fullOutput?: string;
+      /** Set when no result came back (sandbox lost). */ lost?: string;
+    }
   | { executor: 'orchestrator'; result: LocalResult };
 
 export interface Observed {

@@ -46,10 +46,7 @@ export function outsideErrors(refs: readonly WorkspacePathRef[]): ValidationErro
  * Asks the sandbox where the paths really lead, in one round trip. The `resolve` primitive only
  * reads link targets, so the runtime authorises it itself, as it does the validation peek.
  */
-export async function resolveRefs(
-  sandbox: SandboxPort,
-  refs: readonly WorkspacePathRef[],
-): Promise<ResolvedRef[]> {
+export async function resolveRefs(sandbox: SandboxPort, refs: readonly WorkspacePathRef[]): Promise<ResolvedRef[]> {
   const input = { paths: refs.map((r) => r.path) };
   const r = await sandbox.invoke('resolve', input, {
     approval: { id: 'runtime:validation-resolve', actionHash: actionHash({ name: 'resolve', input }), by: 'runtime' },

@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, GENESIS_HASH, sha256Hex } from '@gatehouse/shared';
@@ -23,7 +32,11 @@ function finishedRun(state: string, runId: string, key?: LogKey): void {
 }
 
 /** The forger's reseal: recompute every hash from canonical JSON, with or without the (unforgeable) MACs. */
-function reseal(ls: string[], edit: (e: Record<string, unknown>, i: number) => void, keepMac: boolean | ((i: number) => boolean) = true): string[] {
+function reseal(
+  ls: string[],
+  edit: (e: Record<string, unknown>, i: number) => void,
+  keepMac: boolean | ((i: number) => boolean) = true,
+): string[] {
   let prevHash = GENESIS_HASH;
   return ls.map((l, i) => {
     const { hash: _h, mac, ...e } = JSON.parse(l) as Record<string, unknown>;
@@ -55,7 +68,9 @@ describe('an anchored log', () => {
     expect(r.verdict).toBe('failed');
     expect(r.head.status).toBe('cut');
     expect(r.firstBad).toMatchObject({ line: N, seq: N - 1 });
-    expect(r.problems[0]).toMatch(/cut tail: the run's head records 13 events, run.completed at seq 12; the log has 11/);
+    expect(r.problems[0]).toMatch(
+      /cut tail: the run's head records 13 events, run.completed at seq 12; the log has 11/,
+    );
     expect(() => RunLog.open(state, 'r')).toThrow(/cut tail/);
   });
 
@@ -63,10 +78,17 @@ describe('an anchored log', () => {
     const state = tempStateDir();
     finishedRun(state, 'r');
     const file = logFile(state, 'r');
-    writeLines(file, reseal(lines(file), (e, i) => i === 7 && ((e.data as Record<string, unknown>).ok = false)));
+    writeLines(
+      file,
+      reseal(lines(file), (e, i) => i === 7 && ((e.data as Record<string, unknown>).ok = false)),
+    );
     const r = auditRun(state, 'r', installation());
     expect(r.verdict).toBe('failed');
-    expect(r.firstBad).toMatchObject({ line: 8, seq: 7, reason: expect.stringMatching(/keyed MAC does not verify/) as unknown });
+    expect(r.firstBad).toMatchObject({
+      line: 8,
+      seq: 7,
+      reason: expect.stringMatching(/keyed MAC does not verify/) as unknown,
+    });
     expect(r.events).toBe(7);
     expect(() => RunLog.open(state, 'r')).toThrow(/line 8 \(seq 7\).*keyed MAC/);
   });
@@ -75,10 +97,15 @@ describe('an anchored log', () => {
     const state = tempStateDir();
     finishedRun(state, 'r');
     const file = logFile(state, 'r');
-    writeLines(file, reseal(lines(file), (e) => delete e.schemaVersion, false));
+    writeLines(
+      file,
+      reseal(lines(file), (e) => delete e.schemaVersion, false),
+    );
     const r = auditRun(state, 'r', installation());
     expect(r.verdict).toBe('failed');
-    expect(r.problems.join('\n')).toMatch(/records run r with another first event: the log was rewritten from its start/);
+    expect(r.problems.join('\n')).toMatch(
+      /records run r with another first event: the log was rewritten from its start/,
+    );
     expect(() => RunLog.open(state, 'r')).toThrow(/first event is not the one recorded for run r/);
   });
 
@@ -92,7 +119,9 @@ describe('an anchored log', () => {
     const r = auditRun(state, 'r', installation());
     expect(r.verdict).toBe('failed');
     expect(r.artifacts.bad.map((b) => b.ref).sort()).toEqual([first, second]);
-    expect(r.artifacts.bad[0]!.reason).toMatch(/was changed: its SHA-256 is [0-9a-f]{64} \(\d+ bytes\), the event recorded/);
+    expect(r.artifacts.bad[0]!.reason).toMatch(
+      /was changed: its SHA-256 is [0-9a-f]{64} \(\d+ bytes\), the event recorded/,
+    );
     expect(r.firstBad?.reason).toMatch(/^artifact art-/);
   });
 
@@ -100,7 +129,10 @@ describe('an anchored log', () => {
     const state = tempStateDir();
     finishedRun(state, 'r');
     const headsDir = installation().location.headsDir;
-    const headFile = path.join(headsDir, readdirSync(headsDir).find((f) => f.startsWith('r.'))!);
+    const headFile = path.join(
+      headsDir,
+      readdirSync(headsDir).find((f) => f.startsWith('r.'))!,
+    );
     const head = JSON.parse(readFileSync(headFile, 'utf8')) as Record<string, unknown>;
     writeLines(logFile(state, 'r'), lines(logFile(state, 'r')).slice(0, 5));
     writeFileSync(headFile, JSON.stringify({ ...head, events: 5, completedSeq: null }));
@@ -119,7 +151,9 @@ describe('an anchored log', () => {
     expect(r.verdict).toBe('unanchored');
     expect(r.macs.verified).toBe(0);
     expect(Object.values(r.macs.foreign)).toEqual([N + 1]);
-    expect(r.unanchored.join('\n')).toMatch(/13 event\(s\) carry MACs of another installation's key \(id [0-9a-f]{16}\)/);
+    expect(r.unanchored.join('\n')).toMatch(
+      /13 event\(s\) carry MACs of another installation's key \(id [0-9a-f]{16}\)/,
+    );
     // An edit with recomputed hashes is still caught by the chain where the edit is not recomputed...
     // ...but where it is, this installation cannot tell: that is what "unanchored" says.
     expect(r.problems).toEqual([]);
@@ -131,8 +165,16 @@ describe('an anchored log', () => {
     let prevHash = GENESIS_HASH;
     const old = Array.from({ length: 4 }, (_, seq) => {
       const e: UnsealedEvent = {
-        id: `evt-old-${seq}`, runId: 'old', seq, ts: new Date(Date.UTC(2024, 0, 1, 0, 0, seq)).toISOString(), type: 'run.paused',
-        actor: 'runtime', causationId: null, parentRunId: null, data: { pending: [], workspace: { dir: null, files: [], deleted: [] } }, prevHash,
+        id: `evt-old-${seq}`,
+        runId: 'old',
+        seq,
+        ts: new Date(Date.UTC(2024, 0, 1, 0, 0, seq)).toISOString(),
+        type: 'run.paused',
+        actor: 'runtime',
+        causationId: null,
+        parentRunId: null,
+        data: { pending: [], workspace: { dir: null, files: [], deleted: [] } },
+        prevHash,
       };
       const sealed = sealEvent(e);
       prevHash = sealed.hash;
@@ -157,9 +199,18 @@ describe('an anchored log', () => {
     // Once keyed, a later event without a MAC is a stripped one...
     const file = logFile(state, 'old');
     const keyed = lines(file);
-    const strip = (at: number) => reseal(keyed, (e, i) => i >= at && delete e.schemaVersion, (i) => i < at);
+    const strip = (at: number) =>
+      reseal(
+        keyed,
+        (e, i) => i >= at && delete e.schemaVersion,
+        (i) => i < at,
+      );
     writeLines(file, strip(5));
-    expect(auditRun(state, 'old', installation()).firstBad).toMatchObject({ line: 6, seq: 5, reason: expect.stringMatching(/MAC was stripped/) as unknown });
+    expect(auditRun(state, 'old', installation()).firstBad).toMatchObject({
+      line: 6,
+      seq: 5,
+      reason: expect.stringMatching(/MAC was stripped/) as unknown,
+    });
     // ...and stripping every keyed event leaves a log that disagrees with its head.
     writeLines(file, strip(4));
     const stripped = auditRun(state, 'old', installation());
@@ -204,12 +255,16 @@ describe('the installation key file', () => {
   it('says what to do when the key cannot be created', () => {
     const dir = tempStateDir();
     writeFileSync(path.join(dir, 'not-a-dir'), '');
-    expect(() => LogKey.load({ env: envFor(path.join(dir, 'not-a-dir', 'log.key')) })).toThrow(/cannot create the log key .*Set GATEHOUSE_KEY_FILE/);
+    expect(() => LogKey.load({ env: envFor(path.join(dir, 'not-a-dir', 'log.key')) })).toThrow(
+      /cannot create the log key .*Set GATEHOUSE_KEY_FILE/,
+    );
   });
 
   it('defaults to $XDG_CONFIG_HOME/gatehouse/log.key', () => {
     const xdg = tempStateDir();
-    expect(LogKey.load({ env: { XDG_CONFIG_HOME: xdg } }).location.keyFile).toBe(path.join(xdg, 'gatehouse', 'log.key'));
+    expect(LogKey.load({ env: { XDG_CONFIG_HOME: xdg } }).location.keyFile).toBe(
+      path.join(xdg, 'gatehouse', 'log.key'),
+    );
   });
 
   it('is refused when others can read it, when it is a symlink, or when it sits in the state directory; each says how to fix it', () => {

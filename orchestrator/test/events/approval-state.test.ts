@@ -16,9 +16,30 @@ function log() {
 }
 function request(l: RunLog, requestId: string, callId: string, actionHash = A) {
   l.append('tool.intent', 'model', { callId, turn: 1, tool: 'bash', input: { command: 'npm test' } });
-  return l.append('approval.requested', 'runtime', { requestId, callId, tool: 'bash', input: { command: 'npm test' }, actionHash, executionHash: B, rule: 'mode:confirm-novel', reason: 'r', risk: [], shape: 'bash:npm test', lineage: ['run_appr'] });
+  return l.append('approval.requested', 'runtime', {
+    requestId,
+    callId,
+    tool: 'bash',
+    input: { command: 'npm test' },
+    actionHash,
+    executionHash: B,
+    rule: 'mode:confirm-novel',
+    reason: 'r',
+    risk: [],
+    shape: 'bash:npm test',
+    lineage: ['run_appr'],
+  });
 }
-const grant = (requestId: string, callId: string, scope: 'once' | 'run', actionHash = A) => ({ requestId, callId, actionHash, executionHash: B, scope, approver: 'user:alice', channel: 'cli' as const, reason: '' });
+const grant = (requestId: string, callId: string, scope: 'once' | 'run', actionHash = A) => ({
+  requestId,
+  callId,
+  actionHash,
+  executionHash: B,
+  scope,
+  approver: 'user:alice',
+  channel: 'cli' as const,
+  reason: '',
+});
 
 describe('approval state is a fold of the log', () => {
   it('a grant counts only when it answers a pending request for the same action, from a person', () => {
@@ -35,7 +56,14 @@ describe('approval state is a fold of the log', () => {
     s = fold(l.events()).approvals;
     expect(s.requests.apr_1).toMatchObject({ status: 'granted', answer: { eventId: real.id, scope: 'once' } });
     // A second answer to the same request changes nothing.
-    l.append('approval.denied', 'user', { requestId: 'apr_1', callId: 'c1', actionHash: A, approver: 'user:bob', channel: 'cli', reason: 'no' });
+    l.append('approval.denied', 'user', {
+      requestId: 'apr_1',
+      callId: 'c1',
+      actionHash: A,
+      approver: 'user:bob',
+      channel: 'cli',
+      reason: 'no',
+    });
     expect(fold(l.events()).approvals.requests.apr_1!.status).toBe('granted');
   });
 
@@ -46,14 +74,30 @@ describe('approval state is a fold of the log', () => {
     let s = fold(l.events()).approvals;
     expect(usableGrant(s, A, 'apr_1')?.eventId).toBe(once.id);
     expect(s.approvedShapes.size).toBe(0);
-    l.append('tool.execution.started', 'runtime', { callId: 'c1', invocationId: 'inv_1', executor: 'sandbox', primitive: 'exec', input: {}, timeoutMs: 1, approvalId: once.id });
+    l.append('tool.execution.started', 'runtime', {
+      callId: 'c1',
+      invocationId: 'inv_1',
+      executor: 'sandbox',
+      primitive: 'exec',
+      input: {},
+      timeoutMs: 1,
+      approvalId: once.id,
+    });
     s = fold(l.events()).approvals;
     expect(usableGrant(s, A, 'apr_1')).toBeUndefined();
     expect(usableGrant(s, A)).toBeUndefined();
 
     request(l, 'apr_2', 'c2');
     const run = l.append('approval.granted', 'user', grant('apr_2', 'c2', 'run'));
-    l.append('tool.execution.started', 'runtime', { callId: 'c2', invocationId: 'inv_2', executor: 'sandbox', primitive: 'exec', input: {}, timeoutMs: 1, approvalId: run.id });
+    l.append('tool.execution.started', 'runtime', {
+      callId: 'c2',
+      invocationId: 'inv_2',
+      executor: 'sandbox',
+      primitive: 'exec',
+      input: {},
+      timeoutMs: 1,
+      approvalId: run.id,
+    });
     s = fold(l.events()).approvals;
     expect(usableGrant(s, A)?.eventId).toBe(run.id);
     expect(usableGrant(s, B)).toBeUndefined();

@@ -30,7 +30,14 @@ describe('ArtifactStore', () => {
     expect(s.put(Buffer.from(mixed))).toEqual(a); // same content, same ref
     expect(readdirSync(s.dir)).toEqual([a.ref]); // no temporary files left behind
     expect(readFileSync(path.join(s.dir, a.ref)).equals(bytes)).toBe(true);
-    expect(s.read(a.ref)).toEqual({ ref: a.ref, offset: 0, bytes: bytes.length, totalBytes: bytes.length, text: mixed, eof: true });
+    expect(s.read(a.ref)).toEqual({
+      ref: a.ref,
+      offset: 0,
+      bytes: bytes.length,
+      totalBytes: bytes.length,
+      text: mixed,
+      eof: true,
+    });
     expect(s.has(a.ref)).toBe(true);
     expect(s.put('').bytes).toBe(0);
     s.sync();
@@ -55,7 +62,8 @@ describe('ArtifactStore', () => {
   it('moves an offset inside a character back to its first byte', () => {
     const s = store();
     const { ref } = s.put('a🎉b'); // 🎉 is bytes 1..4
-    for (const off of [1, 2, 3, 4]) expect(s.read(ref, off, 100)).toMatchObject({ offset: 1, bytes: 5, text: '🎉b', eof: true });
+    for (const off of [1, 2, 3, 4])
+      expect(s.read(ref, off, 100)).toMatchObject({ offset: 1, bytes: 5, text: '🎉b', eof: true });
     expect(s.read(ref, 5, 100)).toMatchObject({ offset: 5, text: 'b' });
     expect(s.read(ref, 0, 3)).toMatchObject({ offset: 0, bytes: 1, text: 'a', eof: false }); // end inside 🎉: stop before it
     expect(s.read(ref, 1, 2)).toMatchObject({ offset: 1, bytes: 4, text: '🎉', eof: false }); // limit smaller than the character
@@ -69,7 +77,15 @@ describe('ArtifactStore', () => {
     expect(readFileSync(path.join(s.dir, a.ref)).equals(bin)).toBe(true);
   });
 
-  it.each(['../x', 'art-zz', 'art-0123456789ABCDEF', 'art-0123456789abcdef/../../etc', '/etc/passwd', '', 'art-0123456789abcde'])('refuses the bad ref %j', (ref) => {
+  it.each([
+    '../x',
+    'art-zz',
+    'art-0123456789ABCDEF',
+    'art-0123456789abcdef/../../etc',
+    '/etc/passwd',
+    '',
+    'art-0123456789abcde',
+  ])('refuses the bad ref %j', (ref) => {
     const s = store();
     expect(() => s.read(ref)).toThrow(ArtifactError);
     expect(() => s.read(ref)).toThrow(/invalid artifact ref .*expected "art-" followed by 16 lowercase hex digits/);

@@ -9,7 +9,12 @@ import { appendUnsynced, tempStateDir, writeRun } from './helpers';
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const cli = path.join(root, 'orchestrator', 'bin', 'gatehouse.mjs');
 const gatehouse = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 30_000, cwd: root, env: { ...process.env, GATEHOUSE_STATE_DIR: '', ...env } });
+  spawnSync(process.execPath, [cli, ...args], {
+    encoding: 'utf8',
+    timeout: 30_000,
+    cwd: root,
+    env: { ...process.env, GATEHOUSE_STATE_DIR: '', ...env },
+  });
 
 /** `gatehouse verify` as a user runs it: the built bundle, in a child process. */
 describe('gatehouse verify', () => {
@@ -22,7 +27,9 @@ describe('gatehouse verify', () => {
     writeRun(state, 'good_run', 8);
     const r = gatehouse(['verify', 'good_run', '--state-dir', state]);
     expect(r.stderr).toBe('');
-    expect(r.stdout).toMatch(/^ok: run good_run: 8 events, hash chain intact \(last hash [0-9a-f]{64}\), anchored\nchecked:\n/);
+    expect(r.stdout).toMatch(
+      /^ok: run good_run: 8 events, hash chain intact \(last hash [0-9a-f]{64}\), anchored\nchecked:\n/,
+    );
     // It says what it checked.
     expect(r.stdout).toContain('chain: intact, 8 events verified');
     expect(r.stdout).toMatch(/keyed MACs: 8 verified with this installation's key \(id [0-9a-f]{16}\)/);
@@ -48,7 +55,11 @@ describe('gatehouse verify', () => {
     expect(r.stdout).toContain('6 events before it verified');
     const j = gatehouse(['verify', 'bad_run', '--state-dir', state, '--json']);
     expect(j.status).toBe(1);
-    expect(JSON.parse(j.stdout)).toMatchObject({ ok: false, events: 6, firstBad: { line: 7, seq: 6, id: 'evt-bad_run-6', reason: expect.stringMatching(/hash mismatch/) as unknown } });
+    expect(JSON.parse(j.stdout)).toMatchObject({
+      ok: false,
+      events: 6,
+      firstBad: { line: 7, seq: 6, id: 'evt-bad_run-6', reason: expect.stringMatching(/hash mismatch/) as unknown },
+    });
   });
 
   it('exits 1 on a torn last line and says what it means', () => {
@@ -71,7 +82,9 @@ describe('gatehouse verify', () => {
     LogKey.load({ env: { GATEHOUSE_KEY_FILE: other } }); // that other installation's key
     const r = gatehouse(['verify', 'copied_run', '--state-dir', state], { GATEHOUSE_KEY_FILE: other });
     expect(r.status, r.stdout + r.stderr).toBe(3);
-    expect(r.stdout).toMatch(/^UNANCHORED: run copied_run: 5 events, hash chain intact, but nothing outside the log vouches for it:\n/);
+    expect(r.stdout).toMatch(
+      /^UNANCHORED: run copied_run: 5 events, hash chain intact, but nothing outside the log vouches for it:\n/,
+    );
     expect(r.stdout).toMatch(/5 event\(s\) carry MACs of another installation's key/);
     expect(r.stdout).toContain('head: none recorded');
     chmodSync(other, 0o640);
@@ -93,22 +106,38 @@ describe('gatehouse verify', () => {
 
     // The auditor: no installation key at all, the published public key pinned.
     const auditor = { GATEHOUSE_KEY_FILE: path.join(tempStateDir(), 'none', 'log.key') };
-    const ok = gatehouse(['verify', 'audited', '--state-dir', state, '--statement', statement, '--public-key', s.publicKey], auditor);
+    const ok = gatehouse(
+      ['verify', 'audited', '--state-dir', state, '--statement', statement, '--public-key', s.publicKey],
+      auditor,
+    );
     expect(ok.status, ok.stdout + ok.stderr).toBe(0);
-    expect(ok.stdout).toMatch(/^ok: run audited matches the statement .*, signed by key [0-9a-f]{16}\n {2}artifacts: 1 re-hashed/);
+    expect(ok.stdout).toMatch(
+      /^ok: run audited matches the statement .*, signed by key [0-9a-f]{16}\n {2}artifacts: 1 re-hashed/,
+    );
 
     const other = LogKey.load({ env: { GATEHOUSE_KEY_FILE: path.join(tempStateDir(), 'k', 'log.key') } }).publicKey();
-    const wrongKey = gatehouse(['verify', 'audited', '--state-dir', state, '--statement', statement, '--public-key', other], auditor);
+    const wrongKey = gatehouse(
+      ['verify', 'audited', '--state-dir', state, '--statement', statement, '--public-key', other],
+      auditor,
+    );
     expect(wrongKey.status).toBe(1);
     expect(wrongKey.stdout).toMatch(/not by the key given with --public-key/);
 
     const forged = path.join(state, 'forged.json');
     writeFileSync(forged, JSON.stringify({ ...s, events: 5 }));
-    expect(gatehouse(['verify', 'audited', '--state-dir', state, '--statement', forged, '--public-key', s.publicKey], auditor).stdout).toMatch(/signature does not verify/);
+    expect(
+      gatehouse(
+        ['verify', 'audited', '--state-dir', state, '--statement', forged, '--public-key', s.publicKey],
+        auditor,
+      ).stdout,
+    ).toMatch(/signature does not verify/);
 
     const file = path.join(state, 'runs', 'audited', 'events.jsonl');
     writeFileSync(file, readFileSync(file, 'utf8').split('\n').slice(0, 6).join('\n') + '\n');
-    const cut = gatehouse(['verify', 'audited', '--state-dir', state, '--statement', statement, '--public-key', s.publicKey], auditor);
+    const cut = gatehouse(
+      ['verify', 'audited', '--state-dir', state, '--statement', statement, '--public-key', s.publicKey],
+      auditor,
+    );
     expect(cut.status).toBe(1);
     expect(cut.stdout).toContain('cut tail: the statement records 8 events, the log has 6');
   });

@@ -35,11 +35,16 @@ describe('torn last line', () => {
 
       const before = verifyLog(ownFile);
       if (cut === 0) expect(before).toMatchObject({ ok: true, events: 9 });
-      else expect(before.firstBad).toMatchObject({ line: 10, reason: expect.stringMatching(/^torn last line/) as unknown });
+      else
+        expect(before.firstBad).toMatchObject({
+          line: 10,
+          reason: expect.stringMatching(/^torn last line/) as unknown,
+        });
 
       const { log, recovered } = RunLog.open(own, 'orig', { key: keyWithOwnHeads() });
       if (cut === 0) expect(recovered).toBeUndefined();
-      else expect(recovered).toEqual({ droppedBytes: cut, reason: expect.stringContaining('torn last line') as unknown });
+      else
+        expect(recovered).toEqual({ droppedBytes: cut, reason: expect.stringContaining('torn last line') as unknown });
       expect(log.events()).toHaveLength(9);
       expect(statSync(ownFile).size).toBe(lastStart);
       expect(readFileSync(ownFile).equals(ninePrefix)).toBe(true);

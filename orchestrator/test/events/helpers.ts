@@ -30,29 +30,81 @@ export type AnyEvent = { [T in EventType]: { type: T; actor: Actor; data: EventD
 
 /** A plausible run: started, then intent / validation / approval / execution / observation cycles. */
 export function sampleEvent(i: number): AnyEvent {
-  if (i === 0) return { type: 'run.started', actor: 'runtime', data: { task: 'fix the failing test', mode: 'auto', surface: ['read_file', 'bash'], repo: '/repo' } };
+  if (i === 0)
+    return {
+      type: 'run.started',
+      actor: 'runtime',
+      data: { task: 'fix the failing test', mode: 'auto', surface: ['read_file', 'bash'], repo: '/repo' },
+    };
   const callId = `call-${Math.floor(i / 6)}`;
   switch (i % 6) {
     case 0:
-      return { type: 'tool.intent', actor: 'model', data: { callId, turn: i, tool: 'bash', input: { command: `npm test -- --grep "case ${i}"`, nested: { list: [1, 'two', null, true] } } } };
+      return {
+        type: 'tool.intent',
+        actor: 'model',
+        data: {
+          callId,
+          turn: i,
+          tool: 'bash',
+          input: { command: `npm test -- --grep "case ${i}"`, nested: { list: [1, 'two', null, true] } },
+        },
+      };
     case 1:
-      return { type: 'tool.validation', actor: 'runtime', data: { callId, ok: true, stage: 'semantic', errors: [], input: { command: 'npm test' } } };
+      return {
+        type: 'tool.validation',
+        actor: 'runtime',
+        data: { callId, ok: true, stage: 'semantic', errors: [], input: { command: 'npm test' } },
+      };
     case 2:
-      return { type: 'tool.approval', actor: 'policy', data: { callId, decision: 'allow', policyId: 'default', reason: 'test command', actionHash: HEX } };
+      return {
+        type: 'tool.approval',
+        actor: 'policy',
+        data: { callId, decision: 'allow', policyId: 'default', reason: 'test command', actionHash: HEX },
+      };
     case 3:
       return {
         type: 'tool.execution.started',
         actor: 'runtime',
-        data: { callId, invocationId: `inv-${i}`, executor: 'sandbox', primitive: 'exec', input: { command: 'npm test' }, timeoutMs: 60_000, approvalId: `appr-${i}` },
+        data: {
+          callId,
+          invocationId: `inv-${i}`,
+          executor: 'sandbox',
+          primitive: 'exec',
+          input: { command: 'npm test' },
+          timeoutMs: 60_000,
+          approvalId: `appr-${i}`,
+        },
       };
     case 4:
       return {
         type: 'tool.execution.completed',
         actor: 'sandbox',
-        data: { callId, invocationId: `inv-${i}`, status: 'ok', exitCode: 0, signal: null, durationMs: 12.5, bytes: 2048, truncated: false, filesChanged: [], artifactRefs: ['art-0123456789abcdef'] },
+        data: {
+          callId,
+          invocationId: `inv-${i}`,
+          status: 'ok',
+          exitCode: 0,
+          signal: null,
+          durationMs: 12.5,
+          bytes: 2048,
+          truncated: false,
+          filesChanged: [],
+          artifactRefs: ['art-0123456789abcdef'],
+        },
       };
     default:
-      return { type: 'tool.observation', actor: 'runtime', data: { callId, observationId: `obs-${i}`, tool: 'bash', outcome: 'ok', content: `ok ${i} — ✓ 測試 🎉`, truncated: false } };
+      return {
+        type: 'tool.observation',
+        actor: 'runtime',
+        data: {
+          callId,
+          observationId: `obs-${i}`,
+          tool: 'bash',
+          outcome: 'ok',
+          content: `ok ${i} — ✓ 測試 🎉`,
+          truncated: false,
+        },
+      };
   }
 }
 
@@ -61,9 +113,14 @@ export function appendSample(log: RunLog, i: number): void {
   if (e.type === 'tool.execution.completed') {
     // A real stored output, as the pipeline keeps one: verify re-hashes it.
     const a = log.artifacts.put(`full output of ${e.data.callId}\n`);
-    e = { ...e, data: { ...e.data, artifactRefs: [a.ref], artifacts: [{ ref: a.ref, sha256: a.sha256, bytes: a.bytes }] } };
+    e = {
+      ...e,
+      data: { ...e.data, artifactRefs: [a.ref], artifacts: [{ ref: a.ref, sha256: a.sha256, bytes: a.bytes }] },
+    };
   }
-  (log.append as (t: string, a: Actor, d: unknown, o?: { ts: Date }) => unknown)(e.type, e.actor, e.data, { ts: new Date(Date.UTC(2025, 0, 1, 0, 0, i)) });
+  (log.append as (t: string, a: Actor, d: unknown, o?: { ts: Date }) => unknown)(e.type, e.actor, e.data, {
+    ts: new Date(Date.UTC(2025, 0, 1, 0, 0, i)),
+  });
 }
 
 /** Create a run with `n` sample events and close it. */

@@ -10,7 +10,19 @@ const hex = (c: string) => c.repeat(64);
 const POLICY = { mode: 'sandboxed-auto', source: 'built-in', sha256: hex('0'), rules: 0, paths: ['**'] };
 const BUDGET = { turns: 3, toolCalls: 3, tokens: 100_000, seconds: 120 };
 
-type How = { allow: string } | { user: { requestId: string; approver: string; channel: 'cli' | 'nats' | 'terminal' | 'headless'; scope: 'once' | 'run' } } | { deny: string } | { pending: string } | { reject: 'schema' };
+type How =
+  | { allow: string }
+  | {
+      user: {
+        requestId: string;
+        approver: string;
+        channel: 'cli' | 'nats' | 'terminal' | 'headless';
+        scope: 'once' | 'run';
+      };
+    }
+  | { deny: string }
+  | { pending: string }
+  | { reject: 'schema' };
 
 /** One agent's log, written the way the pipeline and the delegator write it. */
 class Agent {
@@ -25,37 +37,107 @@ class Agent {
     lineage: string[],
   ) {
     this.log = RunLog.create(state, runId, { parentRunId });
-    this.log.append('run.started', parentRunId ? 'runtime' : 'user', { task, mode: 'sandboxed-auto', surface, lineage });
+    this.log.append('run.started', parentRunId ? 'runtime' : 'user', {
+      task,
+      mode: 'sandboxed-auto',
+      surface,
+      lineage,
+    });
   }
 
   /** intent → validation → approval (→ request → answer) → execution → observation. */
-  call(callId: string, tool: string, input: unknown, how: How, outcome: EventDataOf<'tool.observation'>['outcome'] = 'ok'): this {
+  call(
+    callId: string,
+    tool: string,
+    input: unknown,
+    how: How,
+    outcome: EventDataOf<'tool.observation'>['outcome'] = 'ok',
+  ): this {
     const l = this.log;
     l.append('tool.intent', 'model', { callId, turn: 1, tool, input });
     if ('reject' in how) {
-      l.append('tool.validation', 'runtime', { callId, ok: false, stage: how.reject, errors: [{ path: '', code: 'invalid_type', message: 'bad' }] });
+      l.append('tool.validation', 'runtime', {
+        callId,
+        ok: false,
+        stage: how.reject,
+        errors: [{ path: '', code: 'invalid_type', message: 'bad' }],
+      });
       return this.observe(callId, tool, 'rejected');
     }
     l.append('tool.validation', 'runtime', { callId, ok: true, stage: 'semantic', errors: [], input });
     const decision = 'allow' in how ? 'allow' : 'deny' in how ? 'deny' : 'ask';
     const policyId = 'allow' in how ? how.allow : 'deny' in how ? how.deny : 'mode:confirm-each';
-    const approval = l.append('tool.approval', 'policy', { callId, decision, policyId, reason: 'r', actionHash: hex('a'), executionHash: hex('e') });
+    const approval = l.append('tool.approval', 'policy', {
+      callId,
+      decision,
+      policyId,
+      reason: 'r',
+      actionHash: hex('a'),
+      executionHash: hex('e'),
+    });
     if ('deny' in how) return this.observe(callId, tool, 'denied');
     let approvalId = approval.id;
     if ('user' in how || 'pending' in how) {
       const requestId = 'user' in how ? how.user.requestId : how.pending;
-      l.append('approval.requested', 'runtime', { requestId, callId, tool, input, actionHash: hex('a'), executionHash: hex('e'), rule: policyId, reason: 'r', risk: [], shape: tool, lineage: [this.runId] });
+      l.append('approval.requested', 'runtime', {
+        requestId,
+        callId,
+        tool,
+        input,
+        actionHash: hex('a'),
+        executionHash: hex('e'),
+        rule: policyId,
+        reason: 'r',
+        risk: [],
+        shape: tool,
+        lineage: [this.runId],
+      });
       if ('pending' in how) return this.observe(callId, tool, 'pending');
       const { approver, channel, scope } = how.user;
-      approvalId = l.append('approval.granted', 'user', { requestId, callId, actionHash: hex('a'), executionHash: hex('e'), scope, approver, channel, reason: '' }).id;
+      approvalId = l.append('approval.granted', 'user', {
+        requestId,
+        callId,
+        actionHash: hex('a'),
+        executionHash: hex('e'),
+        scope,
+        approver,
+        channel,
+        reason: '',
+      }).id;
     }
-    l.append('tool.execution.started', 'runtime', { callId, invocationId: `inv-${callId}`, executor: 'sandbox', primitive: tool, input, timeoutMs: 1000, approvalId });
-    l.append('tool.execution.completed', 'sandbox', { callId, invocationId: `inv-${callId}`, status: 'ok', exitCode: 0, signal: null, durationMs: 1, bytes: 2, truncated: false, filesChanged: [], artifactRefs: [] });
+    l.append('tool.execution.started', 'runtime', {
+      callId,
+      invocationId: `inv-${callId}`,
+      executor: 'sandbox',
+      primitive: tool,
+      input,
+      timeoutMs: 1000,
+      approvalId,
+    });
+    l.append('tool.execution.completed', 'sandbox', {
+      callId,
+      invocationId: `inv-${callId}`,
+      status: 'ok',
+      exitCode: 0,
+      signal: null,
+      durationMs: 1,
+      bytes: 2,
+      truncated: false,
+      filesChanged: [],
+      artifactRefs: [],
+    });
     return this.observe(callId, tool, outcome);
   }
 
   observe(callId: string, tool: string, outcome: EventDataOf<'tool.observation'>['outcome']): this {
-    this.log.append('tool.observation', 'runtime', { callId, observationId: `obs-${++this.#obs}`, tool, outcome, content: 'x', truncated: false });
+    this.log.append('tool.observation', 'runtime', {
+      callId,
+      observationId: `obs-${++this.#obs}`,
+      tool,
+      outcome,
+      content: 'x',
+      truncated: false,
+    });
     return this;
   }
 
@@ -80,7 +162,13 @@ class Agent {
   }
 }
 
-const spawn = (parentRunId: string, childRunId: string, callId: string, depth: number, handoffSha256 = sha256Hex(childRunId)): EventDataOf<'agent.spawned'> => ({
+const spawn = (
+  parentRunId: string,
+  childRunId: string,
+  callId: string,
+  depth: number,
+  handoffSha256 = sha256Hex(childRunId),
+): EventDataOf<'agent.spawned'> => ({
   parentRunId,
   childRunId,
   callId,
@@ -93,7 +181,14 @@ const spawn = (parentRunId: string, childRunId: string, callId: string, depth: n
   policy: POLICY,
   depth,
 });
-const done = (parentRunId: string, childRunId: string, callId: string, status: string, answer: string | null, stopReason = status === 'final' ? 'final_answer' : 'awaiting_approval'): EventDataOf<'agent.completed'> => ({
+const done = (
+  parentRunId: string,
+  childRunId: string,
+  callId: string,
+  status: string,
+  answer: string | null,
+  stopReason = status === 'final' ? 'final_answer' : 'awaiting_approval',
+): EventDataOf<'agent.completed'> => ({
   parentRunId,
   childRunId,
   callId,
@@ -104,11 +199,36 @@ const done = (parentRunId: string, childRunId: string, callId: string, status: s
   filesChanged: [],
   withheld: [],
 });
-const handoff = (task: string) => ({ task, tools: ['list_files'], paths: ['**'], evidence: [], budget: BUDGET, expect: 'a list' });
-const node = (n: Partial<AgentNode> & Pick<AgentNode, 'runId' | 'parentRunId' | 'depth'>): AgentNode => ({ task: '', status: 'final', stopReason: 'final_answer', tools: ['list_files'], actions: [], approvals: [], children: [], problems: [], ...n });
+const handoff = (task: string) => ({
+  task,
+  tools: ['list_files'],
+  paths: ['**'],
+  evidence: [],
+  budget: BUDGET,
+  expect: 'a list',
+});
+const node = (n: Partial<AgentNode> & Pick<AgentNode, 'runId' | 'parentRunId' | 'depth'>): AgentNode => ({
+  task: '',
+  status: 'final',
+  stopReason: 'final_answer',
+  tools: ['list_files'],
+  actions: [],
+  approvals: [],
+  children: [],
+  problems: [],
+  ...n,
+});
 
 /** A child that lists files, allowed by a rule, and answers. */
-function leaf(state: string, parent: string, runId: string, callId: string, depth: number, lineage: string[], hash?: string): void {
+function leaf(
+  state: string,
+  parent: string,
+  runId: string,
+  callId: string,
+  depth: number,
+  lineage: string[],
+  hash?: string,
+): void {
   const d = spawn(parent, runId, callId, depth, hash);
   new Agent(state, runId, parent, `task of ${runId}`, ['list_files'], lineage)
     .spawned(d)
@@ -122,22 +242,57 @@ const leafNode = (runId: string, parentRunId: string, depth: number, extra: Part
     parentRunId,
     depth,
     task: `task of ${runId}`,
-    actions: [{ callId: 'call_0_0', tool: 'list_files', input: '{"path":"."}', outcome: 'ok', authorisedBy: 'builtin:read-only' }],
+    actions: [
+      {
+        callId: 'call_0_0',
+        tool: 'list_files',
+        input: '{"path":"."}',
+        outcome: 'ok',
+        authorisedBy: 'builtin:read-only',
+      },
+    ],
     ...extra,
   });
 
 /** A root that delegates one call per child, each spawned and completed in its log as the delegator writes them. */
-function root(state: string, children: Array<{ runId: string; status?: string; answer?: string | null; hash?: string; completed?: boolean }>): void {
+function root(
+  state: string,
+  children: Array<{ runId: string; status?: string; answer?: string | null; hash?: string; completed?: boolean }>,
+): void {
   const a = new Agent(state, 'run_root', null, 'split the work', ['list_files', 'bash', 'delegate'], ['run_root']);
-  a.call('call_0_0', 'bash', { command: 'make' }, { user: { requestId: 'req_1', approver: 'alice', channel: 'cli', scope: 'once' } });
+  a.call(
+    'call_0_0',
+    'bash',
+    { command: 'make' },
+    { user: { requestId: 'req_1', approver: 'alice', channel: 'cli', scope: 'once' } },
+  );
   children.forEach((c, i) => a.spawned(spawn('run_root', c.runId, `call_1_${i}`, 1, c.hash)));
   children.forEach((c, i) => {
-    if (c.completed !== false) a.completed(done('run_root', c.runId, `call_1_${i}`, c.status ?? 'final', c.answer === undefined ? `${c.runId} done` : c.answer));
-    a.call(`call_1_${i}`, 'delegate', handoff(`task of ${c.runId}`), { allow: 'mode:sandboxed-auto' }, c.status === undefined || c.status === 'final' ? 'ok' : 'failed');
+    if (c.completed !== false)
+      a.completed(
+        done(
+          'run_root',
+          c.runId,
+          `call_1_${i}`,
+          c.status ?? 'final',
+          c.answer === undefined ? `${c.runId} done` : c.answer,
+        ),
+      );
+    a.call(
+      `call_1_${i}`,
+      'delegate',
+      handoff(`task of ${c.runId}`),
+      { allow: 'mode:sandboxed-auto' },
+      c.status === undefined || c.status === 'final' ? 'ok' : 'failed',
+    );
   });
   a.end('final', 'final_answer', 'all done');
 }
-const rootNode = (children: AgentNode[], outcomes: string[] = children.map(() => 'ok'), problems: string[] = []): AgentNode =>
+const rootNode = (
+  children: AgentNode[],
+  outcomes: string[] = children.map(() => 'ok'),
+  problems: string[] = [],
+): AgentNode =>
   node({
     runId: 'run_root',
     parentRunId: null,
@@ -145,7 +300,13 @@ const rootNode = (children: AgentNode[], outcomes: string[] = children.map(() =>
     task: 'split the work',
     tools: ['list_files', 'bash', 'delegate'],
     actions: [
-      { callId: 'call_0_0', tool: 'bash', input: '{"command":"make"}', outcome: 'ok', authorisedBy: 'user:alice via cli (once)' },
+      {
+        callId: 'call_0_0',
+        tool: 'bash',
+        input: '{"command":"make"}',
+        outcome: 'ok',
+        authorisedBy: 'user:alice via cli (once)',
+      },
       ...children.map((c, i) => ({
         callId: `call_1_${i}`,
         tool: 'delegate',
@@ -186,9 +347,27 @@ describe('buildTree', () => {
           task: 'task of run_a',
           tools: ['list_files', 'delegate'],
           actions: [
-            { callId: 'call_0_0', tool: 'delegate', input: `${canonicalJson(handoff('task of run_a1')).slice(0, 119)}…`, outcome: 'ok', authorisedBy: 'mode:sandboxed-auto' },
-            { callId: 'call_1_0', tool: 'bash', input: '{"command":"rm -rf /"}', outcome: 'denied', authorisedBy: 'none (denied by deny:rm-rf)' },
-            { callId: 'call_1_1', tool: 'list_files', input: '{"nope":1}', outcome: 'rejected', authorisedBy: 'none (rejected at schema)' },
+            {
+              callId: 'call_0_0',
+              tool: 'delegate',
+              input: `${canonicalJson(handoff('task of run_a1')).slice(0, 119)}…`,
+              outcome: 'ok',
+              authorisedBy: 'mode:sandboxed-auto',
+            },
+            {
+              callId: 'call_1_0',
+              tool: 'bash',
+              input: '{"command":"rm -rf /"}',
+              outcome: 'denied',
+              authorisedBy: 'none (denied by deny:rm-rf)',
+            },
+            {
+              callId: 'call_1_1',
+              tool: 'list_files',
+              input: '{"nope":1}',
+              outcome: 'rejected',
+              authorisedBy: 'none (rejected at schema)',
+            },
           ],
           children: [leafNode('run_a1', 'run_a', 2)],
         }),
@@ -202,7 +381,13 @@ describe('buildTree', () => {
     const state = tempStateDir();
     root(state, [{ runId: 'run_a', hash: hex('1') }]);
     leaf(state, 'run_root', 'run_a', 'call_1_0', 1, ['run_root', 'run_a'], hex('2'));
-    expect(buildTree(state, 'run_root')).toEqual(rootNode([leafNode('run_a', 'run_root', 1, { problems: [`agent.spawned disagrees on handoffSha256: parent's log ${hex('1')}, child's log ${hex('2')}`] })]));
+    expect(buildTree(state, 'run_root')).toEqual(
+      rootNode([
+        leafNode('run_a', 'run_root', 1, {
+          problems: [`agent.spawned disagrees on handoffSha256: parent's log ${hex('1')}, child's log ${hex('2')}`],
+        }),
+      ]),
+    );
   });
 
   it('reports agent.completed that disagrees, events naming another parent, and a child no spawn accounts for', () => {
@@ -212,7 +397,9 @@ describe('buildTree', () => {
     new Agent(state, 'run_stray', 'run_root', 'stray', [], ['run_root', 'run_stray']).end('final', 'final_answer');
     const tree = buildTree(state, 'run_root');
     expect(tree.problems).toEqual(["run run_stray names this run as its parent, but this run's log never spawned it"]);
-    expect(tree.children[0]!.problems).toEqual([`agent.completed disagrees on resultSha256: parent's log ${sha256Hex('something else')}, child's log ${sha256Hex('run_a done')}`]);
+    expect(tree.children[0]!.problems).toEqual([
+      `agent.completed disagrees on resultSha256: parent's log ${sha256Hex('something else')}, child's log ${sha256Hex('run_a done')}`,
+    ]);
   });
 
   it('reports a missing child log and still shows what the parent says about it', () => {
@@ -222,7 +409,13 @@ describe('buildTree', () => {
     const file = path.join(state, 'runs', 'run_gone', 'events.jsonl');
     expect(buildTree(state, 'run_root')).toEqual(
       rootNode([
-        node({ runId: 'run_gone', parentRunId: 'run_root', depth: 1, task: 'task of run_gone', problems: [`child log unreadable: run run_gone not found: no ${file}`] }),
+        node({
+          runId: 'run_gone',
+          parentRunId: 'run_root',
+          depth: 1,
+          task: 'task of run_gone',
+          problems: [`child log unreadable: run run_gone not found: no ${file}`],
+        }),
         leafNode('run_b', 'run_root', 1),
       ]),
     );
@@ -247,7 +440,15 @@ describe('buildTree', () => {
             status: 'paused',
             stopReason: 'awaiting_approval',
             tools: ['bash'],
-            actions: [{ callId: 'call_0_0', tool: 'bash', input: '{"command":"npm test"}', outcome: 'pending', authorisedBy: 'none (awaiting req_9)' }],
+            actions: [
+              {
+                callId: 'call_0_0',
+                tool: 'bash',
+                input: '{"command":"npm test"}',
+                outcome: 'pending',
+                authorisedBy: 'none (awaiting req_9)',
+              },
+            ],
             approvals: [{ requestId: 'req_9', tool: 'bash', status: 'pending' }],
           }),
         ],
@@ -260,11 +461,15 @@ describe('buildTree', () => {
     const state = tempStateDir();
     root(state, [{ runId: 'run_a', completed: false }]);
     leaf(state, 'run_root', 'run_a', 'call_1_0', 1, ['run_root', 'run_a']);
-    expect(buildTree(state, 'run_root').children[0]!.problems).toEqual(["the child's log says it ended final, but the parent's log (which has ended) has no agent.completed for it"]);
+    expect(buildTree(state, 'run_root').children[0]!.problems).toEqual([
+      "the child's log says it ended final, but the parent's log (which has ended) has no agent.completed for it",
+    ]);
 
     const state2 = tempStateDir();
     root(state2, [{ runId: 'run_a' }]);
-    new Agent(state2, 'run_a', 'run_root', 'task of run_a', ['list_files'], ['run_root', 'run_a']).spawned(spawn('run_root', 'run_a', 'call_1_0', 1)).log.close();
+    new Agent(state2, 'run_a', 'run_root', 'task of run_a', ['list_files'], ['run_root', 'run_a'])
+      .spawned(spawn('run_root', 'run_a', 'call_1_0', 1))
+      .log.close();
     const child = buildTree(state2, 'run_root').children[0]!;
     expect(child.status).toBe('running');
     expect(child.problems).toEqual(["the parent's log says the child ended final, but the child's log has not ended"]);
@@ -282,7 +487,9 @@ describe('buildTree', () => {
     const tree = buildTree(state, 'run_root', { ...TREE_LIMITS, maxDepth: 1 });
     expect(tree.children[0]!.children).toEqual([]);
     expect(tree.children[0]!.problems).toEqual(['1 sub-agent(s) not read: the tree is read at most 1 levels deep']);
-    expect(buildTree(state, 'run_root', { maxDepth: 16, maxNodes: 1 }).problems).toEqual(['1 sub-agent(s) not read: the tree is limited to 1 agents']);
+    expect(buildTree(state, 'run_root', { maxDepth: 16, maxNodes: 1 }).problems).toEqual([
+      '1 sub-agent(s) not read: the tree is limited to 1 agents',
+    ]);
   });
 
   it('throws for a missing root', () => {

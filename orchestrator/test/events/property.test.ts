@@ -11,7 +11,12 @@ const SECRET = 'not-a-real-secret-value';
 // Any code point (lone surrogates included), sometimes with a secret or a token shape inside.
 const text = fc.oneof(
   { weight: 4, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
-  { weight: 1, arbitrary: fc.tuple(fc.string({ maxLength: 5 }), fc.constantFrom(SECRET, `sk-${'x'.repeat(24)}`), fc.string({ maxLength: 5 })).map((p) => p.join('')) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.string({ maxLength: 5 }), fc.constantFrom(SECRET, `sk-${'x'.repeat(24)}`), fc.string({ maxLength: 5 }))
+      .map((p) => p.join('')),
+  },
 );
 const id = fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/);
 const hash = fc.stringMatching(/^[0-9a-f]{64}$/);
@@ -20,11 +25,33 @@ const json = fc.jsonValue({ maxDepth: 3 });
 
 /** Valid appends of every event type, with arbitrary text and JSON where the schema allows it. */
 const append = fc.oneof(
-  fc.record({ type: fc.constant('run.started'), data: fc.record({ task: text, mode: text, surface: fc.array(text, { maxLength: 3 }) }) }),
-  fc.record({ type: fc.constant('run.completed'), data: fc.record({ status: fc.constantFrom('final', 'partial', 'failed', 'cancelled'), stopReason: text, answer: fc.option(text, { nil: undefined }) }) }),
+  fc.record({
+    type: fc.constant('run.started'),
+    data: fc.record({ task: text, mode: text, surface: fc.array(text, { maxLength: 3 }) }),
+  }),
+  fc.record({
+    type: fc.constant('run.completed'),
+    data: fc.record({
+      status: fc.constantFrom('final', 'partial', 'failed', 'cancelled'),
+      stopReason: text,
+      answer: fc.option(text, { nil: undefined }),
+    }),
+  }),
   fc.record({ type: fc.constant('sandbox.lost'), data: fc.record({ sandboxId: id, reason: text }) }),
-  fc.record({ type: fc.constant('tool.intent'), data: fc.record({ callId: id, turn: fc.nat(), tool: text, input: json }) }),
-  fc.record({ type: fc.constant('tool.approval'), data: fc.record({ callId: id, decision: fc.constantFrom('allow', 'ask', 'deny'), policyId: text, reason: text, actionHash: hash }) }),
+  fc.record({
+    type: fc.constant('tool.intent'),
+    data: fc.record({ callId: id, turn: fc.nat(), tool: text, input: json }),
+  }),
+  fc.record({
+    type: fc.constant('tool.approval'),
+    data: fc.record({
+      callId: id,
+      decision: fc.constantFrom('allow', 'ask', 'deny'),
+      policyId: text,
+      reason: text,
+      actionHash: hash,
+    }),
+  }),
   fc.record({
     type: fc.constant('tool.execution.completed'),
     data: fc.record({
@@ -41,9 +68,24 @@ const append = fc.oneof(
       fileHashes: fc.option(fc.dictionary(text, hash, { maxKeys: 2 }), { nil: undefined }),
     }),
   }),
-  fc.record({ type: fc.constant('tool.observation'), data: fc.record({ callId: id, observationId: fc.nat().map((n) => `obs-${n}`), tool: text, outcome: fc.constantFrom('ok', 'failed', 'rejected', 'denied', 'pending'), content: text, truncated: fc.boolean() }) }),
+  fc.record({
+    type: fc.constant('tool.observation'),
+    data: fc.record({
+      callId: id,
+      observationId: fc.nat().map((n) => `obs-${n}`),
+      tool: text,
+      outcome: fc.constantFrom('ok', 'failed', 'rejected', 'denied', 'pending'),
+      content: text,
+      truncated: fc.boolean(),
+    }),
+  }),
 );
-const step = fc.record({ e: append, actor, causedByPrevious: fc.boolean(), ts: fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }) });
+const step = fc.record({
+  e: append,
+  actor,
+  causedByPrevious: fc.boolean(),
+  ts: fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }),
+});
 
 interface Step {
   e: { type: string; data: unknown };
@@ -70,7 +112,18 @@ describe('properties', () => {
     fc.assert(
       fc.property(anyJson, text, actor, (data, s, a) => {
         expect(encodeCanonical(data, 0)).toBe(canonicalJson(data));
-        const e = { id: s || 'x', runId: 'r', seq: 3, ts: '2025-01-01T00:00:00.000Z', type: s || 't', actor: a, causationId: s || null, parentRunId: null, data, prevHash: GENESIS_HASH };
+        const e = {
+          id: s || 'x',
+          runId: 'r',
+          seq: 3,
+          ts: '2025-01-01T00:00:00.000Z',
+          type: s || 't',
+          actor: a,
+          causationId: s || null,
+          parentRunId: null,
+          data,
+          prevHash: GENESIS_HASH,
+        };
         const sealed = sealEvent(e);
         expect(sealed.hash).toBe(eventHash(e));
         expect(sealed.line).toBe(canonicalJson({ ...e, hash: sealed.hash }));
@@ -110,7 +163,24 @@ describe('properties', () => {
    */
   it('every single-byte change anywhere in the file is detected', () => {
     const file = writeLog(
-      fc.sample(step, { numRuns: 6, seed: 42 }).concat([{ e: { type: 'tool.observation', data: { callId: 'c', observationId: 'obs-1', tool: 't', outcome: 'ok', content: 'ctl \u001f é 🎉', truncated: false } }, actor: 'runtime', causedByPrevious: true, ts: new Date(0) }]),
+      fc.sample(step, { numRuns: 6, seed: 42 }).concat([
+        {
+          e: {
+            type: 'tool.observation',
+            data: {
+              callId: 'c',
+              observationId: 'obs-1',
+              tool: 't',
+              outcome: 'ok',
+              content: 'ctl \u001f é 🎉',
+              truncated: false,
+            },
+          },
+          actor: 'runtime',
+          causedByPrevious: true,
+          ts: new Date(0),
+        },
+      ]),
     );
     const original = readFileSync(file);
     expect(original.toString('utf8')).toContain('\\u001f');
@@ -131,15 +201,27 @@ describe('properties', () => {
     for (let pos = 0; pos < original.length; pos++) for (const xor of [0x01, 0x20, 0xff]) check(pos, xor);
     // ...and random changes anywhere. The first bad line is always the changed byte's own line.
     fc.assert(
-      fc.property(fc.nat({ max: original.length - 1 }), fc.integer({ min: 1, max: 255 }), (pos, xor) => check(pos, xor)),
+      fc.property(fc.nat({ max: original.length - 1 }), fc.integer({ min: 1, max: 255 }), (pos, xor) =>
+        check(pos, xor),
+      ),
       { numRuns: 3000 },
     );
   });
 
   it('flipping the case of a \\u escape (same value, other bytes) is caught by the canonical check', () => {
-    const file = writeLog([{ e: { type: 'sandbox.lost', data: { sandboxId: 'sb', reason: 'x\u001fy' } }, actor: 'sandbox', causedByPrevious: false, ts: new Date(0) }]);
+    const file = writeLog([
+      {
+        e: { type: 'sandbox.lost', data: { sandboxId: 'sb', reason: 'x\u001fy' } },
+        actor: 'sandbox',
+        causedByPrevious: false,
+        ts: new Date(0),
+      },
+    ]);
     const edited = readFileSync(file, 'utf8').replace('\\u001f', '\\u001F');
     writeFileSync(file, edited);
-    expect(verifyLog(file).firstBad).toMatchObject({ line: 1, reason: expect.stringMatching(/not in canonical form/) as unknown });
+    expect(verifyLog(file).firstBad).toMatchObject({
+      line: 1,
+      reason: expect.stringMatching(/not in canonical form/) as unknown,
+    });
   });
 });

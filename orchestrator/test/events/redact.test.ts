@@ -31,21 +31,32 @@ const shapes = {
   'private-key': `-----BEGIN OPENSSH PRIVATE KEY-----\n${rand(64)}\n${rand(64)}\n-----END OPENSSH PRIVATE KEY-----`,
 };
 const extra = `extra-literal-${rand(12)}`;
-const secretValues = [...Object.entries(env).filter(([k]) => !['SHORT_TOKEN', 'HOME', 'GIT_AUTHOR_NAME'].includes(k)).map(([, v]) => v), ...Object.values(shapes), extra];
+const secretValues = [
+  ...Object.entries(env)
+    .filter(([k]) => !['SHORT_TOKEN', 'HOME', 'GIT_AUTHOR_NAME'].includes(k))
+    .map(([, v]) => v),
+  ...Object.values(shapes),
+  extra,
+];
 
 describe('Redactor', () => {
   const r = Redactor.fromEnv(env, [extra]);
 
   it('replaces environment secrets by variable name, wherever they appear in a string', () => {
-    expect(r.redact(`Authorization: Bearer ${env.OPENAI_API_KEY}; done`)).toBe('Authorization: Bearer [REDACTED:OPENAI_API_KEY]; done');
+    expect(r.redact(`Authorization: Bearer ${env.OPENAI_API_KEY}; done`)).toBe(
+      'Authorization: Bearer [REDACTED:OPENAI_API_KEY]; done',
+    );
     expect(r.redact(`${env.ANTHROPIC_API_KEY}`)).toBe('[REDACTED:ANTHROPIC_API_KEY]');
-    expect(r.redact(`x${env.MY_SERVICE_PASSWORD}y${env.MY_SERVICE_PASSWORD}`)).toBe('x[REDACTED:MY_SERVICE_PASSWORD]y[REDACTED:MY_SERVICE_PASSWORD]');
+    expect(r.redact(`x${env.MY_SERVICE_PASSWORD}y${env.MY_SERVICE_PASSWORD}`)).toBe(
+      'x[REDACTED:MY_SERVICE_PASSWORD]y[REDACTED:MY_SERVICE_PASSWORD]',
+    );
     expect(r.redact(env.DATABASE_URL)).toBe('[REDACTED:DATABASE_URL]');
     expect(r.redact(`pass ${extra}.`)).toBe('pass [REDACTED:secret].');
   });
 
   it('replaces well-known token shapes by kind', () => {
-    for (const [kind, value] of Object.entries(shapes)) expect(r.redact(`before ${value} after`)).toBe(`before [REDACTED:${kind}] after`);
+    for (const [kind, value] of Object.entries(shapes))
+      expect(r.redact(`before ${value} after`)).toBe(`before [REDACTED:${kind}] after`);
     expect(r.redact(`sk-ant-${rand(30)}`)).toBe('[REDACTED:anthropic-key]');
     expect(r.redact(`-----BEGIN RSA PRIVATE KEY-----\n${rand(40)}`)).toBe('[REDACTED:private-key]'); // cut-off key
   });
@@ -69,7 +80,12 @@ describe('Redactor', () => {
   it('walks JSON values, keys included, and returns the same reference when nothing changed', () => {
     const clean = { a: [1, 'two', { three: null }], b: true };
     expect(r.redactDeep(clean)).toBe(clean);
-    const dirty = { list: ['ok', `k=${env.GITHUB_TOKEN}`], [env.OPENAI_API_KEY]: 1, [`${env.DB_CREDENTIALS}`]: 2, deep: { deeper: [{ v: shapes.jwt }] } };
+    const dirty = {
+      list: ['ok', `k=${env.GITHUB_TOKEN}`],
+      [env.OPENAI_API_KEY]: 1,
+      [`${env.DB_CREDENTIALS}`]: 2,
+      deep: { deeper: [{ v: shapes.jwt }] },
+    };
     expect(r.redactDeep(dirty)).toEqual({
       list: ['ok', 'k=[REDACTED:GITHUB_TOKEN]'],
       '[REDACTED:OPENAI_API_KEY]': 1,
@@ -79,13 +95,28 @@ describe('Redactor', () => {
     // two keys that collapse to one marker are both kept
     const k2 = `sk-${rand(24)}`;
     const k3 = `sk-${rand(24)}`;
-    expect(Redactor.patternsOnly().redactDeep({ [k2]: 1, [k3]: 2 })).toEqual({ '[REDACTED:openai-key]': 1, '[REDACTED:openai-key]#2': 2 });
+    expect(Redactor.patternsOnly().redactDeep({ [k2]: 1, [k3]: 2 })).toEqual({
+      '[REDACTED:openai-key]': 1,
+      '[REDACTED:openai-key]#2': 2,
+    });
   });
 
   it('redacts bytes that are not UTF-8 without altering the rest', () => {
-    const bin = Buffer.concat([Buffer.from([0xff, 0xfe, 0x00, 0x80]), Buffer.from(`é${env.GITHUB_TOKEN}ü`), Buffer.from([0xc3])]);
+    const bin = Buffer.concat([
+      Buffer.from([0xff, 0xfe, 0x00, 0x80]),
+      Buffer.from(`é${env.GITHUB_TOKEN}ü`),
+      Buffer.from([0xc3]),
+    ]);
     const out = r.redactBytes(bin);
-    expect(out.equals(Buffer.concat([Buffer.from([0xff, 0xfe, 0x00, 0x80]), Buffer.from('é[REDACTED:GITHUB_TOKEN]ü'), Buffer.from([0xc3])]))).toBe(true);
+    expect(
+      out.equals(
+        Buffer.concat([
+          Buffer.from([0xff, 0xfe, 0x00, 0x80]),
+          Buffer.from('é[REDACTED:GITHUB_TOKEN]ü'),
+          Buffer.from([0xc3]),
+        ]),
+      ),
+    ).toBe(true);
     const uni = Redactor.fromEnv({ SECRET: 'pässwörd-ünïcode' });
     expect(uni.redactBytes(Buffer.from('x pässwörd-ünïcode y')).toString()).toBe('x [REDACTED:SECRET] y');
   });
@@ -94,20 +125,37 @@ describe('Redactor', () => {
     const state = tempStateDir();
     const log = RunLog.create(state, 'secret-run', { redactor: Redactor.fromEnv(env, [extra]) });
     const all = secretValues.join(' and ');
-    log.append('run.started', 'runtime', { task: `use ${env.OPENAI_API_KEY} to call the API`, mode: 'auto', surface: ['bash'] });
+    log.append('run.started', 'runtime', {
+      task: `use ${env.OPENAI_API_KEY} to call the API`,
+      mode: 'auto',
+      surface: ['bash'],
+    });
     log.append('tool.intent', 'model', {
       callId: 'c1',
       turn: 1,
       tool: 'bash',
-      input: { command: `curl -H "x: ${env.GITHUB_TOKEN}" ${env.DATABASE_URL}`, env: { [env.MY_SERVICE_PASSWORD]: [all, { deeper: shapes['private-key'] }] } },
+      input: {
+        command: `curl -H "x: ${env.GITHUB_TOKEN}" ${env.DATABASE_URL}`,
+        env: { [env.MY_SERVICE_PASSWORD]: [all, { deeper: shapes['private-key'] }] },
+      },
     });
-    log.append('tool.observation', 'runtime', { callId: 'c1', observationId: 'obs-1', tool: 'bash', outcome: 'ok', content: `output: ${all}`, truncated: false });
+    log.append('tool.observation', 'runtime', {
+      callId: 'c1',
+      observationId: 'obs-1',
+      tool: 'bash',
+      outcome: 'ok',
+      content: `output: ${all}`,
+      truncated: false,
+    });
     const text = log.artifacts.put(`log line with ${all}\n`);
     const bytes = log.artifacts.put(Buffer.from(`binary\u0000${all}`));
     log.close();
 
     const runDir = path.join(state, 'runs', 'secret-run');
-    const files = [path.join(runDir, 'events.jsonl'), ...readdirSync(path.join(runDir, 'artifacts')).map((f) => path.join(runDir, 'artifacts', f))];
+    const files = [
+      path.join(runDir, 'events.jsonl'),
+      ...readdirSync(path.join(runDir, 'artifacts')).map((f) => path.join(runDir, 'artifacts', f)),
+    ];
     expect(files).toHaveLength(3);
     for (const f of files) {
       const raw = readFileSync(f, 'latin1');
@@ -118,7 +166,17 @@ describe('Redactor', () => {
       expect(raw).toContain('[REDACTED:');
     }
     const events = readFileSync(files[0]!, 'utf8');
-    for (const marker of ['OPENAI_API_KEY', 'GITHUB_TOKEN', 'DATABASE_URL', 'MY_SERVICE_PASSWORD', 'private-key', 'nats-seed', 'aws-access-key', 'jwt', 'secret']) {
+    for (const marker of [
+      'OPENAI_API_KEY',
+      'GITHUB_TOKEN',
+      'DATABASE_URL',
+      'MY_SERVICE_PASSWORD',
+      'private-key',
+      'nats-seed',
+      'aws-access-key',
+      'jwt',
+      'secret',
+    ]) {
       expect(events).toContain(`[REDACTED:${marker}]`);
     }
     expect(verifyLog(files[0]!).ok).toBe(true);
@@ -131,9 +189,15 @@ describe('Redactor', () => {
     const state = tempStateDir();
     const hashLike = 'ab'.repeat(32);
     const log = RunLog.create(state, 'r', { redactor: Redactor.fromEnv({ WEIRD_SECRET: hashLike }) });
-    expect(() => log.append('tool.approval', 'policy', { callId: 'c', decision: 'allow', policyId: 'p', reason: 'r', actionHash: hashLike })).toThrow(
-      /holds a secret in a field that cannot be redacted: actionHash/,
-    );
+    expect(() =>
+      log.append('tool.approval', 'policy', {
+        callId: 'c',
+        decision: 'allow',
+        policyId: 'p',
+        reason: 'r',
+        actionHash: hashLike,
+      }),
+    ).toThrow(/holds a secret in a field that cannot be redacted: actionHash/);
     expect(log.events()).toHaveLength(0);
     log.close();
   });

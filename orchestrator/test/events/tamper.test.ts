@@ -1,7 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EventLogCorruptError, GENESIS_HASH, RunLog, sealEvent, verifyLog, type UnsealedEvent } from '../../src/events/index';
+import {
+  EventLogCorruptError,
+  GENESIS_HASH,
+  RunLog,
+  sealEvent,
+  verifyLog,
+  type UnsealedEvent,
+} from '../../src/events/index';
 import { tempStateDir, writeRun } from './helpers';
 
 const N = 20;
@@ -41,7 +48,12 @@ const cases: Array<[string, Edit, (i: number) => number | null, RegExp]> = [
     (i) => i,
     /hash mismatch/,
   ],
-  ['type', field((e) => void (e.type = e.type === 'tool.intent' ? 'tool.validation' : 'tool.intent')), (i) => i, /hash mismatch/],
+  [
+    'type',
+    field((e) => void (e.type = e.type === 'tool.intent' ? 'tool.validation' : 'tool.intent')),
+    (i) => i,
+    /hash mismatch/,
+  ],
   ['seq', field((e) => void (e.seq = (e.seq as number) + 100)), (i) => i, /seq is \d+, expected/],
   ['ts', field((e) => void (e.ts = '2030-01-01T00:00:00.000Z')), (i) => i, /hash mismatch/],
   ['actor', field((e) => void (e.actor = otherActor(e.actor))), (i) => i, /hash mismatch/],
@@ -49,7 +61,12 @@ const cases: Array<[string, Edit, (i: number) => number | null, RegExp]> = [
   ['hash', field((e) => void (e.hash = 'f'.repeat(64))), (i) => i, /hash mismatch/],
   // Deleting event i shifts event i+1 up into line i. Deleting the LAST event leaves a shorter but
   // valid chain: the chain alone cannot see a truncated tail (that needs an anchor elsewhere).
-  ['delete a line', (lines, i) => lines.filter((_, j) => j !== i), (i) => (i === N - 1 ? null : i), /seq is \d+, expected \d+: event \d+ is missing/],
+  [
+    'delete a line',
+    (lines, i) => lines.filter((_, j) => j !== i),
+    (i) => (i === N - 1 ? null : i),
+    /seq is \d+, expected \d+: event \d+ is missing/,
+  ],
   // Swapping event i with its successor (the last with its predecessor) is caught at the first of the two lines.
   [
     'swap two lines',
@@ -63,7 +80,12 @@ const cases: Array<[string, Edit, (i: number) => number | null, RegExp]> = [
     /seq is \d+, expected \d+/,
   ],
   // A duplicate of event i appears right after it, at line i + 1.
-  ['duplicate a line', (lines, i) => [...lines.slice(0, i + 1), lines[i]!, ...lines.slice(i + 1)], (i) => i + 1, /seq \d+ was already used/],
+  [
+    'duplicate a line',
+    (lines, i) => [...lines.slice(0, i + 1), lines[i]!, ...lines.slice(i + 1)],
+    (i) => i + 1,
+    /seq \d+ was already used/,
+  ],
 ];
 
 describe('tampering', () => {
@@ -74,40 +96,48 @@ describe('tampering', () => {
   });
 
   describe.each(cases)('%s', (_name, edit, expectedIndex, reason) => {
-    it.each(Array.from({ length: N }, (_, i) => i))('at event %i is reported at the right line and refuses resume', (i) => {
-      const dir = tempStateDir();
-      const file = path.join(dir, 'runs', 'base', 'events.jsonl');
-      const edited = edit(lines, i);
-      RunLog.create(dir, 'base').close();
-      writeFileSync(file, `${edited.join('\n')}\n`);
+    it.each(Array.from({ length: N }, (_, i) => i))(
+      'at event %i is reported at the right line and refuses resume',
+      (i) => {
+        const dir = tempStateDir();
+        const file = path.join(dir, 'runs', 'base', 'events.jsonl');
+        const edited = edit(lines, i);
+        RunLog.create(dir, 'base').close();
+        writeFileSync(file, `${edited.join('\n')}\n`);
 
-      const result = verifyLog(file);
-      const at = expectedIndex(i);
-      if (at === null) {
-        expect(result).toMatchObject({ ok: true, events: N - 1 });
-        return;
-      }
-      expect(result.ok).toBe(false);
-      expect(result.events).toBe(at);
-      expect(result.firstBad?.line).toBe(at + 1);
-      expect(result.firstBad?.reason).toMatch(reason);
-      const shown = JSON.parse(edited[at]!) as { seq: number; id: string };
-      expect(result.firstBad?.seq).toBe(shown.seq);
-      expect(result.firstBad?.id).toBe(shown.id);
+        const result = verifyLog(file);
+        const at = expectedIndex(i);
+        if (at === null) {
+          expect(result).toMatchObject({ ok: true, events: N - 1 });
+          return;
+        }
+        expect(result.ok).toBe(false);
+        expect(result.events).toBe(at);
+        expect(result.firstBad?.line).toBe(at + 1);
+        expect(result.firstBad?.reason).toMatch(reason);
+        const shown = JSON.parse(edited[at]!) as { seq: number; id: string };
+        expect(result.firstBad?.seq).toBe(shown.seq);
+        expect(result.firstBad?.id).toBe(shown.id);
 
-      expect(() => RunLog.open(dir, 'base')).toThrow(EventLogCorruptError);
-      expect(() => RunLog.open(dir, 'base')).toThrow(new RegExp(`line ${at + 1}\\b.*gatehouse verify base`));
-      expect(readFileSync(file, 'utf8')).toBe(`${edited.join('\n')}\n`); // a refused open changes nothing
-    });
+        expect(() => RunLog.open(dir, 'base')).toThrow(EventLogCorruptError);
+        expect(() => RunLog.open(dir, 'base')).toThrow(new RegExp(`line ${at + 1}\\b.*gatehouse verify base`));
+        expect(readFileSync(file, 'utf8')).toBe(`${edited.join('\n')}\n`); // a refused open changes nothing
+      },
+    );
   });
 
   it('names the removed event when the prevHash link breaks but seq was renumbered', () => {
     const dir = tempStateDir();
     RunLog.create(dir, 'base').close();
     const file = path.join(dir, 'runs', 'base', 'events.jsonl');
-    const edited = lines.filter((_, j) => j !== 5).map((l, j) => (j >= 5 ? field((e) => void (e.seq = j))([l], 0)[0]! : l));
+    const edited = lines
+      .filter((_, j) => j !== 5)
+      .map((l, j) => (j >= 5 ? field((e) => void (e.seq = j))([l], 0)[0]! : l));
     writeFileSync(file, `${edited.join('\n')}\n`);
-    expect(verifyLog(file).firstBad).toMatchObject({ line: 6, reason: 'prevHash does not match event 4: an event was removed or reordered' });
+    expect(verifyLog(file).firstBad).toMatchObject({
+      line: 6,
+      reason: 'prevHash does not match event 4: an event was removed or reordered',
+    });
   });
 
   it('flags a line re-serialized with whitespace even though its content hashes the same', () => {
@@ -117,12 +147,24 @@ describe('tampering', () => {
     const edited = [...lines];
     edited[3] = JSON.stringify(JSON.parse(edited[3]!), null, 1).replace(/\n/g, '');
     writeFileSync(file, `${edited.join('\n')}\n`);
-    expect(verifyLog(file).firstBad).toMatchObject({ line: 4, reason: expect.stringMatching(/not in canonical form/) as unknown });
+    expect(verifyLog(file).firstBad).toMatchObject({
+      line: 4,
+      reason: expect.stringMatching(/not in canonical form/) as unknown,
+    });
   });
 
   it.each([
-    ['data that no longer fits its type', (d: Record<string, unknown>, e: Record<string, unknown>) => void (e.type === 'tool.approval' ? (d.decision = 'maybe') : (d.callId = 42)), /data does not match the schema of tool\.\S+ \(/],
-    ['an unknown event type', (_d: Record<string, unknown>, e: Record<string, unknown>) => void (e.type = 'tool.teleported'), /unknown event type "tool.teleported"/],
+    [
+      'data that no longer fits its type',
+      (d: Record<string, unknown>, e: Record<string, unknown>) =>
+        void (e.type === 'tool.approval' ? (d.decision = 'maybe') : (d.callId = 42)),
+      /data does not match the schema of tool\.\S+ \(/,
+    ],
+    [
+      'an unknown event type',
+      (_d: Record<string, unknown>, e: Record<string, unknown>) => void (e.type = 'tool.teleported'),
+      /unknown event type "tool.teleported"/,
+    ],
   ])('flags %s even when the forger recomputed the whole chain', (_name, forge, reason) => {
     const dir = tempStateDir();
     RunLog.create(dir, 'base').close();
@@ -137,7 +179,11 @@ describe('tampering', () => {
       return sealed.line;
     });
     writeFileSync(file, `${forged.join('\n')}\n`);
-    expect(verifyLog(file).firstBad).toMatchObject({ line: 9, seq: 8, reason: expect.stringMatching(reason) as unknown });
+    expect(verifyLog(file).firstBad).toMatchObject({
+      line: 9,
+      seq: 8,
+      reason: expect.stringMatching(reason) as unknown,
+    });
     expect(() => RunLog.open(dir, 'base')).toThrow(/line 9 \(seq 8\)/);
   });
 });

@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +23,11 @@ import type { WorkspaceManifest } from '../../src/sandbox/workspace-save';
  * is written, and one refusal means nothing is.
  */
 const classifier = await loadShellClassifier();
-const policy = createPolicy(compilePolicy({ deny: ['write_file(secret/**)'], ask: ['edit_file(docs/**)'] }, 'test.json', classifier), 'confirm-novel', classifier);
+const policy = createPolicy(
+  compilePolicy({ deny: ['write_file(secret/**)'], ask: ['edit_file(docs/**)'] }, 'test.json', classifier),
+  'confirm-novel',
+  classifier,
+);
 
 function setup(): { repo: string; runDir: string; blob: (content: string) => { sha256: string; size: number } } {
   const repo = mkdtempSync(path.join(os.tmpdir(), 'gh-cs-repo-'));
@@ -37,14 +51,37 @@ function setup(): { repo: string; runDir: string; blob: (content: string) => { s
   };
 }
 
-const file = (p: string, b: { sha256: string; size: number }, mode = 0o644) => ({ path: p, kind: 'file' as const, ...b, mode, uid: 10001 });
+const file = (p: string, b: { sha256: string; size: number }, mode = 0o644) => ({
+  path: p,
+  kind: 'file' as const,
+  ...b,
+  mode,
+  uid: 10001,
+});
 
 describe('verifyChangeSet (forged lists)', () => {
   it('refuses every path that is not plainly inside the repository or names git / gatehouse state', async () => {
     const { repo, runDir, blob } = setup();
     const x = blob('x\n');
-    const forged = ['.git/config', 'sub/.git/hooks/pre-commit', '.GIT/config', '.gatehouse/policy.json', '.Gatehouse/policy.json', '../escape', '/etc/passwd', 'a/../b', './c', 'd//e', 'runs/r/events.jsonl'];
-    const m: WorkspaceManifest = { v: 1, files: forged.map((p) => file(p, x)), deleted: ['.gatehouse/policy.json'], skipped: [] };
+    const forged = [
+      '.git/config',
+      'sub/.git/hooks/pre-commit',
+      '.GIT/config',
+      '.gatehouse/policy.json',
+      '.Gatehouse/policy.json',
+      '../escape',
+      '/etc/passwd',
+      'a/../b',
+      './c',
+      'd//e',
+      'runs/r/events.jsonl',
+    ];
+    const m: WorkspaceManifest = {
+      v: 1,
+      files: forged.map((p) => file(p, x)),
+      deleted: ['.gatehouse/policy.json'],
+      skipped: [],
+    };
     const set = await verifyChangeSet(repo, runDir, m, { policy, protect: ['runs'] });
     expect(set.refused.map((r) => r.path).sort()).toEqual([...forged, '.gatehouse/policy.json'].sort());
     expect(set.writes).toEqual([]);
@@ -54,7 +91,12 @@ describe('verifyChangeSet (forged lists)', () => {
 
   it('drops paths listed as changed that are not (identical content, already absent)', async () => {
     const { repo, runDir, blob } = setup();
-    const m: WorkspaceManifest = { v: 1, files: [file('same.txt', blob('same\n'))], deleted: ['never-existed.txt'], skipped: [] };
+    const m: WorkspaceManifest = {
+      v: 1,
+      files: [file('same.txt', blob('same\n'))],
+      deleted: ['never-existed.txt'],
+      skipped: [],
+    };
     const set = await verifyChangeSet(repo, runDir, m, { policy });
     expect(set).toMatchObject({ writes: [], deletes: [], refused: [], unchanged: ['never-existed.txt', 'same.txt'] });
   });
@@ -77,7 +119,14 @@ describe('verifyChangeSet (forged lists)', () => {
     };
     const set = await verifyChangeSet(repo, runDir, m, { policy });
     const reasons = Object.fromEntries(set.refused.map((r) => [r.path, r.reason]));
-    expect(Object.keys(reasons).sort()).toEqual(['docs/guide.md', 'link', 'new-link', 'outdir/evil', 'secret/key', 'setuid.sh']);
+    expect(Object.keys(reasons).sort()).toEqual([
+      'docs/guide.md',
+      'link',
+      'new-link',
+      'outdir/evil',
+      'secret/key',
+      'setuid.sh',
+    ]);
     expect(reasons['new-link']).toMatch(/symbolic link/);
     expect(reasons['outdir/evil']).toMatch(/outdir is a symbolic link/);
     expect(reasons['setuid.sh']).toMatch(/setuid/);
@@ -89,7 +138,12 @@ describe('verifyChangeSet (forged lists)', () => {
 
   it('applies a clean set atomically with modes normalised to 0644/0755, deletions included', async () => {
     const { repo, runDir, blob } = setup();
-    const m: WorkspaceManifest = { v: 1, files: [file('bin/run.sh', blob('#!/bin/sh\n'), 0o775), file('same.txt', blob('changed\n'), 0o600)], deleted: ['old.txt'], skipped: [] };
+    const m: WorkspaceManifest = {
+      v: 1,
+      files: [file('bin/run.sh', blob('#!/bin/sh\n'), 0o775), file('same.txt', blob('changed\n'), 0o600)],
+      deleted: ['old.txt'],
+      skipped: [],
+    };
     const set = await verifyChangeSet(repo, runDir, m, { policy });
     expect(set.refused).toEqual([]);
     await applyChangeSet(repo, set);
@@ -102,13 +156,20 @@ describe('verifyChangeSet (forged lists)', () => {
   it('a failure part way says what was and was not written', async () => {
     const { repo, runDir, blob } = setup();
     mkdirSync(path.join(repo, 'locked'));
-    const m: WorkspaceManifest = { v: 1, files: [file('a.txt', blob('a\n')), file('locked/b.txt', blob('b\n')), file('z.txt', blob('z\n'))], deleted: [], skipped: [] };
+    const m: WorkspaceManifest = {
+      v: 1,
+      files: [file('a.txt', blob('a\n')), file('locked/b.txt', blob('b\n')), file('z.txt', blob('z\n'))],
+      deleted: [],
+      skipped: [],
+    };
     const set = await verifyChangeSet(repo, runDir, m, { policy });
     // The host changes after verification: the folder becomes a link.
     const target = mkdtempSync(path.join(os.tmpdir(), 'gh-cs-t-'));
     rmSync(path.join(repo, 'locked'), { recursive: true });
     symlinkSync(target, path.join(repo, 'locked'));
-    await expect(applyChangeSet(repo, set)).rejects.toThrow(/stopped at locked\/b\.txt: locked is a symbolic link.*Written: a\.txt; not written: locked\/b\.txt, z\.txt/s);
+    await expect(applyChangeSet(repo, set)).rejects.toThrow(
+      /stopped at locked\/b\.txt: locked is a symbolic link.*Written: a\.txt; not written: locked\/b\.txt, z\.txt/s,
+    );
     expect(existsSync(path.join(target, 'b.txt'))).toBe(false);
   });
 });

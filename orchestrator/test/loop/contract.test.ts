@@ -24,8 +24,24 @@ describe('output contract', () => {
 describe('context compiler', () => {
   const event = (seq: number, type: string, data: unknown) => ({ seq, type, data }) as unknown as EventEnvelope;
   const events = [
-    event(1, 'model.output', { turn: 1, text: 'look', toolCalls: [{ callId: 'c1', name: 'read_file', input: { path: 'a' } }], stopReason: 'tool_use', usage: { inputTokens: 0, outputTokens: 0 }, retries: 0 }),
-    ...Array.from({ length: 8 }, (_, i) => event(2 + i, 'tool.observation', { callId: 'c1', observationId: `obs-${i + 1}`, tool: 'read_file', outcome: 'ok', content: `[obs-${i + 1}] ` + 'x'.repeat(4000), truncated: false })),
+    event(1, 'model.output', {
+      turn: 1,
+      text: 'look',
+      toolCalls: [{ callId: 'c1', name: 'read_file', input: { path: 'a' } }],
+      stopReason: 'tool_use',
+      usage: { inputTokens: 0, outputTokens: 0 },
+      retries: 0,
+    }),
+    ...Array.from({ length: 8 }, (_, i) =>
+      event(2 + i, 'tool.observation', {
+        callId: 'c1',
+        observationId: `obs-${i + 1}`,
+        tool: 'read_file',
+        outcome: 'ok',
+        content: `[obs-${i + 1}] ` + 'x'.repeat(4000),
+        truncated: false,
+      }),
+    ),
   ];
 
   it('projects the log into messages, and compacts the oldest observations to marked references over budget', () => {

@@ -8,19 +8,40 @@ import { createProvider, runLoop, RunLog, StateTracker, type Observation } from 
  * The stop policy is pure logic over the loop: a real scripted model and a real log, with a
  * stand-in pipeline (the pipeline itself is tested against real sandboxes elsewhere).
  */
-function setup(turns: unknown[], budgets: Partial<{ maxTurns: number; maxToolCalls: number; maxTokens: number; wallClockMs: number }>, slowMs = 0) {
+function setup(
+  turns: unknown[],
+  budgets: Partial<{ maxTurns: number; maxToolCalls: number; maxTokens: number; wallClockMs: number }>,
+  slowMs = 0,
+) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gh-loop-'));
   const file = path.join(dir, 'script.json');
   writeFileSync(file, JSON.stringify({ turns }));
   const log = RunLog.create(dir, 'run_loop');
   const tracker = new StateTracker();
-  const tee = { append: ((...a: Parameters<RunLog['append']>) => { const e = log.append(...a); tracker.apply(e); return e; }) as RunLog['append'], sync: () => log.sync(), redact: (t: string) => t, artifacts: log.artifacts, events: () => log.events() };
+  const tee = {
+    append: ((...a: Parameters<RunLog['append']>) => {
+      const e = log.append(...a);
+      tracker.apply(e);
+      return e;
+    }) as RunLog['append'],
+    sync: () => log.sync(),
+    redact: (t: string) => t,
+    artifacts: log.artifacts,
+    events: () => log.events(),
+  };
   let n = 0;
   const pipeline = {
     run: async (call: { callId: string; tool: unknown }): Promise<Observation> => {
       if (slowMs) await new Promise((r) => setTimeout(r, slowMs));
       const id = `obs-${++n}`;
-      tee.append('tool.observation', 'runtime', { callId: call.callId, observationId: id, tool: String(call.tool), outcome: 'ok', content: 'fine', truncated: false });
+      tee.append('tool.observation', 'runtime', {
+        callId: call.callId,
+        observationId: id,
+        tool: String(call.tool),
+        outcome: 'ok',
+        content: 'fine',
+        truncated: false,
+      });
       return { id, callId: call.callId, tool: String(call.tool), outcome: 'ok', content: 'fine', truncated: false };
     },
     continueCall: async () => undefined,

@@ -22,7 +22,12 @@ describe('red team 2: a planted salvage manifest', () => {
     const sha = createHash('sha256').update(content).digest('hex');
     mkdirSync(path.join(runDir, 'workspace/blobs'), { recursive: true });
     writeFileSync(path.join(runDir, 'workspace/blobs', sha), content);
-    const manifest = { v: 1, files: [{ path: 'src/backdoor.ts', kind: 'file', sha256: sha, size: content.length, mode: 0o644, uid: 10001 }], deleted: [], skipped: [] };
+    const manifest = {
+      v: 1,
+      files: [{ path: 'src/backdoor.ts', kind: 'file', sha256: sha, size: content.length, mode: 0o644, uid: 10001 }],
+      deleted: [],
+      skipped: [],
+    };
     writeFileSync(path.join(runDir, 'workspace/salvage-999999.json'), `${JSON.stringify(manifest)}\n`);
     const point = await chooseWorkspace(runDir, [], {} as ToolRegistry);
     expect('files' in point ? point.files : []).not.toContain('src/backdoor.ts');

@@ -2,7 +2,13 @@ import os from 'node:os';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import { actionHash } from '@gatehouse/shared';
-import { headlessChannel, previewOf, terminalChannel, type ApprovalAnswer, type ApprovalPrompt } from '../../src/policy/channels/index';
+import {
+  headlessChannel,
+  previewOf,
+  terminalChannel,
+  type ApprovalAnswer,
+  type ApprovalPrompt,
+} from '../../src/policy/channels/index';
 
 function prompt(over: Partial<ApprovalPrompt> = {}): ApprovalPrompt {
   const input = { command: 'git commit -m "wip"' };
@@ -35,7 +41,8 @@ function terminal(approver: string | null = 'alice') {
     printed: () => printed,
     type: (text: string) => input.write(text),
     /** Waits (bounded) until `needle` has been printed at least `times` times. */
-    waitFor: (needle: string, times = 1) => vi.waitFor(() => expect(count(needle)).toBeGreaterThanOrEqual(times), { timeout: 2_000, interval: 5 }),
+    waitFor: (needle: string, times = 1) =>
+      vi.waitFor(() => expect(count(needle)).toBeGreaterThanOrEqual(times), { timeout: 2_000, interval: 5 }),
   };
 }
 
@@ -68,7 +75,12 @@ describe('terminal channel', () => {
     t.type('d\n');
     await t.waitFor('reason (optional');
     t.type('  touches the release branch \n');
-    expect(await first).toEqual({ decision: 'deny', approver: 'user:alice', channel: 'terminal', reason: 'touches the release branch' });
+    expect(await first).toEqual({
+      decision: 'deny',
+      approver: 'user:alice',
+      channel: 'terminal',
+      reason: 'touches the release branch',
+    });
 
     const second = t.channel.ask(prompt({ requestId: 'req_2' }), never());
     await t.waitFor(MENU, 2);
@@ -105,8 +117,16 @@ describe('terminal channel', () => {
     const answer = t.channel.ask(prompt(), never());
     await t.waitFor(MENU);
     t.input.end();
-    expect(await answer).toEqual({ decision: 'deny', approver: 'user:alice', channel: 'terminal', reason: 'no answer (input closed)' });
-    expect(await t.channel.ask(prompt({ requestId: 'req_2' }), never())).toMatchObject({ decision: 'deny', reason: 'no answer (input closed)' });
+    expect(await answer).toEqual({
+      decision: 'deny',
+      approver: 'user:alice',
+      channel: 'terminal',
+      reason: 'no answer (input closed)',
+    });
+    expect(await t.channel.ask(prompt({ requestId: 'req_2' }), never())).toMatchObject({
+      decision: 'deny',
+      reason: 'no answer (input closed)',
+    });
   });
 
   it('keeps the denial when the input closes while asking for the reason', async () => {
@@ -169,12 +189,27 @@ describe('terminal channel', () => {
   it('prints lineage, tool, preview, rule, reason and every risk line', async () => {
     const t = terminal();
     const answer = t.channel.ask(
-      prompt({ lineage: ['run_root', 'run_child'], runId: 'run_child', risk: ['network: curl', 'write: out.txt'], preview: 'curl -o out.txt https://example.test\ncat out.txt' }),
+      prompt({
+        lineage: ['run_root', 'run_child'],
+        runId: 'run_child',
+        risk: ['network: curl', 'write: out.txt'],
+        preview: 'curl -o out.txt https://example.test\ncat out.txt',
+      }),
       never(),
     );
     await t.waitFor(MENU);
     const text = t.printed();
-    for (const part of ['run_root › run_child', 'bash', 'ask: bash(git commit*)', 'git commit changes the repository history', 'network: curl', 'write: out.txt', '│ curl -o out.txt https://example.test', '│ cat out.txt', 'req_1']) {
+    for (const part of [
+      'run_root › run_child',
+      'bash',
+      'ask: bash(git commit*)',
+      'git commit changes the repository history',
+      'network: curl',
+      'write: out.txt',
+      '│ curl -o out.txt https://example.test',
+      '│ cat out.txt',
+      'req_1',
+    ]) {
       expect(text).toContain(part);
     }
     t.type('d\nno\n');
@@ -194,7 +229,10 @@ describe('terminal channel', () => {
 
   it('shows control and bidi characters from the model as escapes, never raw', async () => {
     const t = terminal();
-    const answer = t.channel.ask(prompt({ preview: 'rm -rf ~ \u001b[2K\u001b[1Aecho harmless', reason: 'line one\nline two \u202e' }), never());
+    const answer = t.channel.ask(
+      prompt({ preview: 'rm -rf ~ \u001b[2K\u001b[1Aecho harmless', reason: 'line one\nline two \u202e' }),
+      never(),
+    );
     await t.waitFor(MENU);
     const text = t.printed();
     expect(text).not.toContain('\u001b');
@@ -260,7 +298,9 @@ describe('headless channel', () => {
 
 describe('previewOf', () => {
   it('shows a bash command as is', () => {
-    expect(previewOf('bash', { command: 'npm test -- --watch=false', description: 'tests' })).toBe('npm test -- --watch=false');
+    expect(previewOf('bash', { command: 'npm test -- --watch=false', description: 'tests' })).toBe(
+      'npm test -- --watch=false',
+    );
   });
 
   it('shows an edit as a diff with a/ b/ headers', () => {
@@ -282,7 +322,9 @@ describe('previewOf', () => {
   });
 
   it('diffs lines that moved, not only a changed middle', () => {
-    const lines = previewOf('edit_file', { path: 'x', oldText: 'a\nb\nc\nd', newText: 'b\nc\na\nd' }).split('\n').slice(3);
+    const lines = previewOf('edit_file', { path: 'x', oldText: 'a\nb\nc\nd', newText: 'b\nc\na\nd' })
+      .split('\n')
+      .slice(3);
     expect(lines.filter((l) => l.startsWith('-'))).toEqual(['-a']);
     expect(lines.filter((l) => l.startsWith('+'))).toEqual(['+a']);
     expect(lines.filter((l) => l.startsWith(' '))).toEqual([' b', ' c', ' d']);

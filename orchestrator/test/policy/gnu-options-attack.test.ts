@@ -38,10 +38,10 @@ describe('options that write, run or connect, however they are spelled, are not 
     "yq $OPT '.a' f",
     'gofmt -w=true x.go',
     'hostname -b x',
-    "GIT_INDEX_FILE=/tmp/i git status",
-    "GIT_TRACE2_PERF=/workspace/x git status",
+    'GIT_INDEX_FILE=/tmp/i git status',
+    'GIT_TRACE2_PERF=/workspace/x git status',
     "BAT_PAGER='sh -c id' bat f",
-    "LESSKEYIN=keys less f",
+    'LESSKEYIN=keys less f',
     "export LESS='-o log'; git log",
   ])('%s', (command) => {
     expect(readOnly(command), `${command} was called read-only`).toBe(false);
@@ -57,7 +57,7 @@ describe('everyday spellings stay read-only', () => {
     "awk -F, -v OFS='\\t' '{print $1, $2}' f.csv",
     "awk --field-sep=: '{print $1}' /etc/passwd",
     "awk -e '{print}' f",
-    "awk '{print $1}' \"$f\"",
+    'awk \'{print $1}\' "$f"',
     'tar tf a.tar',
     'tar -tzvf a.tgz',
     'tar --list --gzip --file=a.tgz',

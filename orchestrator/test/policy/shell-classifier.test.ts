@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { COMMAND_CLASSES, loadShellClassifier, MAX_SOURCE_LENGTH, type CommandClass, type ShellAnalysis, type ShellClassifier } from '../../src/policy/shell/index';
+import {
+  COMMAND_CLASSES,
+  loadShellClassifier,
+  MAX_SOURCE_LENGTH,
+  type CommandClass,
+  type ShellAnalysis,
+  type ShellClassifier,
+} from '../../src/policy/shell/index';
 import { sedEffects } from '../../src/policy/shell/arguments';
 import { ansiC, expandBraces, type Word } from '../../src/policy/shell/words';
 
@@ -41,14 +48,25 @@ describe('the corpus', () => {
   it('is big and broad enough to mean something', () => {
     expect(corpus.length).toBeGreaterThanOrEqual(320);
     expect(corpus.filter((e) => e.note?.startsWith('bypass')).length).toBeGreaterThanOrEqual(40);
-    for (const cls of COMMAND_CLASSES) expect(corpus.some((e) => e.class === cls), cls).toBe(true);
-    for (const d of ['allow', 'ask', 'deny']) expect(corpus.some((e) => e.decision === d), d).toBe(true);
+    for (const cls of COMMAND_CLASSES)
+      expect(
+        corpus.some((e) => e.class === cls),
+        cls,
+      ).toBe(true);
+    for (const d of ['allow', 'ask', 'deny'])
+      expect(
+        corpus.some((e) => e.decision === d),
+        d,
+      ).toBe(true);
     expect(new Set(corpus.map((e) => e.command)).size).toBe(corpus.length);
   });
 
   it.each(corpus.map((e) => [label(e), e] as const))('%s', (_, e) => {
     const a = shell.classify(e.command);
-    expect({ class: a.class, followable: a.followable }, JSON.stringify({ problems: a.problems, commands: texts(a) })).toEqual({ class: e.class, followable: e.followable });
+    expect(
+      { class: a.class, followable: a.followable },
+      JSON.stringify({ problems: a.problems, commands: texts(a) }),
+    ).toEqual({ class: e.class, followable: e.followable });
     if (e.texts) expect(texts(a)).toEqual(e.texts);
     // Invariants every analysis keeps, whatever the command.
     expect(a.followable).toBe(a.problems.length === 0);
@@ -94,7 +112,9 @@ describe('the corpus decision column (checked with the reference rules above)', 
   });
 
   it('agrees with the reference rules for every entry', () => {
-    const wrong = corpus.filter((e) => referenceDecision(shell.classify(e.command), policy) !== e.decision).map((e) => e.command);
+    const wrong = corpus
+      .filter((e) => referenceDecision(shell.classify(e.command), policy) !== e.decision)
+      .map((e) => e.command);
     expect(wrong).toEqual([]);
   });
 });
@@ -136,8 +156,15 @@ describe('wrappers are unwrapped and recorded in via', () => {
   });
 
   it('find -exec/-execdir/-ok run their command (up to ; or +), find itself is listed too', () => {
-    expect(texts(shell.classify(String.raw`find . -name '*.ts' -exec grep -l x {} \; -print`))).toEqual(['find . -name *.ts -exec grep -l x {} ; -print', 'grep -l x {}']);
-    expect(texts(shell.classify(String.raw`find . -exec rm {} + -o -execdir git push \;`))).toEqual(['find . -exec rm {} + -o -execdir git push ;', 'rm {}', 'git push']);
+    expect(texts(shell.classify(String.raw`find . -name '*.ts' -exec grep -l x {} \; -print`))).toEqual([
+      'find . -name *.ts -exec grep -l x {} ; -print',
+      'grep -l x {}',
+    ]);
+    expect(texts(shell.classify(String.raw`find . -exec rm {} + -o -execdir git push \;`))).toEqual([
+      'find . -exec rm {} + -o -execdir git push ;',
+      'rm {}',
+      'git push',
+    ]);
     expect(shell.classify("find . -ok rm {} ';'").commands[1]!.via).toEqual(['find -ok']);
     expect(shell.classify('find . -name x').class).toBe('read-only');
     expect(shell.classify('find . -name x -delete').class).toBe('destructive');
@@ -146,7 +173,12 @@ describe('wrappers are unwrapped and recorded in via', () => {
   it('xargs appends its input (or substitutes it), which is only known at run time', () => {
     expect(texts(shell.classify('xargs -n1 git push'))).toEqual(['git push ...']);
     expect(shell.classify('xargs -r git push').commands[0]!.via).toEqual(['xargs']);
-    for (const command of ['echo push | xargs git', 'xargs -I % git %', 'xargs -i git {}', "xargs -I{} sh -c 'echo {}'"]) {
+    for (const command of [
+      'echo push | xargs git',
+      'xargs -I % git %',
+      'xargs -i git {}',
+      "xargs -I{} sh -c 'echo {}'",
+    ]) {
       expect(shell.classify(command).followable, command).toBe(false);
     }
     expect(shell.classify('xargs -0 rm').class).toBe('destructive');
@@ -174,7 +206,13 @@ describe('wrappers are unwrapped and recorded in via', () => {
   });
 
   it('a shell string or here-document only known at run time is not followable, and the visible text is still checked', () => {
-    for (const command of ['bash -c "$SCRIPT"', 'sh -c "$(cat x)"', 'bash <<EOF\n$CMD\nEOF', 'eval git push', 'eval "$X"']) {
+    for (const command of [
+      'bash -c "$SCRIPT"',
+      'sh -c "$(cat x)"',
+      'bash <<EOF\n$CMD\nEOF',
+      'eval git push',
+      'eval "$X"',
+    ]) {
       const a = shell.classify(command);
       expect([a.class, a.followable], command).toEqual(['unknown', false]);
       expect(a.problems.length, command).toBeGreaterThan(0);
@@ -198,7 +236,7 @@ describe('normalisation', () => {
     [String.raw`\git push`, 'git push'],
     ["'git' push", 'git push'],
     ['"git" push', 'git push'],
-    ["g'i't p\"us\"h", 'git push'],
+    ['g\'i\'t p"us"h', 'git push'],
     [String.raw`$'\x67\151t' push`, 'git push'],
     ['git -C . push', 'git push'],
     ['git -C /tmp/repo -c color.ui=always --no-pager push -f', 'git push -f'],
@@ -221,18 +259,33 @@ describe('normalisation', () => {
   });
 
   it('rejects command names only known at run time', () => {
-    for (const command of ['$CMD push', '"$CMD" push', '$(echo rm) -rf x', '`which git` push', '${G} push', '/usr/bin/gi? push', 'git$X push']) {
+    for (const command of [
+      '$CMD push',
+      '"$CMD" push',
+      '$(echo rm) -rf x',
+      '`which git` push',
+      '${G} push',
+      '/usr/bin/gi? push',
+      'git$X push',
+    ]) {
       const a = shell.classify(command);
       expect([a.class, a.followable], command).toEqual(['unknown', false]);
     }
   });
 
   it('treats source, ., eval and alias as not followable', () => {
-    for (const command of ['source env.sh', '. env.sh', 'eval ls', "alias ll='ls -l'"]) expect(shell.classify(command).followable, command).toBe(false);
+    for (const command of ['source env.sh', '. env.sh', 'eval ls', "alias ll='ls -l'"])
+      expect(shell.classify(command).followable, command).toBe(false);
   });
 
   it('does not trust a name that is not the system program', () => {
-    for (const command of ['./git status', '~/bin/git status', 'PATH=. git status', 'LD_PRELOAD=x.so git status', 'git -c core.pager=x status']) {
+    for (const command of [
+      './git status',
+      '~/bin/git status',
+      'PATH=. git status',
+      'LD_PRELOAD=x.so git status',
+      'git -c core.pager=x status',
+    ]) {
       const a = shell.classify(command);
       expect([a.class, a.followable], command).toEqual(['unknown', false]);
     }
@@ -240,7 +293,11 @@ describe('normalisation', () => {
   });
 
   it("runs a package's program as project code, named by its path", () => {
-    for (const command of ['node_modules/.bin/git status', './node_modules/.bin/git status', '/tmp/node_modules/.bin/git status']) {
+    for (const command of [
+      'node_modules/.bin/git status',
+      './node_modules/.bin/git status',
+      '/tmp/node_modules/.bin/git status',
+    ]) {
       const a = shell.classify(command);
       expect([a.class, a.followable, texts(a)], command).toEqual(['test-build', true, [command]]);
     }
@@ -248,7 +305,12 @@ describe('normalisation', () => {
   });
 
   it('classifies a call to a function by its name, wherever and whenever the function is defined', () => {
-    for (const command of ['rm() { :; }; rm -rf x', 'rm -rf x; rm() { :; }', "bash -c 'rm() { :; }'; rm -rf x", 'rm() { :; }; command rm -rf x']) {
+    for (const command of [
+      'rm() { :; }; rm -rf x',
+      'rm -rf x; rm() { :; }',
+      "bash -c 'rm() { :; }'; rm -rf x",
+      'rm() { :; }; command rm -rf x',
+    ]) {
       expect(shell.classify(command).class, command).toBe('destructive');
     }
     expect(shell.classify('f() { ls; }; f').class).toBe('unknown');
@@ -261,7 +323,17 @@ describe('package runners', () => {
       ['npx env git push', 'unknown', []],
       ['git push', 'network', ['npx', 'env']],
     ]);
-    for (const command of ['npm exec -- timeout 5 git push', 'npm x nice git push', 'pnpm exec env git push', 'pnpm dlx env git push', 'yarn dlx env git push', 'bunx nice git push', 'bun x env git push', 'npx -c "git push"', 'pnpm exec -c "git push"']) {
+    for (const command of [
+      'npm exec -- timeout 5 git push',
+      'npm x nice git push',
+      'pnpm exec env git push',
+      'pnpm dlx env git push',
+      'yarn dlx env git push',
+      'bunx nice git push',
+      'bun x env git push',
+      'npx -c "git push"',
+      'pnpm exec -c "git push"',
+    ]) {
       const a = shell.classify(command);
       expect([a.class, texts(a).at(-1)], command).toEqual(['unknown', 'git push']);
     }
@@ -275,14 +347,30 @@ describe('package runners', () => {
 
 describe('strings bash evaluates again', () => {
   it('allows arithmetic on numbers and on variables the line only ever sets to integers', () => {
-    for (const command of ['(( i++ ))', 'n=0; n=$((n+1)); echo $n', 'for i in {1..3}; do echo $((i*2)); done', 'sleep 1 & pid=$!; wait "$pid"', 'echo $(( $# + ${#x} + $? ))', 'echo "${a[@]:1:2}"']) {
+    for (const command of [
+      '(( i++ ))',
+      'n=0; n=$((n+1)); echo $n',
+      'for i in {1..3}; do echo $((i*2)); done',
+      'sleep 1 & pid=$!; wait "$pid"',
+      'echo $(( $# + ${#x} + $? ))',
+      'echo "${a[@]:1:2}"',
+    ]) {
       const a = shell.classify(command);
       expect([a.followable, a.problems], command).toEqual([true, []]);
     }
   });
 
   it('does not follow arithmetic on a value the line sets to text, in any of its scripts', () => {
-    for (const command of ['read n; echo $((n))', 'x=$(cat f); echo $((x))', "bash -c 'read n'; echo $((n))", 'f() { echo $(( $1 )); }; f x', 'x=a; echo ${arr[x]}', 'mapfile -t n < f; (( n > 1 ))', 'printf -v n %s x; [[ $n -gt 1 ]]', 'a=([$x]=1); x=$(cat f)']) {
+    for (const command of [
+      'read n; echo $((n))',
+      'x=$(cat f); echo $((x))',
+      "bash -c 'read n'; echo $((n))",
+      'f() { echo $(( $1 )); }; f x',
+      'x=a; echo ${arr[x]}',
+      'mapfile -t n < f; (( n > 1 ))',
+      'printf -v n %s x; [[ $n -gt 1 ]]',
+      'a=([$x]=1); x=$(cat f)',
+    ]) {
       expect(shell.classify(command).followable, command).toBe(false);
     }
   });
@@ -291,7 +379,7 @@ describe('strings bash evaluates again', () => {
     expect(texts(shell.classify("x='a[$(git push)]'; echo $((x))"))).toContain('git push');
     expect(texts(shell.classify("let 'a[$(git push)]++'"))).toContain('git push');
     // Only text while nothing evaluates it: not parsed, not asked.
-    const a = shell.classify("x='$(git push)'; echo \"$x\"");
+    const a = shell.classify('x=\'$(git push)\'; echo "$x"');
     expect([a.followable, texts(a)]).toEqual([true, ['echo $x']]);
   });
 });
@@ -318,10 +406,21 @@ describe('redirections', () => {
   });
 
   it('a target spelled at run time is followed only when it cannot turn out to be /dev/tcp or /dev/udp', () => {
-    for (const command of ['echo x > "$TMPDIR/x"', 'd=out; echo x > "$d/log"', 'n=3; echo x > /dev/fd/$n', 'echo x > "out/$(date +%s).log"']) {
+    for (const command of [
+      'echo x > "$TMPDIR/x"',
+      'd=out; echo x > "$d/log"',
+      'n=3; echo x > /dev/fd/$n',
+      'echo x > "out/$(date +%s).log"',
+    ]) {
       expect(shell.classify(command).followable, command).toBe(true);
     }
-    for (const command of ['x=tcp; echo x > /dev/$x/h/80', 'read t; echo x > "$t"', 'echo x > "$(cat target)"', 'echo x > ~-/x', 'cat < /dev/${p:-tcp}/h/80']) {
+    for (const command of [
+      'x=tcp; echo x > /dev/$x/h/80',
+      'read t; echo x > "$t"',
+      'echo x > "$(cat target)"',
+      'echo x > ~-/x',
+      'cat < /dev/${p:-tcp}/h/80',
+    ]) {
       expect(shell.classify(command).followable, command).toBe(false);
     }
     expect(shell.classify('echo x > /dev/tcp/$host/80').class).toBe('network');

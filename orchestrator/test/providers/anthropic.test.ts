@@ -20,32 +20,72 @@ const messageStart = (inputTokens: number): SseEvent => ({
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1, service_tier: 'standard' },
+      usage: {
+        input_tokens: inputTokens,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        output_tokens: 1,
+        service_tier: 'standard',
+      },
     },
   },
 });
 const ping: SseEvent = { event: 'ping', data: { type: 'ping' } };
-const textStart = (index: number): SseEvent => ({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } } });
-const textDelta = (index: number, text: string): SseEvent => ({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text } } });
+const textStart = (index: number): SseEvent => ({
+  event: 'content_block_start',
+  data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } },
+});
+const textDelta = (index: number, text: string): SseEvent => ({
+  event: 'content_block_delta',
+  data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text } },
+});
 const toolStart = (index: number, id: string, name: string): SseEvent => ({
   event: 'content_block_start',
   data: { type: 'content_block_start', index, content_block: { type: 'tool_use', id, name, input: {} } },
 });
-const jsonDelta = (index: number, partial: string): SseEvent => ({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: partial } } });
-const blockStop = (index: number): SseEvent => ({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
+const jsonDelta = (index: number, partial: string): SseEvent => ({
+  event: 'content_block_delta',
+  data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: partial } },
+});
+const blockStop = (index: number): SseEvent => ({
+  event: 'content_block_stop',
+  data: { type: 'content_block_stop', index },
+});
 const messageDelta = (stop: string, outputTokens: number): SseEvent => ({
   event: 'message_delta',
-  data: { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: outputTokens } },
+  data: {
+    type: 'message_delta',
+    delta: { stop_reason: stop, stop_sequence: null },
+    usage: { output_tokens: outputTokens },
+  },
 });
 const messageStop: SseEvent = { event: 'message_stop', data: { type: 'message_stop' } };
-const apiError = (type: string, message: string) => ({ type: 'error', error: { type, message }, request_id: 'req_test' });
+const apiError = (type: string, message: string) => ({
+  type: 'error',
+  error: { type, message },
+  request_id: 'req_test',
+});
 
 const FAST: RetryPolicy = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 40 };
 const TOOLS: ModelToolSpec[] = [
-  { name: 'read_file', description: 'Read a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false } },
+  {
+    name: 'read_file',
+    description: 'Read a file',
+    inputSchema: {
+      type: 'object',
+      properties: { path: { type: 'string' } },
+      required: ['path'],
+      additionalProperties: false,
+    },
+  },
   { name: 'git_status', description: 'Show git status', inputSchema: { type: 'object', properties: {} } },
 ];
-const request = (over: Partial<ModelRequest> = {}): ModelRequest => ({ system: 'You are careful.', messages: [{ role: 'user', content: 'Read package.json' }], tools: TOOLS, ...over });
+const request = (over: Partial<ModelRequest> = {}): ModelRequest => ({
+  system: 'You are careful.',
+  messages: [{ role: 'user', content: 'Read package.json' }],
+  tools: TOOLS,
+  ...over,
+});
 
 let server: FakeServer;
 let provider: AnthropicProvider;
@@ -74,12 +114,28 @@ const ofType = <T extends ModelEvent['type']>(events: ModelEvent[], type: T): Ex
 describe('anthropic provider', () => {
   it('streams text as it arrives and ends with usage and end_turn; sends the mapped request', async () => {
     server.enqueue((_req, res) =>
-      sse(res, [messageStart(25), textStart(0), ping, textDelta(0, 'Hel'), textDelta(0, 'lo, '), textDelta(0, 'world'), blockStop(0), messageDelta('end_turn', 7), messageStop]),
+      sse(res, [
+        messageStart(25),
+        textStart(0),
+        ping,
+        textDelta(0, 'Hel'),
+        textDelta(0, 'lo, '),
+        textDelta(0, 'world'),
+        blockStop(0),
+        messageDelta('end_turn', 7),
+        messageStop,
+      ]),
     );
     const events = await collect(provider.stream(request()));
 
     expect(ofType(events, 'text_delta').map((e) => e.text)).toEqual(['Hel', 'lo, ', 'world']);
-    expect(last(events)).toEqual({ type: 'done', text: 'Hello, world', toolCalls: [], usage: { inputTokens: 25, outputTokens: 7 }, stopReason: 'end_turn' });
+    expect(last(events)).toEqual({
+      type: 'done',
+      text: 'Hello, world',
+      toolCalls: [],
+      usage: { inputTokens: 25, outputTokens: 7 },
+      stopReason: 'end_turn',
+    });
 
     expect(server.requests).toHaveLength(1);
     const [req] = server.requests;
@@ -130,11 +186,26 @@ describe('anthropic provider', () => {
     ];
     expect(events.map((e) => e.type)).toEqual(['text_delta', 'tool_call', 'tool_call', 'tool_call', 'done']);
     expect(ofType(events, 'tool_call').map((e) => e.call)).toEqual(calls);
-    expect(last(events)).toEqual({ type: 'done', text: 'Let me look.', toolCalls: calls, usage: { inputTokens: 50, outputTokens: 80 }, stopReason: 'tool_use' });
+    expect(last(events)).toEqual({
+      type: 'done',
+      text: 'Let me look.',
+      toolCalls: calls,
+      usage: { inputTokens: 50, outputTokens: 80 },
+      stopReason: 'tool_use',
+    });
   });
 
   it('keeps a tool call with malformed input JSON, raw, with parseError, and does not fail', async () => {
-    server.enqueue((_req, res) => sse(res, [messageStart(5), toolStart(0, 'toolu_x', 'read_file'), jsonDelta(0, '{"path": "pack'), blockStop(0), messageDelta('tool_use', 9), messageStop]));
+    server.enqueue((_req, res) =>
+      sse(res, [
+        messageStart(5),
+        toolStart(0, 'toolu_x', 'read_file'),
+        jsonDelta(0, '{"path": "pack'),
+        blockStop(0),
+        messageDelta('tool_use', 9),
+        messageStop,
+      ]),
+    );
     const events = await collect(provider.stream(request()));
 
     expect(ofType(events, 'error')).toEqual([]);
@@ -146,8 +217,22 @@ describe('anthropic provider', () => {
 
   it('retries a 429, honouring retry-after-ms, then streams the result', async () => {
     server.enqueue(
-      (_req, res) => json(res, 429, apiError('rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit'), { 'retry-after-ms': '25', 'retry-after': '1' }),
-      (_req, res) => sse(res, [messageStart(3), textStart(0), textDelta(0, 'ok'), blockStop(0), messageDelta('end_turn', 1), messageStop]),
+      (_req, res) =>
+        json(
+          res,
+          429,
+          apiError('rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit'),
+          { 'retry-after-ms': '25', 'retry-after': '1' },
+        ),
+      (_req, res) =>
+        sse(res, [
+          messageStart(3),
+          textStart(0),
+          textDelta(0, 'ok'),
+          blockStop(0),
+          messageDelta('end_turn', 1),
+          messageStop,
+        ]),
     );
     const started = Date.now();
     const events = await collect(provider.stream(request()));
@@ -161,7 +246,15 @@ describe('anthropic provider', () => {
   it('retries an overloaded error event that arrives in the stream before any output', async () => {
     server.enqueue(
       (_req, res) => sse(res, [messageStart(3), { event: 'error', data: apiError('overloaded_error', 'Overloaded') }]),
-      (_req, res) => sse(res, [messageStart(3), textStart(0), textDelta(0, 'ok'), blockStop(0), messageDelta('end_turn', 1), messageStop]),
+      (_req, res) =>
+        sse(res, [
+          messageStart(3),
+          textStart(0),
+          textDelta(0, 'ok'),
+          blockStop(0),
+          messageDelta('end_turn', 1),
+          messageStop,
+        ]),
     );
     const events = await collect(provider.stream(request()));
     expect(events.map((e) => e.type)).toEqual(['retry', 'text_delta', 'done']);
@@ -186,7 +279,9 @@ describe('anthropic provider', () => {
     expect(events).toHaveLength(1);
     const err = last(events);
     expect(err).toMatchObject({ type: 'error', kind: 'auth', status: 401, retryable: false });
-    expect(err.type === 'error' && err.message).toBe('ANTHROPIC_API_KEY was rejected (401): check the key. Anthropic said: invalid x-api-key');
+    expect(err.type === 'error' && err.message).toBe(
+      'ANTHROPIC_API_KEY was rejected (401): check the key. Anthropic said: invalid x-api-key',
+    );
     expect(server.requests).toHaveLength(1);
   });
 
@@ -217,7 +312,9 @@ describe('anthropic provider', () => {
     const controller = new AbortController();
     controller.abort();
     const events = await collect(provider.stream(request({ signal: controller.signal })));
-    expect(events).toEqual([{ type: 'error', kind: 'cancelled', message: 'The model request was cancelled.', retryable: false }]);
+    expect(events).toEqual([
+      { type: 'error', kind: 'cancelled', message: 'The model request was cancelled.', retryable: false },
+    ]);
     expect(server.requests).toHaveLength(0);
   });
 
@@ -230,7 +327,16 @@ describe('anthropic provider', () => {
   });
 
   it('maps a multi-turn conversation: tool_use blocks, consecutive tool results in ONE user message', async () => {
-    server.enqueue((_req, res) => sse(res, [messageStart(3), textStart(0), textDelta(0, 'Done.'), blockStop(0), messageDelta('max_tokens', 1), messageStop]));
+    server.enqueue((_req, res) =>
+      sse(res, [
+        messageStart(3),
+        textStart(0),
+        textDelta(0, 'Done.'),
+        blockStop(0),
+        messageDelta('max_tokens', 1),
+        messageStop,
+      ]),
+    );
     const events = await collect(
       provider.stream(
         request({
@@ -247,7 +353,13 @@ describe('anthropic provider', () => {
               ],
             },
             { role: 'tool', callId: 'toolu_1', toolName: 'read_file', content: '// TODO', isError: false },
-            { role: 'tool', callId: 'toolu_2', toolName: 'read_file', content: 'validation error: not valid JSON', isError: true },
+            {
+              role: 'tool',
+              callId: 'toolu_2',
+              toolName: 'read_file',
+              content: 'validation error: not valid JSON',
+              isError: true,
+            },
             { role: 'assistant', text: '', toolCalls: [{ id: 'toolu_3', name: 'git_status', input: {} }] },
             { role: 'tool', callId: 'toolu_3', toolName: 'git_status', content: 'clean', isError: false },
             { role: 'user', content: 'Keep going' },
@@ -288,11 +400,29 @@ describe('anthropic provider', () => {
   });
 
   it('is reachable through createProvider with ANTHROPIC_BASE_URL and the key from env', async () => {
-    server.enqueue((_req, res) => sse(res, [messageStart(2), textStart(0), textDelta(0, 'hi'), blockStop(0), messageDelta('end_turn', 1), messageStop]));
-    const p = createProvider('anthropic:claude-test', { env: { ANTHROPIC_API_KEY: 'sk-ant-env', ANTHROPIC_BASE_URL: server.url }, retry: FAST });
+    server.enqueue((_req, res) =>
+      sse(res, [
+        messageStart(2),
+        textStart(0),
+        textDelta(0, 'hi'),
+        blockStop(0),
+        messageDelta('end_turn', 1),
+        messageStop,
+      ]),
+    );
+    const p = createProvider('anthropic:claude-test', {
+      env: { ANTHROPIC_API_KEY: 'sk-ant-env', ANTHROPIC_BASE_URL: server.url },
+      retry: FAST,
+    });
     expect(p.id).toBe('anthropic:claude-test');
     const events = await collect(p.stream(request({ tools: [] })));
-    expect(last(events)).toEqual({ type: 'done', text: 'hi', toolCalls: [], usage: { inputTokens: 2, outputTokens: 1 }, stopReason: 'end_turn' });
+    expect(last(events)).toEqual({
+      type: 'done',
+      text: 'hi',
+      toolCalls: [],
+      usage: { inputTokens: 2, outputTokens: 1 },
+      stopReason: 'end_turn',
+    });
     expect(sentKey(server.requests[0]?.headers)).toBe('sk-ant-env');
     expect(server.requests[0]?.body).not.toHaveProperty('tools');
   });

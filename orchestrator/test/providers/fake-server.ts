@@ -65,7 +65,13 @@ export class FakeServer {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
-    const record: Recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: text === '' ? undefined : (JSON.parse(text) as unknown), aborted: false };
+    const record: Recorded = {
+      method: req.method ?? '',
+      url: req.url ?? '',
+      headers: req.headers,
+      body: text === '' ? undefined : (JSON.parse(text) as unknown),
+      aborted: false,
+    };
     this.requests.push(record);
     res.on('close', () => {
       if (!res.writableFinished) {
@@ -82,7 +88,12 @@ export class FakeServer {
   }
 }
 
-export function json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function json(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
@@ -93,7 +104,11 @@ export interface SseEvent {
 }
 
 /** Writes a Server-Sent Events response; `hold` leaves it open (for cancellation tests). */
-export async function sse(res: http.ServerResponse, events: SseEvent[], opts: { hold?: boolean; gapMs?: number; cut?: boolean } = {}): Promise<void> {
+export async function sse(
+  res: http.ServerResponse,
+  events: SseEvent[],
+  opts: { hold?: boolean; gapMs?: number; cut?: boolean } = {},
+): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   for (const e of events) {
     const data = typeof e.data === 'string' ? e.data : JSON.stringify(e.data);

@@ -6,7 +6,14 @@ import { FakeServer, closedPort, collect, json, last, pieces, sse, type SseEvent
 
 // The real Chat Completions streaming wire format: chat.completion.chunk objects, a final usage
 // chunk with no choices (stream_options.include_usage), then `data: [DONE]`.
-const BASE = { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_760_000_000, model: 'gpt-test', system_fingerprint: 'fp_test', service_tier: 'default' };
+const BASE = {
+  id: 'chatcmpl-test',
+  object: 'chat.completion.chunk',
+  created: 1_760_000_000,
+  model: 'gpt-test',
+  system_fingerprint: 'fp_test',
+  service_tier: 'default',
+};
 const chunk = (delta: Record<string, unknown>, finish: string | null = null): SseEvent => ({
   data: { ...BASE, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null },
 });
@@ -14,20 +21,46 @@ const usageChunk = (prompt: number, completion: number): SseEvent => ({
   data: {
     ...BASE,
     choices: [],
-    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
+    usage: {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: prompt + completion,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    },
   },
 });
 const DONE: SseEvent = { data: '[DONE]' };
 const role = chunk({ role: 'assistant', content: '', refusal: null });
-const toolStart = (index: number, id: string, name: string): SseEvent => chunk({ tool_calls: [{ index, id, type: 'function', function: { name, arguments: '' } }] });
-const toolArgs = (index: number, args: string): SseEvent => chunk({ tool_calls: [{ index, function: { arguments: args } }] });
+const toolStart = (index: number, id: string, name: string): SseEvent =>
+  chunk({ tool_calls: [{ index, id, type: 'function', function: { name, arguments: '' } }] });
+const toolArgs = (index: number, args: string): SseEvent =>
+  chunk({ tool_calls: [{ index, function: { arguments: args } }] });
 
 const FAST: RetryPolicy = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 40 };
 const TOOLS: ModelToolSpec[] = [
-  { name: 'read_file', description: 'Read a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false } },
-  { name: 'grep', description: 'Search files', inputSchema: { type: 'object', properties: { pattern: { type: 'string' } }, required: ['pattern'] } },
+  {
+    name: 'read_file',
+    description: 'Read a file',
+    inputSchema: {
+      type: 'object',
+      properties: { path: { type: 'string' } },
+      required: ['path'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'grep',
+    description: 'Search files',
+    inputSchema: { type: 'object', properties: { pattern: { type: 'string' } }, required: ['pattern'] },
+  },
 ];
-const request = (over: Partial<ModelRequest> = {}): ModelRequest => ({ system: 'You are careful.', messages: [{ role: 'user', content: 'Read package.json' }], tools: TOOLS, ...over });
+const request = (over: Partial<ModelRequest> = {}): ModelRequest => ({
+  system: 'You are careful.',
+  messages: [{ role: 'user', content: 'Read package.json' }],
+  tools: TOOLS,
+  ...over,
+});
 
 let server: FakeServer;
 let provider: OpenAIProvider;
@@ -44,11 +77,27 @@ const ofType = <T extends ModelEvent['type']>(events: ModelEvent[], type: T): Ex
 
 describe('openai provider', () => {
   it('streams text as it arrives and ends with usage and end_turn; sends the mapped request', async () => {
-    server.enqueue((_req, res) => sse(res, [role, chunk({ content: 'Hel' }), chunk({ content: 'lo, ' }), chunk({ content: 'world' }), chunk({}, 'stop'), usageChunk(12, 5), DONE]));
+    server.enqueue((_req, res) =>
+      sse(res, [
+        role,
+        chunk({ content: 'Hel' }),
+        chunk({ content: 'lo, ' }),
+        chunk({ content: 'world' }),
+        chunk({}, 'stop'),
+        usageChunk(12, 5),
+        DONE,
+      ]),
+    );
     const events = await collect(provider.stream(request()));
 
     expect(ofType(events, 'text_delta').map((e) => e.text)).toEqual(['Hel', 'lo, ', 'world']);
-    expect(last(events)).toEqual({ type: 'done', text: 'Hello, world', toolCalls: [], usage: { inputTokens: 12, outputTokens: 5 }, stopReason: 'end_turn' });
+    expect(last(events)).toEqual({
+      type: 'done',
+      text: 'Hello, world',
+      toolCalls: [],
+      usage: { inputTokens: 12, outputTokens: 5 },
+      stopReason: 'end_turn',
+    });
 
     expect(server.requests).toHaveLength(1);
     const [req] = server.requests;
@@ -64,8 +113,14 @@ describe('openai provider', () => {
         { role: 'user', content: 'Read package.json' },
       ],
       tools: [
-        { type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: TOOLS[0]?.inputSchema } },
-        { type: 'function', function: { name: 'grep', description: 'Search files', parameters: TOOLS[1]?.inputSchema } },
+        {
+          type: 'function',
+          function: { name: 'read_file', description: 'Read a file', parameters: TOOLS[0]?.inputSchema },
+        },
+        {
+          type: 'function',
+          function: { name: 'grep', description: 'Search files', parameters: TOOLS[1]?.inputSchema },
+        },
       ],
     });
   });
@@ -94,11 +149,27 @@ describe('openai provider', () => {
     ];
     expect(events.map((e) => e.type)).toEqual(['text_delta', 'tool_call', 'tool_call', 'done']);
     expect(ofType(events, 'tool_call').map((e) => e.call)).toEqual(calls);
-    expect(last(events)).toEqual({ type: 'done', text: 'Let me look.', toolCalls: calls, usage: { inputTokens: 40, outputTokens: 22 }, stopReason: 'tool_use' });
+    expect(last(events)).toEqual({
+      type: 'done',
+      text: 'Let me look.',
+      toolCalls: calls,
+      usage: { inputTokens: 40, outputTokens: 22 },
+      stopReason: 'tool_use',
+    });
   });
 
   it('keeps a call with malformed arguments JSON, raw, with parseError, and does not fail', async () => {
-    server.enqueue((_req, res) => sse(res, [role, toolStart(0, 'call_x', 'read_file'), toolArgs(0, '{"path": "pack'), toolArgs(0, 'age.json'), chunk({}, 'tool_calls'), usageChunk(1, 1), DONE]));
+    server.enqueue((_req, res) =>
+      sse(res, [
+        role,
+        toolStart(0, 'call_x', 'read_file'),
+        toolArgs(0, '{"path": "pack'),
+        toolArgs(0, 'age.json'),
+        chunk({}, 'tool_calls'),
+        usageChunk(1, 1),
+        DONE,
+      ]),
+    );
     const events = await collect(provider.stream(request()));
 
     expect(ofType(events, 'error')).toEqual([]);
@@ -112,7 +183,20 @@ describe('openai provider', () => {
 
   it('retries a 429, honouring retry-after capped at maxDelayMs, then streams the result', async () => {
     server.enqueue(
-      (_req, res) => json(res, 429, { error: { message: 'Rate limit reached for gpt-test', type: 'requests', param: null, code: 'rate_limit_exceeded' } }, { 'retry-after': '1' }),
+      (_req, res) =>
+        json(
+          res,
+          429,
+          {
+            error: {
+              message: 'Rate limit reached for gpt-test',
+              type: 'requests',
+              param: null,
+              code: 'rate_limit_exceeded',
+            },
+          },
+          { 'retry-after': '1' },
+        ),
       (_req, res) => sse(res, [role, chunk({ content: 'ok' }), chunk({}, 'stop'), usageChunk(3, 1), DONE]),
     );
     const started = Date.now();
@@ -126,7 +210,16 @@ describe('openai provider', () => {
   });
 
   it('gives up on a persistent 500 after maxAttempts with retry events, kind server', async () => {
-    server.always((_req, res) => json(res, 500, { error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } }));
+    server.always((_req, res) =>
+      json(res, 500, {
+        error: {
+          message: 'The server had an error while processing your request.',
+          type: 'server_error',
+          param: null,
+          code: null,
+        },
+      }),
+    );
     const events = await collect(provider.stream(request()));
 
     expect(ofType(events, 'retry').map((e) => e.attempt)).toEqual([1, 2]);
@@ -138,7 +231,16 @@ describe('openai provider', () => {
   });
 
   it('fails fast on 401 with kind auth and a message naming OPENAI_API_KEY', async () => {
-    server.always((_req, res) => json(res, 401, { error: { message: 'Incorrect API key provided: sk-test.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }));
+    server.always((_req, res) =>
+      json(res, 401, {
+        error: {
+          message: 'Incorrect API key provided: sk-test.',
+          type: 'invalid_request_error',
+          param: null,
+          code: 'invalid_api_key',
+        },
+      }),
+    );
     const events = await collect(provider.stream(request()));
 
     expect(events).toHaveLength(1);
@@ -149,7 +251,16 @@ describe('openai provider', () => {
   });
 
   it('fails fast on other 4xx with kind bad_request (404 names the model)', async () => {
-    server.always((_req, res) => json(res, 404, { error: { message: 'The model `gpt-test` does not exist', type: 'invalid_request_error', param: null, code: 'model_not_found' } }));
+    server.always((_req, res) =>
+      json(res, 404, {
+        error: {
+          message: 'The model `gpt-test` does not exist',
+          type: 'invalid_request_error',
+          param: null,
+          code: 'model_not_found',
+        },
+      }),
+    );
     const events = await collect(provider.stream(request()));
     expect(events).toHaveLength(1);
     expect(last(events)).toMatchObject({ type: 'error', kind: 'bad_request', status: 404, retryable: false });
@@ -175,7 +286,12 @@ describe('openai provider', () => {
 
   it('cancels during a retry wait without another attempt', async () => {
     server.always((_req, res) => json(res, 503, { error: { message: 'overloaded' } }, { 'retry-after-ms': '5000' }));
-    const slow = new OpenAIProvider({ model: 'gpt-test', apiKey: 'sk-test', baseUrl: `${server.url}/v1`, retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 10_000 } });
+    const slow = new OpenAIProvider({
+      model: 'gpt-test',
+      apiKey: 'sk-test',
+      baseUrl: `${server.url}/v1`,
+      retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 10_000 },
+    });
     const controller = new AbortController();
     const events: ModelEvent[] = [];
     for await (const e of slow.stream(request({ signal: controller.signal }))) {
@@ -191,9 +307,11 @@ describe('openai provider', () => {
   it('never retries once output was streamed: a cut stream is a network error', async () => {
     server.always((_req, res) => sse(res, [role, chunk({ content: 'half an ans' })], { cut: true }));
     const events = await collect(provider.stream(request()));
-        expect(events.map((e) => e.type)).toEqual(['text_delta', 'error']);
+    expect(events.map((e) => e.type)).toEqual(['text_delta', 'error']);
     expect(last(events)).toMatchObject({ kind: 'network', retryable: true });
-    expect((last(events) as { message: string }).message).toMatch(/stopped streaming before the response was complete.*not retried/);
+    expect((last(events) as { message: string }).message).toMatch(
+      /stopped streaming before the response was complete.*not retried/,
+    );
     expect(server.requests).toHaveLength(1);
   });
 
@@ -203,20 +321,31 @@ describe('openai provider', () => {
       (_req, res) => sse(res, [role, chunk({ content: 'fine' }), chunk({}, 'stop'), usageChunk(1, 1), DONE]),
     );
     const events = await collect(provider.stream(request()));
-        expect(events.map((e) => e.type)).toEqual(['retry', 'text_delta', 'done']);
+    expect(events.map((e) => e.type)).toEqual(['retry', 'text_delta', 'done']);
     expect(events[0]).toMatchObject({ type: 'retry', attempt: 1, reason: 'stream cut short' });
   });
 
   it('times out a silent server (kind timeout) and a refused connection (kind network)', async () => {
     server.always((_req, res) => void setTimeout(() => json(res, 200, {}), 1_000));
-    const timing = new OpenAIProvider({ model: 'gpt-test', apiKey: 'sk-test', baseUrl: `${server.url}/v1`, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 }, timeoutMs: 50 });
+    const timing = new OpenAIProvider({
+      model: 'gpt-test',
+      apiKey: 'sk-test',
+      baseUrl: `${server.url}/v1`,
+      retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
+      timeoutMs: 50,
+    });
     const t = await collect(timing.stream(request()));
     expect(t.map((e) => e.type)).toEqual(['retry', 'error']);
     expect(last(t)).toMatchObject({ kind: 'timeout', retryable: true });
     expect((last(t) as { message: string }).message).toMatch(/within 50 ms/);
 
     const port = await closedPort();
-    const refused = new OpenAIProvider({ model: 'gpt-test', apiKey: 'sk-test', baseUrl: `http://127.0.0.1:${port}/v1`, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 } });
+    const refused = new OpenAIProvider({
+      model: 'gpt-test',
+      apiKey: 'sk-test',
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
+    });
     const n = await collect(refused.stream(request()));
     expect(n.map((e) => e.type)).toEqual(['retry', 'error']);
     expect(last(n)).toMatchObject({ kind: 'network', retryable: true });
@@ -224,7 +353,9 @@ describe('openai provider', () => {
   });
 
   it('maps a multi-turn conversation with tool results, and the output limit', async () => {
-    server.enqueue((_req, res) => sse(res, [role, chunk({ content: 'Done.' }), chunk({}, 'length'), usageChunk(1, 1), DONE]));
+    server.enqueue((_req, res) =>
+      sse(res, [role, chunk({ content: 'Done.' }), chunk({}, 'length'), usageChunk(1, 1), DONE]),
+    );
     const events = await collect(
       provider.stream(
         request({
@@ -240,8 +371,18 @@ describe('openai provider', () => {
               ],
             },
             { role: 'tool', callId: 'call_1', toolName: 'grep', content: 'src/a.ts:3: TODO', isError: false },
-            { role: 'tool', callId: 'call_2', toolName: 'read_file', content: 'validation error: arguments are not valid JSON', isError: true },
-            { role: 'assistant', text: '', toolCalls: [{ id: 'call_3', name: 'read_file', input: { path: 'src/a.ts' } }] },
+            {
+              role: 'tool',
+              callId: 'call_2',
+              toolName: 'read_file',
+              content: 'validation error: arguments are not valid JSON',
+              isError: true,
+            },
+            {
+              role: 'assistant',
+              text: '',
+              toolCalls: [{ id: 'call_3', name: 'read_file', input: { path: 'src/a.ts' } }],
+            },
             { role: 'tool', callId: 'call_3', toolName: 'read_file', content: '// TODO: fix', isError: false },
             { role: 'user', content: 'Keep going' },
           ],
@@ -264,7 +405,13 @@ describe('openai provider', () => {
       },
       { role: 'tool', tool_call_id: 'call_1', content: 'src/a.ts:3: TODO' },
       { role: 'tool', tool_call_id: 'call_2', content: 'validation error: arguments are not valid JSON' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_3', type: 'function', function: { name: 'read_file', arguments: '{"path":"src/a.ts"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_3', type: 'function', function: { name: 'read_file', arguments: '{"path":"src/a.ts"}' } },
+        ],
+      },
       { role: 'tool', tool_call_id: 'call_3', content: '// TODO: fix' },
       { role: 'user', content: 'Keep going' },
     ]);
@@ -282,10 +429,19 @@ describe('openai provider', () => {
 
   it('is reachable through createProvider with OPENAI_BASE_URL and the key from env', async () => {
     server.enqueue((_req, res) => sse(res, [role, chunk({ content: 'hi' }), chunk({}, 'stop'), DONE]));
-    const p = createProvider('openai:gpt-test', { env: { OPENAI_API_KEY: 'sk-env', OPENAI_BASE_URL: `${server.url}/v1` }, retry: FAST });
+    const p = createProvider('openai:gpt-test', {
+      env: { OPENAI_API_KEY: 'sk-env', OPENAI_BASE_URL: `${server.url}/v1` },
+      retry: FAST,
+    });
     const events = await collect(p.stream(request({ tools: [] })));
     // A compatible server that ignores include_usage: zero usage, still a result.
-    expect(last(events)).toEqual({ type: 'done', text: 'hi', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, stopReason: 'end_turn' });
+    expect(last(events)).toEqual({
+      type: 'done',
+      text: 'hi',
+      toolCalls: [],
+      usage: { inputTokens: 0, outputTokens: 0 },
+      stopReason: 'end_turn',
+    });
     expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-env');
     expect(server.requests[0]?.body).not.toHaveProperty('tools');
   });

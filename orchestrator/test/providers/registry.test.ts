@@ -40,7 +40,11 @@ describe('createProvider', () => {
 
   it('plays a scripted spec end to end', async () => {
     const scripted = createProvider(`scripted:${path.join(dir, 'demo.json')}`);
-    expect(last(await collect(scripted.stream({ system: '', messages: [], tools: [] })))).toMatchObject({ type: 'done', text: 'hello', stopReason: 'end_turn' });
+    expect(last(await collect(scripted.stream({ system: '', messages: [], tools: [] })))).toMatchObject({
+      type: 'done',
+      text: 'hello',
+      stopReason: 'end_turn',
+    });
   });
 
   it('the baseUrl option overrides OPENAI_BASE_URL', async () => {
@@ -48,34 +52,52 @@ describe('createProvider', () => {
     try {
       server.enqueue((_req, res) =>
         sse(res, [
-          { data: { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: 'stop' }] } },
+          {
+            data: {
+              id: 'c',
+              object: 'chat.completion.chunk',
+              created: 1,
+              model: 'm',
+              choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: 'stop' }],
+            },
+          },
           { data: '[DONE]' },
         ]),
       );
-      const p = createProvider('openai:m', { env: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'http://127.0.0.1:9/never' }, baseUrl: `${server.url}/v1` });
-      expect(last(await collect(p.stream({ system: '', messages: [{ role: 'user', content: 'hi' }], tools: [] })))).toMatchObject({ type: 'done', text: 'ok' });
+      const p = createProvider('openai:m', {
+        env: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'http://127.0.0.1:9/never' },
+        baseUrl: `${server.url}/v1`,
+      });
+      expect(
+        last(await collect(p.stream({ system: '', messages: [{ role: 'user', content: 'hi' }], tools: [] }))),
+      ).toMatchObject({ type: 'done', text: 'ok' });
       expect(server.requests[0]?.url).toBe('/v1/chat/completions');
     } finally {
       await server.close();
     }
   });
 
-  it.each(['gpt-4.1', 'openai:', 'openai:  ', 'gemini:pro', '', ':x'])('rejects the spec %j with the accepted forms', (spec) => {
-    const err = thrown(() => createProvider(spec, { env: { OPENAI_API_KEY: 'k' } }));
-    expect(err).toBeInstanceOf(ModelSpecError);
-    expect(err).toBeInstanceOf(ProviderSetupError);
-    const message = (err as Error).message;
-    expect(message).toContain('openai:MODEL');
-    expect(message).toContain('anthropic:MODEL');
-    expect(message).toContain('scripted:PATH');
-  });
+  it.each(['gpt-4.1', 'openai:', 'openai:  ', 'gemini:pro', '', ':x'])(
+    'rejects the spec %j with the accepted forms',
+    (spec) => {
+      const err = thrown(() => createProvider(spec, { env: { OPENAI_API_KEY: 'k' } }));
+      expect(err).toBeInstanceOf(ModelSpecError);
+      expect(err).toBeInstanceOf(ProviderSetupError);
+      const message = (err as Error).message;
+      expect(message).toContain('openai:MODEL');
+      expect(message).toContain('anthropic:MODEL');
+      expect(message).toContain('scripted:PATH');
+    },
+  );
 
   it('names the variable to set when a key is missing or empty, and reads only the env it is given', () => {
     vi.stubEnv('OPENAI_API_KEY', 'sk-from-process');
     const openai = thrown(() => createProvider('openai:gpt-4.1', { env: {} }));
     expect(openai).toBeInstanceOf(MissingCredentialError);
     expect((openai as MissingCredentialError).variable).toBe('OPENAI_API_KEY');
-    expect((openai as Error).message).toMatch(/^OPENAI_API_KEY is not set: export OPENAI_API_KEY=<your key> to use openai:MODEL/);
+    expect((openai as Error).message).toMatch(
+      /^OPENAI_API_KEY is not set: export OPENAI_API_KEY=<your key> to use openai:MODEL/,
+    );
 
     const anthropic = thrown(() => createProvider('anthropic:claude-sonnet-4-5', { env: { ANTHROPIC_API_KEY: '  ' } }));
     expect(anthropic).toBeInstanceOf(MissingCredentialError);

@@ -7,7 +7,14 @@ const POLICY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1_00
 
 describe('retry policy', () => {
   it('backs off exponentially with jitter, within [exp/2, exp], capped', () => {
-    for (const [attempt, exp] of [[1, 100], [2, 200], [3, 400], [4, 800], [5, 1_000], [9, 1_000]] as const) {
+    for (const [attempt, exp] of [
+      [1, 100],
+      [2, 200],
+      [3, 400],
+      [4, 800],
+      [5, 1_000],
+      [9, 1_000],
+    ] as const) {
       expect(retryDelay(POLICY, attempt, undefined, () => 0)).toBe(exp / 2);
       expect(retryDelay(POLICY, attempt, undefined, () => 1)).toBe(exp);
     }
@@ -37,7 +44,11 @@ describe('retry policy', () => {
       if (calls < 3) throw new Error('boom');
       yield { type: 'text_delta', text: 'ok' };
     };
-    expect((await collect(withRetries(fast, undefined, flaky, () => transient))).map((e) => (e.type === 'retry' ? e.attempt : e.type))).toEqual([1, 2, 'text_delta']);
+    expect(
+      (await collect(withRetries(fast, undefined, flaky, () => transient))).map((e) =>
+        e.type === 'retry' ? e.attempt : e.type,
+      ),
+    ).toEqual([1, 2, 'text_delta']);
 
     calls = 0;
     const midway = async function* (): AsyncGenerator<ModelEvent> {
@@ -50,7 +61,15 @@ describe('retry policy', () => {
     expect(events.map((e) => e.type)).toEqual(['text_delta', 'error']);
 
     calls = 0;
-    const fatal = await collect(withRetries(fast, undefined, flaky, () => ({ kind: 'auth', retryable: false, message: 'bad key.', reason: '401', status: 401 })));
+    const fatal = await collect(
+      withRetries(fast, undefined, flaky, () => ({
+        kind: 'auth',
+        retryable: false,
+        message: 'bad key.',
+        reason: '401',
+        status: 401,
+      })),
+    );
     expect(calls).toBe(1);
     expect(fatal).toEqual([{ type: 'error', kind: 'auth', message: 'bad key.', retryable: false, status: 401 }]);
   });

@@ -16,13 +16,24 @@ function scriptFile(name: string, content: unknown): string {
   return file;
 }
 
-const request = (over: Partial<ModelRequest> = {}): ModelRequest => ({ system: 'sys!', messages: [{ role: 'user', content: 'do it' }], tools: [], ...over });
+const request = (over: Partial<ModelRequest> = {}): ModelRequest => ({
+  system: 'sys!',
+  messages: [{ role: 'user', content: 'do it' }],
+  tools: [],
+  ...over,
+});
 
 describe('scripted provider', () => {
   it('plays a multi-turn script: text, several tool calls per turn, text-only, final', async () => {
     const file = scriptFile('demo.json', {
       turns: [
-        { text: 'Reading two files.', toolCalls: [{ name: 'read_file', input: { path: 'package.json' } }, { name: 'read_file', input: { path: 'README.md' } }] },
+        {
+          text: 'Reading two files.',
+          toolCalls: [
+            { name: 'read_file', input: { path: 'package.json' } },
+            { name: 'read_file', input: { path: 'README.md' } },
+          ],
+        },
         { toolCalls: [{ name: 'git_status' }] },
         { text: 'Thinking out loud.' },
         { final: 'All done: the version is 1.0.0.' },
@@ -53,7 +64,13 @@ describe('scripted provider', () => {
     const t2 = await collect(model.stream(request()));
     expect(t2).toEqual([
       { type: 'tool_call', call: { id: 'call_1_0', name: 'git_status', input: {} } },
-      { type: 'done', text: '', toolCalls: [{ id: 'call_1_0', name: 'git_status', input: {} }], usage: { inputTokens: 3, outputTokens: 3 }, stopReason: 'tool_use' },
+      {
+        type: 'done',
+        text: '',
+        toolCalls: [{ id: 'call_1_0', name: 'git_status', input: {} }],
+        usage: { inputTokens: 3, outputTokens: 3 },
+        stopReason: 'tool_use',
+      },
     ]);
 
     const t3 = await collect(model.stream(request()));
@@ -63,7 +80,13 @@ describe('scripted provider', () => {
     const t4 = await collect(model.stream(request()));
     expect(t4).toEqual([
       { type: 'text_delta', text: 'All done: the version is 1.0.0.' },
-      { type: 'done', text: 'All done: the version is 1.0.0.', toolCalls: [], usage: { inputTokens: 3, outputTokens: 8 }, stopReason: 'end_turn' },
+      {
+        type: 'done',
+        text: 'All done: the version is 1.0.0.',
+        toolCalls: [],
+        usage: { inputTokens: 3, outputTokens: 8 },
+        stopReason: 'end_turn',
+      },
     ]);
     expect(model.turnsConsumed).toBe(4);
   });
@@ -89,17 +112,26 @@ describe('scripted provider', () => {
     const model = new ScriptedProvider(parseScript({ turns: [{ final: 'x' }] }, 'inline'));
     const controller = new AbortController();
     controller.abort();
-    expect(await collect(model.stream(request({ signal: controller.signal })))).toMatchObject([{ type: 'error', kind: 'cancelled' }]);
+    expect(await collect(model.stream(request({ signal: controller.signal })))).toMatchObject([
+      { type: 'error', kind: 'cancelled' },
+    ]);
     expect(model.turnsConsumed).toBe(0);
   });
 
   it('validates children (scripts of the same shape) and keeps them', () => {
-    const script = loadScript(scriptFile('kids.json', { turns: [{ final: 'parent' }], children: [{ turns: [{ final: 'child' }], children: [] }] }));
+    const script = loadScript(
+      scriptFile('kids.json', {
+        turns: [{ final: 'parent' }],
+        children: [{ turns: [{ final: 'child' }], children: [] }],
+      }),
+    );
     expect(script.children?.[0]?.turns).toEqual([{ final: 'child' }]);
   });
 
   it('names the bad entry and its JSON path when the script is invalid', () => {
-    const file = scriptFile('bad.json', { turns: [{ final: 'ok' }, { text: 'hi', toolCalls: [{ name: 42, input: {} }] }] });
+    const file = scriptFile('bad.json', {
+      turns: [{ final: 'ok' }, { text: 'hi', toolCalls: [{ name: 42, input: {} }] }],
+    });
     expect(() => loadScript(file)).toThrow(ScriptError);
     const message = errorOf(() => loadScript(file));
     expect(message).toContain(`Invalid model script ${file}`);
@@ -108,10 +140,18 @@ describe('scripted provider', () => {
   });
 
   it('rejects typos, empty turns, final mixed with tool calls, and bad children, each with its path', () => {
-    expect(errorOf(() => parseScript({ turns: [{ text: 'a', toolcalls: [] }] }, 's'))).toMatch(/at \$\.turns\[0\]: .*toolcalls/);
-    expect(errorOf(() => parseScript({ turns: [{}] }, 's'))).toMatch(/at \$\.turns\[0\]: a turn needs "text", "toolCalls" or "final"/);
-    expect(errorOf(() => parseScript({ turns: [{ final: 'x', toolCalls: [{ name: 'bash', input: {} }] }] }, 's'))).toMatch(/at \$\.turns\[0\]: "final" is the whole answer/);
-    expect(errorOf(() => parseScript({ turns: [], children: [{ turns: [{ final: 3 }] }] }, 's'))).toMatch(/at \$\.children\[0\]\.turns\[0\]\.final:/);
+    expect(errorOf(() => parseScript({ turns: [{ text: 'a', toolcalls: [] }] }, 's'))).toMatch(
+      /at \$\.turns\[0\]: .*toolcalls/,
+    );
+    expect(errorOf(() => parseScript({ turns: [{}] }, 's'))).toMatch(
+      /at \$\.turns\[0\]: a turn needs "text", "toolCalls" or "final"/,
+    );
+    expect(
+      errorOf(() => parseScript({ turns: [{ final: 'x', toolCalls: [{ name: 'bash', input: {} }] }] }, 's')),
+    ).toMatch(/at \$\.turns\[0\]: "final" is the whole answer/);
+    expect(errorOf(() => parseScript({ turns: [], children: [{ turns: [{ final: 3 }] }] }, 's'))).toMatch(
+      /at \$\.children\[0\]\.turns\[0\]\.final:/,
+    );
     expect(errorOf(() => parseScript({ steps: [] }, 's'))).toMatch(/at \$\.turns:/);
     expect(errorOf(() => parseScript([], 's'))).toMatch(/at \$: /);
   });
@@ -119,7 +159,9 @@ describe('scripted provider', () => {
   it('says when the file is missing or not JSON', () => {
     const missing = path.join(dir, 'nope.json');
     expect(() => loadScript(missing)).toThrow(ScriptError);
-    expect(errorOf(() => loadScript(missing))).toBe(`Model script not found: ${missing}. Check the path in scripted:PATH (relative paths start at ${process.cwd()}).`);
+    expect(errorOf(() => loadScript(missing))).toBe(
+      `Model script not found: ${missing}. Check the path in scripted:PATH (relative paths start at ${process.cwd()}).`,
+    );
     expect(errorOf(() => loadScript('nope.json', dir))).toContain(`Model script not found: ${missing}`);
     const broken = scriptFile('broken.json', '{"turns": [');
     expect(errorOf(() => loadScript(broken))).toMatch(/is not valid JSON/);

@@ -182,10 +182,21 @@ class FakeSandbox implements SandboxPort {
     error?: InvocationResult['error'],
   ): InvocationResult {
     return {
-      v: 1, invocationId: 'inv_x', runId: 'run_x', sandboxId: this.sandboxId, status,
-      exitCode: null, signal: null, output,
-      bytes: output.length, truncated: false, durationMs: 1, filesChanged: [], replayed: false,
-      ...(data ? { data } : {}), ...(error ? { error } : {}),
+      v: 1,
+      invocationId: 'inv_x',
+      runId: 'run_x',
+      sandboxId: this.sandboxId,
+      status,
+      exitCode: null,
+      signal: null,
+      output,
+      bytes: output.length,
+      truncated: false,
+      durationMs: 1,
+      filesChanged: [],
+      replayed: false,
+      ...(data ? { data } : {}),
+      ...(error ? { error } : {}),
     };
   }
 }

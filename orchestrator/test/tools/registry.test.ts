@@ -13,7 +13,11 @@ const CONTRACT: Record<string, { required: string[]; optional: string[]; sideEff
   git_status: { required: [], optional: [], sideEffect: 'read' },
   git_diff: { required: [], optional: ['path'], sideEffect: 'read' },
   read_artifact: { required: ['ref'], optional: ['offset', 'limit'], sideEffect: 'read' },
-  delegate: { required: ['task', 'tools', 'paths', 'budget', 'expect'], optional: ['evidence'], sideEffect: 'delegate' },
+  delegate: {
+    required: ['task', 'tools', 'paths', 'budget', 'expect'],
+    optional: ['evidence'],
+    sideEffect: 'delegate',
+  },
 };
 
 describe('the coding tool set', () => {
@@ -23,16 +27,24 @@ describe('the coding tool set', () => {
     expect(registry.names().sort()).toEqual(Object.keys(CONTRACT).sort());
   });
 
-  it.each(Object.entries(CONTRACT))('%s: JSON schema generated from zod, with the contracted fields and no others', (name, c) => {
-    const [described] = registry.describe([name]);
-    const schema = described!.inputSchema as { type: string; properties: Record<string, unknown>; required?: string[]; additionalProperties: boolean };
-    expect(schema.type).toBe('object');
-    expect(Object.keys(schema.properties).sort()).toEqual([...c.required, ...c.optional].sort());
-    expect((schema.required ?? []).sort()).toEqual([...c.required].sort());
-    expect(schema.additionalProperties).toBe(false);
-    expect(described!.description.length).toBeGreaterThan(20);
-    expect(registry.get(name)!.sideEffect).toBe(c.sideEffect);
-  });
+  it.each(Object.entries(CONTRACT))(
+    '%s: JSON schema generated from zod, with the contracted fields and no others',
+    (name, c) => {
+      const [described] = registry.describe([name]);
+      const schema = described!.inputSchema as {
+        type: string;
+        properties: Record<string, unknown>;
+        required?: string[];
+        additionalProperties: boolean;
+      };
+      expect(schema.type).toBe('object');
+      expect(Object.keys(schema.properties).sort()).toEqual([...c.required, ...c.optional].sort());
+      expect((schema.required ?? []).sort()).toEqual([...c.required].sort());
+      expect(schema.additionalProperties).toBe(false);
+      expect(described!.description.length).toBeGreaterThan(20);
+      expect(registry.get(name)!.sideEffect).toBe(c.sideEffect);
+    },
+  );
 
   it('read-only runs see only tools that cannot change anything; visibility never widens', () => {
     const ro = resolveSurface(registry, { mode: 'read-only' });
@@ -41,6 +53,8 @@ describe('the coding tool set', () => {
     expect(ro).not.toContain('edit_file');
     expect(ro).not.toContain('delegate');
     expect(ro).toContain('read_file');
-    expect(resolveSurface(registry, { mode: 'sandboxed-auto', allow: ['read_file', 'no_such_tool'] })).toEqual(['read_file']);
+    expect(resolveSurface(registry, { mode: 'sandboxed-auto', allow: ['read_file', 'no_such_tool'] })).toEqual([
+      'read_file',
+    ]);
   });
 });

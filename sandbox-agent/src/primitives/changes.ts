@@ -2,7 +2,13 @@ import { MAX_OUTPUT_CAP, type ChangedFile, type InvocationOf } from '@gatehouse/
 import type { Baseline } from '../baseline';
 import type { Outcome, PrimitiveContext } from './context';
 
-const STATUS: Record<string, ChangedFile['status']> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', T: 'type_changed' };
+const STATUS: Record<string, ChangedFile['status']> = {
+  A: 'added',
+  M: 'modified',
+  D: 'deleted',
+  R: 'renamed',
+  T: 'type_changed',
+};
 
 /** The workspace's changes since start-up: a binary-safe git diff and the list of changed paths. */
 export async function changes(_input: InvocationOf<'changes'>['input'], ctx: PrimitiveContext): Promise<Outcome> {
@@ -14,7 +20,13 @@ export async function changes(_input: InvocationOf<'changes'>['input'], ctx: Pri
 
 async function diffAgainst(baseline: Baseline, base: string, index: string, ctx: PrimitiveContext): Promise<Outcome> {
   const current = await baseline.writeTree(index, ctx.signal, ctx.timeoutMs);
-  const nameStatus = await baseline.git(['diff', '--name-status', '-z', '--no-renames', base, current], index, ctx.signal, ctx.timeoutMs, MAX_OUTPUT_CAP);
+  const nameStatus = await baseline.git(
+    ['diff', '--name-status', '-z', '--no-renames', base, current],
+    index,
+    ctx.signal,
+    ctx.timeoutMs,
+    MAX_OUTPUT_CAP,
+  );
   const parts = nameStatus.stdout.split('\0').filter((p) => p !== '');
   const files: ChangedFile[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {

@@ -26,7 +26,8 @@ export function scrubbedEnv(extra: Record<string, string> = {}): Record<string, 
     ...extra,
     ...gitProgramVariables(),
   };
-  if (!(env.PATH ?? '').split(':').includes(GIT_WRAPPER_DIR)) env.PATH = `${GIT_WRAPPER_DIR}:${env.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`;
+  if (!(env.PATH ?? '').split(':').includes(GIT_WRAPPER_DIR))
+    env.PATH = `${GIT_WRAPPER_DIR}:${env.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`;
   const given = Number(extra.GIT_CONFIG_COUNT ?? '0');
   let n = Number.isInteger(given) && given >= 0 && given < 1000 ? given : 0;
   for (const [key, value] of [...GIT_PROGRAM_OVERRIDES, ['safe.directory', '*'] as const]) {

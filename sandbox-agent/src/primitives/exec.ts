@@ -6,7 +6,6 @@ import { statOrThrow } from './file-io';
 import type { Outcome, PrimitiveContext } from './context';
 import { diffSnapshots, snapshot } from './snapshot';
 
-
 /**
  * Runs the command with oom_score_adj 1000, inherited by everything it starts. The daemon shares
  * the sandbox's memory limit with the commands, and after a few large outputs it is often the
@@ -21,7 +20,8 @@ const OOM_FIRST = '{ echo 1000 > /proc/self/oom_score_adj; } 2>/dev/null; ';
 export async function exec(input: InvocationOf<'exec'>['input'], ctx: PrimitiveContext): Promise<Outcome> {
   const cwd = await ctx.ws.resolve(input.cwd ?? '.');
   const st = statOrThrow(cwd);
-  if (!st.isDirectory()) throw new PrimitiveError('not_a_directory', `cwd ${cwd.rel} is not a directory`, 'rejected', cwd.rel);
+  if (!st.isDirectory())
+    throw new PrimitiveError('not_a_directory', `cwd ${cwd.rel} is not a directory`, 'rejected', cwd.rel);
 
   const before = input.trackChanges ? await snapshot(ctx.ws.root) : undefined;
   const run = await runProcess('/bin/bash', ['-c', OOM_FIRST + input.command], {
@@ -49,10 +49,20 @@ export function outcomeOf(run: ProcessOutcome, timeoutMs: number, extra: Partial
     data: { kind: 'exec' as const, stdoutBytes: run.stdoutBytes, stderrBytes: run.stderrBytes },
     ...extra,
   };
-  if (run.spawnError !== undefined) return { ...base, status: 'failed', error: { code: 'io_error', message: `could not start: ${run.spawnError}` } };
-  if (run.aborted) return { ...base, status: 'aborted', error: { code: 'cancelled', message: 'cancelled; the process group was killed' } };
+  if (run.spawnError !== undefined)
+    return { ...base, status: 'failed', error: { code: 'io_error', message: `could not start: ${run.spawnError}` } };
+  if (run.aborted)
+    return {
+      ...base,
+      status: 'aborted',
+      error: { code: 'cancelled', message: 'cancelled; the process group was killed' },
+    };
   if (run.timedOut) {
-    return { ...base, status: 'timeout', error: { code: 'timeout', message: `timed out after ${timeoutMs} ms; the process group was killed` } };
+    return {
+      ...base,
+      status: 'timeout',
+      error: { code: 'timeout', message: `timed out after ${timeoutMs} ms; the process group was killed` },
+    };
   }
   return { ...base, status: run.exitCode === 0 ? 'ok' : 'failed' };
 }

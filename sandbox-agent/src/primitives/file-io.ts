@@ -1,5 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fchmodSync, fstatSync, lstatSync, readlinkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  readlinkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '@gatehouse/shared';
 import { asCommandUser } from '../as-user';
@@ -28,15 +42,26 @@ export async function readRegularFile(target: ResolvedPath): Promise<Buffer> {
     // would show here. Checked on the descriptor itself (8 µs) rather than by switching the daemon's
     // uid for the read (300 µs: glibc broadcasts every setxid call to all of Node's threads).
     if (readlinkSync(`/proc/self/fd/${fd}`) !== target.real) {
-      throw new PrimitiveError('path_changed', `${target.rel} led somewhere else when it was opened; nothing was read`, 'rejected', target.rel);
+      throw new PrimitiveError(
+        'path_changed',
+        `${target.rel} led somewhere else when it was opened; nothing was read`,
+        'rejected',
+        target.rel,
+      );
     }
     const st = fstatSync(fd);
     if (st.isDirectory()) {
       throw new PrimitiveError('is_directory', `${target.rel} is a directory; list it instead`, 'rejected', target.rel);
     }
-    if (!st.isFile()) throw new PrimitiveError('invalid_path', `${target.rel} is not a regular file`, 'rejected', target.rel);
+    if (!st.isFile())
+      throw new PrimitiveError('invalid_path', `${target.rel} is not a regular file`, 'rejected', target.rel);
     if (st.size > MAX_READ_BYTES) {
-      throw new PrimitiveError('too_large', `${target.rel} is ${st.size} bytes; the limit is ${MAX_READ_BYTES}`, 'rejected', target.rel);
+      throw new PrimitiveError(
+        'too_large',
+        `${target.rel} is ${st.size} bytes; the limit is ${MAX_READ_BYTES}`,
+        'rejected',
+        target.rel,
+      );
     }
     return readFileSync(fd);
   } catch (e) {
@@ -52,7 +77,11 @@ export async function readRegularFile(target: ResolvedPath): Promise<Buffer> {
  * All of it runs as the command user (as-user.ts): what it creates is that user's, the mode of an
  * existing file is kept, and a file the policy locks cannot be replaced, by the daemon either.
  */
-export async function writeAtomically(target: ResolvedPath, content: string | Buffer, user: CommandUser): Promise<void> {
+export async function writeAtomically(
+  target: ResolvedPath,
+  content: string | Buffer,
+  user: CommandUser,
+): Promise<void> {
   asCommandUser(user, () => writeAsIs(target, content));
 }
 
@@ -62,8 +91,10 @@ function writeAsIs(target: ResolvedPath, content: string | Buffer): void {
   try {
     if (target.exists) {
       const st = lstatSync(target.real);
-      if (st.isDirectory()) throw new PrimitiveError('is_directory', `${target.rel} is a directory`, 'rejected', target.rel);
-      if (!st.isFile()) throw new PrimitiveError('invalid_path', `${target.rel} is not a regular file`, 'rejected', target.rel);
+      if (st.isDirectory())
+        throw new PrimitiveError('is_directory', `${target.rel} is a directory`, 'rejected', target.rel);
+      if (!st.isFile())
+        throw new PrimitiveError('invalid_path', `${target.rel} is not a regular file`, 'rejected', target.rel);
       mode = st.mode & 0o7777;
     } else {
       mkdirSync(dir, { recursive: true });
@@ -92,12 +123,29 @@ export function ioError(e: unknown, rel: string): PrimitiveError {
   const code = errnoCode(e);
   if (code === 'ENOENT') return new PrimitiveError('not_found', `${rel} does not exist`, 'failed', rel);
   if (code === 'EISDIR') return new PrimitiveError('is_directory', `${rel} is a directory`, 'rejected', rel);
-  if (code === 'ENOTDIR') return new PrimitiveError('not_a_directory', `a parent of ${rel} is not a directory`, 'failed', rel);
+  if (code === 'ENOTDIR')
+    return new PrimitiveError('not_a_directory', `a parent of ${rel} is not a directory`, 'failed', rel);
   if (code === 'EACCES' || code === 'EPERM') {
-    return new PrimitiveError('io_error', `${rel}: ${code}: the command user may not do this (paths the policy denies writing are read-only in the sandbox)`, 'failed', rel);
+    return new PrimitiveError(
+      'io_error',
+      `${rel}: ${code}: the command user may not do this (paths the policy denies writing are read-only in the sandbox)`,
+      'failed',
+      rel,
+    );
   }
-  if (code === 'ELOOP') return new PrimitiveError('path_outside_workspace', `${rel} became a symbolic link; refusing to follow it`, 'rejected', rel);
-  return new PrimitiveError('io_error', `${rel}: ${code ?? (e instanceof Error ? e.message : String(e))}`, 'failed', rel);
+  if (code === 'ELOOP')
+    return new PrimitiveError(
+      'path_outside_workspace',
+      `${rel} became a symbolic link; refusing to follow it`,
+      'rejected',
+      rel,
+    );
+  return new PrimitiveError(
+    'io_error',
+    `${rel}: ${code ?? (e instanceof Error ? e.message : String(e))}`,
+    'failed',
+    rel,
+  );
 }
 
 export function hashOf(content: string | Buffer): string {

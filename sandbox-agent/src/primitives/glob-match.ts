@@ -6,13 +6,22 @@
  * Supported: `*` (within a segment), `?`, `[abc]` / `[a-z]` / `[!x]`, `{a,b}` alternatives, and
  * `**` as a whole segment (any number of segments, including none). Dotfiles match like any name.
  */
-type Token = { kind: 'lit'; ch: string } | { kind: 'star' } | { kind: 'one' } | { kind: 'class'; negate: boolean; ranges: Array<[string, string]> };
+type Token =
+  | { kind: 'lit'; ch: string }
+  | { kind: 'star' }
+  | { kind: 'one' }
+  | { kind: 'class'; negate: boolean; ranges: Array<[string, string]> };
 type Segment = { globstar: true } | { globstar: false; tokens: Token[] };
 
 const MAX_ALTERNATIVES = 64;
 
 export function compileGlob(pattern: string): (path: string) => boolean {
-  const patterns = expandBraces(pattern).map((p) => p.split('/').filter((s, i, all) => s !== '' || i === all.length - 1).map(parseSegment));
+  const patterns = expandBraces(pattern).map((p) =>
+    p
+      .split('/')
+      .filter((s, i, all) => s !== '' || i === all.length - 1)
+      .map(parseSegment),
+  );
   return (path) => {
     const parts = path.split('/');
     return patterns.some((segs) => matchSegments(segs, parts));

@@ -17,7 +17,8 @@ export async function glob(input: InvocationOf<'glob'>['input'], ctx: PrimitiveC
   // Without this, a base that does not exist (or is a file) walked as empty and came back as
   // `ok` with no matches: "nothing matches" when the truth is "you looked in the wrong place".
   const st = statOrThrow(base);
-  if (!st.isDirectory()) throw new PrimitiveError('not_a_directory', `${base.rel} is not a directory`, 'rejected', base.rel);
+  if (!st.isDirectory())
+    throw new PrimitiveError('not_a_directory', `${base.rel} is not a directory`, 'rejected', base.rel);
   const isMatch = compileGlob(input.pattern);
   const skipDirs = new Set(['.git', ...(input.pattern.includes('node_modules') ? [] : ['node_modules'])]);
   const limit = input.limit ?? DEFAULT_LIMIT;

@@ -16,7 +16,14 @@ export async function grep(input: InvocationOf<'grep'>['input'], ctx: PrimitiveC
   // io_error (which reads like the search itself broke).
   if (!target.exists) throw new PrimitiveError('not_found', `${target.rel} does not exist`, 'failed', target.rel);
   // --devices=skip: a FIFO named as the path would otherwise block grep until the timeout.
-  const args = ['-rnIE', '--null', '--color=never', '--devices=skip', '--exclude-dir=.git', '--exclude-dir=node_modules'];
+  const args = [
+    '-rnIE',
+    '--null',
+    '--color=never',
+    '--devices=skip',
+    '--exclude-dir=.git',
+    '--exclude-dir=node_modules',
+  ];
   if (input.ignoreCase) args.push('-i');
   if (input.include) args.push(`--include=${input.include}`);
   args.push('-e', input.pattern, '--', target.rel);
@@ -29,17 +36,29 @@ export async function grep(input: InvocationOf<'grep'>['input'], ctx: PrimitiveC
     user: ctx.user,
   });
   const base = { exitCode: run.exitCode, signal: run.signal, bytes: run.bytes, truncated: run.truncated };
-  if (run.aborted) return { ...base, status: 'aborted', output: '', error: { code: 'cancelled', message: 'cancelled' } };
-  if (run.timedOut) return { ...base, status: 'timeout', output: '', error: { code: 'timeout', message: `grep timed out after ${ctx.timeoutMs} ms` } };
+  if (run.aborted)
+    return { ...base, status: 'aborted', output: '', error: { code: 'cancelled', message: 'cancelled' } };
+  if (run.timedOut)
+    return {
+      ...base,
+      status: 'timeout',
+      output: '',
+      error: { code: 'timeout', message: `grep timed out after ${ctx.timeoutMs} ms` },
+    };
   // grep: 0 = matches, 1 = none, 2 = trouble (bad pattern, unreadable file).
   if (run.exitCode !== 0 && run.exitCode !== 1) {
-    return { ...base, status: 'failed', output: run.output, error: { code: 'io_error', message: firstLine(run.output) || 'grep failed' } };
+    return {
+      ...base,
+      status: 'failed',
+      output: run.output,
+      error: { code: 'io_error', message: firstLine(run.output) || 'grep failed' },
+    };
   }
   const limit = input.limit ?? DEFAULT_LIMIT;
   const matches: GrepMatch[] = [];
   let truncated = run.truncated;
   // With a truncated capture the middle of the output is gone; only the head is trusted.
-  const usable = run.truncated ? run.stdout.split('\n[… ')[0] ?? '' : run.stdout;
+  const usable = run.truncated ? (run.stdout.split('\n[… ')[0] ?? '') : run.stdout;
   for (const line of usable.split('\n')) {
     const nul = line.indexOf('\0');
     if (nul < 0) continue;
@@ -58,5 +77,10 @@ export async function grep(input: InvocationOf<'grep'>['input'], ctx: PrimitiveC
 }
 
 function firstLine(s: string): string {
-  return s.split('\n').find((l) => l.trim() !== '')?.slice(0, 500) ?? '';
+  return (
+    s
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.slice(0, 500) ?? ''
+  );
 }

@@ -9,7 +9,13 @@ const DEFAULT_LIMIT = 1000;
 export async function list(input: InvocationOf<'list'>['input'], ctx: PrimitiveContext): Promise<Outcome> {
   const target = await ctx.ws.resolveExpecting(input.path ?? '.', input.expectReal);
   const st = statOrThrow(target);
-  if (!st.isDirectory()) throw new PrimitiveError('not_a_directory', `${target.rel} is not a directory; read it instead`, 'rejected', target.rel);
+  if (!st.isDirectory())
+    throw new PrimitiveError(
+      'not_a_directory',
+      `${target.rel} is not a directory; read it instead`,
+      'rejected',
+      target.rel,
+    );
 
   const limit = input.limit ?? DEFAULT_LIMIT;
   const entries: ListEntry[] = [];
@@ -29,6 +35,8 @@ export async function list(input: InvocationOf<'list'>['input'], ctx: PrimitiveC
     }
     entries.push(entry);
   }
-  const output = entries.map((e) => (e.type === 'dir' ? `${e.path}/` : e.type === 'symlink' ? `${e.path}@` : e.path)).join('\n');
+  const output = entries
+    .map((e) => (e.type === 'dir' ? `${e.path}/` : e.type === 'symlink' ? `${e.path}@` : e.path))
+    .join('\n');
   return { ...ok(output, { kind: 'list', entries }), truncated };
 }

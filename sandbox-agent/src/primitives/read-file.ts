@@ -8,7 +8,12 @@ export async function readFile(input: InvocationOf<'read_file'>['input'], ctx: P
   const bytes = await readRegularFile(target);
   const sha256 = hashOf(bytes);
   if (bytes.subarray(0, 8192).includes(0)) {
-    throw new PrimitiveError('binary_file', `${target.rel} looks binary (${bytes.length} bytes, sha256 ${sha256})`, 'failed', target.rel);
+    throw new PrimitiveError(
+      'binary_file',
+      `${target.rel} looks binary (${bytes.length} bytes, sha256 ${sha256})`,
+      'failed',
+      target.rel,
+    );
   }
   const text = bytes.toString('utf8');
   const lines = text.length === 0 ? [] : text.split('\n');

@@ -40,7 +40,14 @@ export const EventData = {
     /** Run ids from the root agent to this one. */
     lineage: z.array(z.string()).optional(),
     /** The run's budgets (resume keeps them unless told otherwise). */
-    budgets: z.strictObject({ maxTurns: z.number().int(), maxToolCalls: z.number().int(), maxTokens: z.number().int(), wallClockMs: z.number() }).optional(),
+    budgets: z
+      .strictObject({
+        maxTurns: z.number().int(),
+        maxToolCalls: z.number().int(),
+        maxTokens: z.number().int(),
+        wallClockMs: z.number(),
+      })
+      .optional(),
   }),
   'run.completed': z.strictObject({
     status: z.enum(['final', 'partial', 'failed', 'cancelled']),
@@ -53,7 +60,9 @@ export const EventData = {
     /** Changed files --apply refused, with the reason (one refusal and nothing is written). */
     refused: z.array(z.strictObject({ path: z.string(), reason: z.string() })).optional(),
     /** Changed files not exported (too large, or not a file), with their sizes. */
-    skipped: z.array(z.strictObject({ path: z.string(), size: z.number().int().nonnegative(), reason: z.string() })).optional(),
+    skipped: z
+      .array(z.strictObject({ path: z.string(), size: z.number().int().nonnegative(), reason: z.string() }))
+      .optional(),
     /** Writing to the repository failed part way: what was and was not written. */
     applyError: z.string().optional(),
   }),
@@ -85,9 +94,14 @@ export const EventData = {
   'model.output': z.strictObject({
     turn: z.number().int().positive(),
     text: z.string(),
-    toolCalls: z.array(z.strictObject({ callId: z.string(), name: z.string(), input: z.unknown(), parseError: z.string().optional() })),
+    toolCalls: z.array(
+      z.strictObject({ callId: z.string(), name: z.string(), input: z.unknown(), parseError: z.string().optional() }),
+    ),
     stopReason: z.string(),
-    usage: z.strictObject({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() }),
+    usage: z.strictObject({
+      inputTokens: z.number().int().nonnegative(),
+      outputTokens: z.number().int().nonnegative(),
+    }),
     retries: z.number().int().nonnegative(),
     error: z.strictObject({ kind: z.string(), message: z.string() }).optional(),
   }),
@@ -192,8 +206,19 @@ export const EventData = {
     tools: z.array(z.string()),
     paths: z.array(z.string()),
     evidence: z.array(z.strictObject({ id: z.string(), sha256: Hash })),
-    budget: z.strictObject({ turns: z.number().int(), toolCalls: z.number().int(), tokens: z.number().int(), seconds: z.number() }),
-    policy: z.strictObject({ mode: z.string(), source: z.string(), sha256: Hash, rules: z.number().int(), paths: z.array(z.string()) }),
+    budget: z.strictObject({
+      turns: z.number().int(),
+      toolCalls: z.number().int(),
+      tokens: z.number().int(),
+      seconds: z.number(),
+    }),
+    policy: z.strictObject({
+      mode: z.string(),
+      source: z.string(),
+      sha256: Hash,
+      rules: z.number().int(),
+      paths: z.array(z.string()),
+    }),
     depth: z.number().int().positive(),
   }),
   /** A sub-agent ended (both logs): status, a hash of its answer, the evidence it cites, its changes. */
@@ -250,7 +275,9 @@ export const EventData = {
     filesChanged: z.array(z.string()),
     artifactRefs: z.array(z.string()),
     /** The full SHA-256 and size of each stored artifact (a ref names only a prefix): verify re-hashes the files. */
-    artifacts: z.array(z.strictObject({ ref: z.string(), sha256: Hash, bytes: z.number().int().nonnegative() })).optional(),
+    artifacts: z
+      .array(z.strictObject({ ref: z.string(), sha256: Hash, bytes: z.number().int().nonnegative() }))
+      .optional(),
     /** Content hashes this run now knows (a full read, or its own write or edit), by workspace path. */
     fileHashes: z.record(z.string(), Hash).optional(),
     error: z.strictObject({ code: z.string(), message: z.string() }).optional(),

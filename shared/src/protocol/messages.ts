@@ -50,7 +50,9 @@ export const Invocation = z.discriminatedUnion('primitive', [
   invocationOf('resolve'),
 ]);
 export type Invocation = z.infer<typeof Invocation>;
-export type InvocationOf<P extends PrimitiveName> = Extract<Invocation, { primitive: P }> & { input: PrimitiveInput<P> };
+export type InvocationOf<P extends PrimitiveName> = Extract<Invocation, { primitive: P }> & {
+  input: PrimitiveInput<P>;
+};
 
 export const ResultStatus = z.enum(['ok', 'failed', 'timeout', 'aborted', 'rejected']);
 export type ResultStatus = z.infer<typeof ResultStatus>;

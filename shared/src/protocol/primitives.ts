@@ -67,7 +67,10 @@ export const GrepInput = z.strictObject({
 
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/);
 export const ExecInput = z.strictObject({
-  command: z.string().min(1).max(128 * 1024),
+  command: z
+    .string()
+    .min(1)
+    .max(128 * 1024),
   /** Working directory inside the workspace. */
   cwd: WorkspacePath.optional(),
   /** Added to the scrubbed environment. */
@@ -82,7 +85,17 @@ export const ChangesInput = z.strictObject({});
 /** Where workspace paths really lead (every symlink resolved); read-only, for the policy. */
 export const ResolveInput = z.strictObject({ paths: z.array(WorkspacePath).min(1).max(16) });
 
-export const PRIMITIVES = ['read_file', 'write_file', 'edit_file', 'list', 'glob', 'grep', 'exec', 'changes', 'resolve'] as const;
+export const PRIMITIVES = [
+  'read_file',
+  'write_file',
+  'edit_file',
+  'list',
+  'glob',
+  'grep',
+  'exec',
+  'changes',
+  'resolve',
+] as const;
 export const PrimitiveName = z.enum(PRIMITIVES);
 export type PrimitiveName = z.infer<typeof PrimitiveName>;
 

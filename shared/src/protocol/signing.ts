@@ -36,7 +36,8 @@ export function signMessage(message: object, key: KeyObject): string {
 /** Loads the public key the daemon verifies with; throws on anything but an Ed25519 SPKI PEM. */
 export function invocationPublicKey(pem: string): KeyObject {
   const key = createPublicKey(pem);
-  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`the invocation key is ${key.asymmetricKeyType}, not ed25519`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new Error(`the invocation key is ${key.asymmetricKeyType}, not ed25519`);
   return key;
 }
 

@@ -11,7 +11,12 @@ import { approvalSubjects, canonicalJson, Id, Sha256Hex } from '@gatehouse/share
  */
 
 /** Shown in `nats:<name>:<key>` and in logs, so no colons, spaces or control characters. */
-export const ApproverName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/, 'must be 1-64 characters of A-Z a-z 0-9 _ . @ -, starting with a letter or digit');
+export const ApproverName = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/,
+    'must be 1-64 characters of A-Z a-z 0-9 _ . @ -, starting with a letter or digit',
+  );
 
 export const UserPublicKey = z
   .string()
@@ -68,7 +73,8 @@ export function signAnswer(answer: UnsignedAnswer, seed: string, now: Date = new
   const publicKey = kp.getPublicKey();
   if (!publicKey.startsWith('U')) throw new Error('the seed is not a user nkey seed (SU…)');
   // Catch a mix-up here, where it is cheap to explain, not as "signature does not verify" later.
-  if (publicKey !== answer.approver.publicKey) throw new Error(`the seed is for ${publicKey}, not for the approver key ${answer.approver.publicKey}`);
+  if (publicKey !== answer.approver.publicKey)
+    throw new Error(`the seed is for ${publicKey}, not for the approver key ${answer.approver.publicKey}`);
   const unsigned = { ...answer, signedAt: now.toISOString() };
   const signature = Buffer.from(kp.sign(signingBytes(unsigned))).toString('base64');
   return SignedAnswer.parse({ ...unsigned, signature });
@@ -89,7 +95,12 @@ export function verifyAnswerSignature(answer: SignedAnswer): boolean {
  * Sends a signed answer and waits for the orchestrator's verdict. Resolves, never rejects for a
  * refusal: `{ ok: false, error }` says why (not pending any more, bad signature, timeout).
  */
-export async function answerOverNats(nc: NatsConnection, answer: SignedAnswer, timeoutMs: number, rootRunId: string = answer.runId): Promise<AnswerReply> {
+export async function answerOverNats(
+  nc: NatsConnection,
+  answer: SignedAnswer,
+  timeoutMs: number,
+  rootRunId: string = answer.runId,
+): Promise<AnswerReply> {
   // A sub-agent's request is answered on its root run's subjects, signed for its own run.
   const subject = approvalSubjects(rootRunId).answer(answer.requestId);
   let data: Uint8Array;
@@ -98,7 +109,11 @@ export async function answerOverNats(nc: NatsConnection, answer: SignedAnswer, t
     data = reply.data;
   } catch (e) {
     const code = (e as { code?: string }).code;
-    if (code === '503') return { ok: false, error: `request ${answer.requestId} of run ${answer.runId} is not pending (already answered, timed out, or never asked)` };
+    if (code === '503')
+      return {
+        ok: false,
+        error: `request ${answer.requestId} of run ${answer.runId} is not pending (already answered, timed out, or never asked)`,
+      };
     if (code === 'TIMEOUT') return { ok: false, error: `no reply from the orchestrator within ${timeoutMs} ms` };
     return { ok: false, error: `could not send the answer: ${(e as Error).message}` };
   }

@@ -10,8 +10,17 @@ export type OnAsk = 'pause' | 'deny';
 export function headlessChannel(onAsk: OnAsk): ApprovalChannel {
   const answer: ApprovalAnswer =
     onAsk === 'deny'
-      ? { decision: 'deny', approver: 'policy:on-ask-deny', channel: 'headless', reason: 'approval needed but this run denies asks (--on-ask deny)' }
-      : { decision: 'pause', channel: 'headless', reason: 'no approver is attached (headless run); approve with `gatehouse approve`' };
+      ? {
+          decision: 'deny',
+          approver: 'policy:on-ask-deny',
+          channel: 'headless',
+          reason: 'approval needed but this run denies asks (--on-ask deny)',
+        }
+      : {
+          decision: 'pause',
+          channel: 'headless',
+          reason: 'no approver is attached (headless run); approve with `gatehouse approve`',
+        };
   return {
     name: 'headless',
     // A fresh copy each time: callers may annotate the answer they get.

@@ -58,7 +58,8 @@ class NatsChannel implements ApprovalChannel {
     this.subjects = approvalSubjects(this.runId);
     for (const a of z.array(Approver).parse(opts.approvers)) {
       const known = this.approvers.get(a.publicKey);
-      if (known !== undefined && known !== a.name) throw new Error(`approver key ${a.publicKey} is listed twice, as "${known}" and "${a.name}"`);
+      if (known !== undefined && known !== a.name)
+        throw new Error(`approver key ${a.publicKey} is listed twice, as "${known}" and "${a.name}"`);
       this.approvers.set(a.publicKey, a.name);
     }
     this.waitMs = z.number().finite().nonnegative().parse(opts.waitMs);
@@ -75,8 +76,10 @@ class NatsChannel implements ApprovalChannel {
   async ask(prompt: ApprovalPrompt, signal: AbortSignal): Promise<ApprovalAnswer> {
     // One channel per tree of agents: a sub-agent's request goes out on its root run's subjects
     // (its lineage starts there); answers are checked against the prompt's own run.
-    if (prompt.runId !== this.runId && !prompt.lineage.includes(this.runId)) throw new Error(`this NATS approval channel serves run ${this.runId} and its sub-agents, not ${prompt.runId}`);
-    if (this.open.has(prompt.requestId)) throw new Error(`request ${prompt.requestId} is already waiting for an answer`);
+    if (prompt.runId !== this.runId && !prompt.lineage.includes(this.runId))
+      throw new Error(`this NATS approval channel serves run ${this.runId} and its sub-agents, not ${prompt.runId}`);
+    if (this.open.has(prompt.requestId))
+      throw new Error(`request ${prompt.requestId} is already waiting for an answer`);
     if (signal.aborted) return cancelled();
     const outcome = this.closed ? 'fallback' : await this.waitForAnswer(prompt, signal);
     return outcome === 'fallback' ? this.fallback.ask(prompt, signal) : outcome;
@@ -117,7 +120,10 @@ class NatsChannel implements ApprovalChannel {
               respond(msg, { ok: false, error: verdict.error } satisfies AnswerReply);
               return; // keep waiting: a bad answer is not an answer
             }
-            respond(msg, { ok: true, decision: verdict.answer.decision === 'grant' ? 'grant' : 'deny' } satisfies AnswerReply);
+            respond(msg, {
+              ok: true,
+              decision: verdict.answer.decision === 'grant' ? 'grant' : 'deny',
+            } satisfies AnswerReply);
             finish(verdict.answer);
           },
         });
@@ -125,7 +131,9 @@ class NatsChannel implements ApprovalChannel {
         timer = setTimeout(() => finish('fallback'), this.waitMs);
         this.nc.publish(this.subjects.requests, this.encodeJson(wirePrompt(prompt, this.maxPayload())));
       } catch (e) {
-        this.onError(`approval request ${prompt.requestId} could not go out over NATS (${(e as Error).message}); asking the ${this.fallback.name} channel instead`);
+        this.onError(
+          `approval request ${prompt.requestId} could not go out over NATS (${(e as Error).message}); asking the ${this.fallback.name} channel instead`,
+        );
         finish('fallback');
       }
     });
@@ -142,19 +150,48 @@ class NatsChannel implements ApprovalChannel {
     const parsed = validate(SignedAnswer, raw);
     if (!parsed.ok) return { ok: false, error: `invalid answer: ${parsed.error}` };
     const a = parsed.value;
-    if (a.runId !== prompt.runId) return { ok: false, error: `the answer is for run ${a.runId}, this request belongs to run ${prompt.runId}` };
-    if (a.requestId !== prompt.requestId) return { ok: false, error: `the answer is for request ${a.requestId}, not ${prompt.requestId}` };
-    if (a.actionHash !== prompt.actionHash) return { ok: false, error: `the answer's actionHash does not match request ${prompt.requestId}'s action (answer the action as published)` };
+    if (a.runId !== prompt.runId)
+      return { ok: false, error: `the answer is for run ${a.runId}, this request belongs to run ${prompt.runId}` };
+    if (a.requestId !== prompt.requestId)
+      return { ok: false, error: `the answer is for request ${a.requestId}, not ${prompt.requestId}` };
+    if (a.actionHash !== prompt.actionHash)
+      return {
+        ok: false,
+        error: `the answer's actionHash does not match request ${prompt.requestId}'s action (answer the action as published)`,
+      };
     const listed = this.approvers.get(a.approver.publicKey);
-    if (listed === undefined) return { ok: false, error: `approver key ${a.approver.publicKey} is not an approver of this run` };
-    if (listed !== a.approver.name) return { ok: false, error: `approver name "${a.approver.name}" does not match key ${a.approver.publicKey}, which is listed as "${listed}"` };
-    if (!verifyAnswerSignature(a)) return { ok: false, error: `the signature does not verify for key ${a.approver.publicKey}` };
+    if (listed === undefined)
+      return { ok: false, error: `approver key ${a.approver.publicKey} is not an approver of this run` };
+    if (listed !== a.approver.name)
+      return {
+        ok: false,
+        error: `approver name "${a.approver.name}" does not match key ${a.approver.publicKey}, which is listed as "${listed}"`,
+      };
+    if (!verifyAnswerSignature(a))
+      return { ok: false, error: `the signature does not verify for key ${a.approver.publicKey}` };
     const approver = `nats:${a.approver.name}:${a.approver.publicKey}`;
     if (a.decision === 'grant') {
       // A grant that does not name a scope gets the narrower one.
-      return { ok: true, answer: { decision: 'grant', scope: a.scope ?? 'once', approver, channel: 'nats', ...(a.reason ? { reason: a.reason } : {}) } };
+      return {
+        ok: true,
+        answer: {
+          decision: 'grant',
+          scope: a.scope ?? 'once',
+          approver,
+          channel: 'nats',
+          ...(a.reason ? { reason: a.reason } : {}),
+        },
+      };
     }
-    return { ok: true, answer: { decision: 'deny', approver, channel: 'nats', reason: a.reason?.trim() || `denied by ${a.approver.name}` } };
+    return {
+      ok: true,
+      answer: {
+        decision: 'deny',
+        approver,
+        channel: 'nats',
+        reason: a.reason?.trim() || `denied by ${a.approver.name}`,
+      },
+    };
   }
 
   private pendingList(): { runId: string; pending: unknown[]; truncated?: true } {
@@ -186,7 +223,10 @@ class NatsChannel implements ApprovalChannel {
  */
 function wirePrompt(prompt: ApprovalPrompt, maxBytes: number): ApprovalPrompt & { inputOmitted?: true } {
   if (Buffer.byteLength(JSON.stringify(prompt)) <= maxBytes - PAYLOAD_MARGIN) return prompt;
-  const preview = prompt.preview.length > MAX_PREVIEW_WHEN_OMITTED ? `${prompt.preview.slice(0, MAX_PREVIEW_WHEN_OMITTED)}… (cut)` : prompt.preview;
+  const preview =
+    prompt.preview.length > MAX_PREVIEW_WHEN_OMITTED
+      ? `${prompt.preview.slice(0, MAX_PREVIEW_WHEN_OMITTED)}… (cut)`
+      : prompt.preview;
   return { ...prompt, input: null, preview, inputOmitted: true };
 }
 
@@ -213,7 +253,9 @@ function unsubscribe(sub: Subscription): void {
 
 function cutRaw(data: Uint8Array): string {
   const raw = new TextDecoder().decode(data);
-  return raw.length <= MAX_RAW_REPORTED ? raw : `${raw.slice(0, MAX_RAW_REPORTED)}… (${raw.length - MAX_RAW_REPORTED} more chars)`;
+  return raw.length <= MAX_RAW_REPORTED
+    ? raw
+    : `${raw.slice(0, MAX_RAW_REPORTED)}… (${raw.length - MAX_RAW_REPORTED} more chars)`;
 }
 
 /** A throwing logger must not break the channel. */

@@ -11,7 +11,12 @@ export function previewOf(tool: string, input: unknown): string {
     // The whole command, uncut: a tail hidden from the approver is exactly where a bad step would go.
     return fields.command;
   }
-  if (tool === 'edit_file' && typeof fields.path === 'string' && typeof fields.oldText === 'string' && typeof fields.newText === 'string') {
+  if (
+    tool === 'edit_file' &&
+    typeof fields.path === 'string' &&
+    typeof fields.oldText === 'string' &&
+    typeof fields.newText === 'string'
+  ) {
     return editDiff(fields.path, fields.oldText, fields.newText);
   }
   if (tool === 'write_file' && typeof fields.path === 'string' && typeof fields.content === 'string') {
@@ -40,7 +45,12 @@ function writePreview(path: string, content: string): string {
   const shown = lines.slice(0, WRITE_PREVIEW_LINES).map((l) => `+${l}`);
   const more = lines.length - shown.length;
   const size = `${lines.length} line${lines.length === 1 ? '' : 's'}, ${Buffer.byteLength(content)} bytes`;
-  return [`write_file ${path} (${size})`, `+++ b/${path}`, ...shown, ...(more > 0 ? [`… ${more} more line${more === 1 ? '' : 's'}`] : [])].join('\n');
+  return [
+    `write_file ${path} (${size})`,
+    `+++ b/${path}`,
+    ...shown,
+    ...(more > 0 ? [`… ${more} more line${more === 1 ? '' : 's'}`] : []),
+  ].join('\n');
 }
 
 /** `a\nb\n` is two lines, not three: the trailing newline ends the last line. */

@@ -10,4 +10,3 @@ export function visible(s: string): string {
 export function oneLine(s: string): string {
   return visible(s).replace(/\n/g, '\\n').replace(/\t/g, ' ');
 }
-

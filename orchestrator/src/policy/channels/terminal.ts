@@ -72,7 +72,7 @@ class TerminalChannel implements ApprovalChannel {
     this.reader.begin();
     try {
       w(render(prompt));
-      for (let invalid = 0; ; ) {
+      for (let invalid = 0; ;) {
         w('> ');
         const read = await this.reader.next(signal);
         if (read.kind === 'aborted') {
@@ -98,12 +98,22 @@ class TerminalChannel implements ApprovalChannel {
           // They already chose to deny; a closed input only loses the reason, not the decision.
           const reason = why.kind === 'line' ? why.line.trim().slice(0, MAX_REASON_CHARS) : '';
           w(why.kind === 'eof' ? '\n  denied\n' : '  denied\n');
-          return { decision: 'deny', approver: this.approver, channel: 'terminal', reason: reason || 'denied by the user' };
+          return {
+            decision: 'deny',
+            approver: this.approver,
+            channel: 'terminal',
+            reason: reason || 'denied by the user',
+          };
         }
         invalid++;
         if (invalid >= MAX_INVALID) {
           w(`  no valid answer after ${MAX_INVALID} tries: denied\n`);
-          return { decision: 'deny', approver: this.approver, channel: 'terminal', reason: `no valid answer after ${MAX_INVALID} attempts (expected o, r or d)` };
+          return {
+            decision: 'deny',
+            approver: this.approver,
+            channel: 'terminal',
+            reason: `no valid answer after ${MAX_INVALID} attempts (expected o, r or d)`,
+          };
         }
         w(`  please answer o (approve once), r (approve for this run) or d (deny) [${invalid}/${MAX_INVALID}]\n`);
       }
@@ -147,7 +157,12 @@ function safeUsername(): string | undefined {
 function render(p: ApprovalPrompt): string {
   const rows: [string, string][] = [];
   if (p.lineage.length > 1) rows.push(['lineage', p.lineage.map(oneLine).join(' › ')]);
-  rows.push(['run', oneLine(p.runId)], ['tool', oneLine(p.tool)], ['rule', oneLine(p.rule)], ['reason', oneLine(p.reason)]);
+  rows.push(
+    ['run', oneLine(p.runId)],
+    ['tool', oneLine(p.tool)],
+    ['rule', oneLine(p.rule)],
+    ['reason', oneLine(p.reason)],
+  );
   p.risk.forEach((r, i) => rows.push([i === 0 ? 'risk' : '', oneLine(r)]));
   rows.push(['request', oneLine(p.requestId)]);
   const lines = ['', '━━ approval needed ' + '━'.repeat(40), ...rows.map(([k, v]) => `  ${k.padEnd(8)} ${v}`)];
@@ -155,7 +170,9 @@ function render(p: ApprovalPrompt): string {
   const shown = preview.slice(0, MAX_PREVIEW_LINES);
   lines.push('  ┌ preview', ...shown.map((l) => `  │ ${l}`));
   if (preview.length > shown.length) {
-    lines.push(`  │ … ${preview.length - shown.length} more lines not shown; the approval covers all of them (deny if unsure)`);
+    lines.push(
+      `  │ … ${preview.length - shown.length} more lines not shown; the approval covers all of them (deny if unsure)`,
+    );
   }
   lines.push('  └', '[o] approve once  [r] approve for this run  [d] deny', '');
   return lines.join('\n');

@@ -70,7 +70,9 @@ export function readOptions(words: readonly Word[], start: number, spec: OptionS
 /** Short option letters anywhere in the words (`-fdx` has f, d and x), for "does it force?" checks. */
 export function hasFlag(args: readonly string[], short: string, ...long: string[]): boolean {
   return args.some((a) =>
-    a.startsWith('--') ? long.includes(a.split('=')[0]!) : a.startsWith('-') && a.length > 1 && [...short].some((c) => a.slice(1).includes(c)),
+    a.startsWith('--')
+      ? long.includes(a.split('=')[0]!)
+      : a.startsWith('-') && a.length > 1 && [...short].some((c) => a.slice(1).includes(c)),
   );
 }
 

@@ -13,11 +13,17 @@ import { short, type Word } from './words';
  * `command` are removed), so the check holds however they are reached.
  */
 
-const v = (cls: CommandClass, reason: string, extra: Partial<Verdict> = {}): Verdict => ({ class: cls, reason, ...extra });
+const v = (cls: CommandClass, reason: string, extra: Partial<Verdict> = {}): Verdict => ({
+  class: cls,
+  reason,
+  ...extra,
+});
 
 /** A literal string with `$(…)` or backticks that bash evaluates: parsed too, so rules still see its commands. */
 function payload(label: string, w: Word | undefined): Inner[] {
-  return w?.literal && hasCommandText(w.value) ? [{ label, script: w, opaque: `${label}: bash evaluates ${short(w.value)}, which runs commands` }] : [];
+  return w?.literal && hasCommandText(w.value)
+    ? [{ label, script: w, opaque: `${label}: bash evaluates ${short(w.value)}, which runs commands` }]
+    : [];
 }
 
 /** What was found: problems for certain, and problems that hold unless some words are integers. */
@@ -47,8 +53,13 @@ class Findings {
 
   verdict(name: string, fine: string): Verdict {
     const { problems, conditions, inner } = this;
-    if (problems.length === 0 && inner.length === 0) return v('read-only', fine, conditions.length ? { conditions } : {});
-    return v('unknown', problems[0] ?? `${name} evaluates a string that runs commands`, { problem: problems.join('; ') || undefined, conditions, inner });
+    if (problems.length === 0 && inner.length === 0)
+      return v('read-only', fine, conditions.length ? { conditions } : {});
+    return v('unknown', problems[0] ?? `${name} evaluates a string that runs commands`, {
+      problem: problems.join('; ') || undefined,
+      conditions,
+      inner,
+    });
   }
 }
 
@@ -121,8 +132,51 @@ function hash(args: readonly Word[]): Verdict {
   return f.verdict('hash', 'hash lists or forgets remembered command locations');
 }
 
-const UNARY_TESTS = new Set(['-a', '-b', '-c', '-d', '-e', '-f', '-g', '-h', '-k', '-p', '-r', '-s', '-t', '-u', '-w', '-x', '-G', '-L', '-N', '-O', '-S', '-z', '-n', '-o', '!']);
-const BINARY_TESTS = new Set(['=', '==', '!=', '<', '>', '-eq', '-ne', '-lt', '-le', '-gt', '-ge', '-nt', '-ot', '-ef', '-a', '-o']);
+const UNARY_TESTS = new Set([
+  '-a',
+  '-b',
+  '-c',
+  '-d',
+  '-e',
+  '-f',
+  '-g',
+  '-h',
+  '-k',
+  '-p',
+  '-r',
+  '-s',
+  '-t',
+  '-u',
+  '-w',
+  '-x',
+  '-G',
+  '-L',
+  '-N',
+  '-O',
+  '-S',
+  '-z',
+  '-n',
+  '-o',
+  '!',
+]);
+const BINARY_TESTS = new Set([
+  '=',
+  '==',
+  '!=',
+  '<',
+  '>',
+  '-eq',
+  '-ne',
+  '-lt',
+  '-le',
+  '-gt',
+  '-ge',
+  '-nt',
+  '-ot',
+  '-ef',
+  '-a',
+  '-o',
+]);
 
 /**
  * `test` / `[`: `-v NAME` evaluates NAME's subscript. A word only known at run time is safe where
@@ -138,7 +192,13 @@ function test(name: string, all: readonly Word[]): Verdict {
       f.add(nameProblem(`${name} ${w.value}`, args[i + 1]!, false));
       f.payload(`${name} ${w.value}`, args[i + 1]);
     }
-    if (args.length === 1 || (lit(args[i - 1], UNARY_TESTS) && args[i - 1]!.value !== '!') || lit(args[i - 1], BINARY_TESTS) || lit(args[i + 1], BINARY_TESTS)) return;
+    if (
+      args.length === 1 ||
+      (lit(args[i - 1], UNARY_TESTS) && args[i - 1]!.value !== '!') ||
+      lit(args[i - 1], BINARY_TESTS) ||
+      lit(args[i + 1], BINARY_TESTS)
+    )
+      return;
     f.option(name, w);
   });
   return f.verdict(name, `${name} only tests`);
@@ -157,14 +217,19 @@ export function declaration(keyword: string, words: readonly Word[]): Verdict {
   const f = new Findings();
   for (const w of words) {
     if (w.literal && /^[-+]./.test(w.value)) {
-      if (/^-[A-Za-z]*[ni]/.test(w.value)) f.add(`${keyword} ${w.value}: ${w.value.includes('n') ? 'a name reference makes one variable set another' : 'integer variables evaluate what is assigned to them as arithmetic'}`);
+      if (/^-[A-Za-z]*[ni]/.test(w.value))
+        f.add(
+          `${keyword} ${w.value}: ${w.value.includes('n') ? 'a name reference makes one variable set another' : 'integer variables evaluate what is assigned to them as arithmetic'}`,
+        );
       continue;
     }
     const assign = ASSIGNMENT.exec(w.value);
     if (assign) {
       const [, name, subscript, , value] = assign as unknown as [string, string, string | undefined, string, string];
-      if (riskyVariable(name, w.literal ? value : ANY_VALUE)) f.add(`${keyword} sets ${name}, which changes what later commands run`);
-      if (subscript !== undefined) f.add(nameProblem(keyword, { value: name + subscript, literal: true, pattern: '' }, false));
+      if (riskyVariable(name, w.literal ? value : ANY_VALUE))
+        f.add(`${keyword} sets ${name}, which changes what later commands run`);
+      if (subscript !== undefined)
+        f.add(nameProblem(keyword, { value: name + subscript, literal: true, pattern: '' }, false));
     } else if (w.literal && NAME.test(w.value)) {
       f.add(nameProblem(keyword, w, false));
       f.payload(keyword, w);
@@ -215,4 +280,3 @@ export const BUILTINS: Record<string, (args: readonly Word[], typed: string) => 
   export: (args) => declaration('export', args),
   readonly: (args) => declaration('readonly', args),
 };
-

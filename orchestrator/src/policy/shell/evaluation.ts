@@ -1,5 +1,13 @@
 import { childByField, childrenByField, type SyntaxNode } from './syntax';
-import { ANY_VALUE, baseName, hasCommandText, nameProblem, riskyVariable, type Binding, type Condition } from './variables';
+import {
+  ANY_VALUE,
+  baseName,
+  hasCommandText,
+  nameProblem,
+  riskyVariable,
+  type Binding,
+  type Condition,
+} from './variables';
 import { short, wordOf, wordsOf } from './words';
 
 /**
@@ -38,13 +46,40 @@ const INTEGER_SPECIALS = new Set(['?', '#', '$', '!']);
 /** Comparisons whose operands `[[ ]]` evaluates as arithmetic. */
 const ARITHMETIC_TESTS = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
 /** Containers of arithmetic whose named children are all arithmetic too. */
-const ARITHMETIC_CONTAINERS = new Set(['binary_expression', 'unary_expression', 'postfix_expression', 'parenthesized_expression', 'ternary_expression']);
+const ARITHMETIC_CONTAINERS = new Set([
+  'binary_expression',
+  'unary_expression',
+  'postfix_expression',
+  'parenthesized_expression',
+  'ternary_expression',
+]);
 
 /**
  * Variables bash sets itself from data (input lines, matches, the last argument, arguments): never
  * known to hold integers. Positional parameters (`1`, `2`…) are treated the same way.
  */
-export const IMPLICIT = new Set(['REPLY', 'MAPFILE', 'READLINE_LINE', 'OPTARG', 'BASH_REMATCH', 'COPROC', '_', 'PWD', 'OLDPWD', 'DIRSTACK', 'BASH_COMMAND', 'BASH_ARGV', 'FUNCNAME', 'BASH_SOURCE', 'COMP_WORDS', 'COMPREPLY', '@', '*', '0', '-']);
+export const IMPLICIT = new Set([
+  'REPLY',
+  'MAPFILE',
+  'READLINE_LINE',
+  'OPTARG',
+  'BASH_REMATCH',
+  'COPROC',
+  '_',
+  'PWD',
+  'OLDPWD',
+  'DIRSTACK',
+  'BASH_COMMAND',
+  'BASH_ARGV',
+  'FUNCNAME',
+  'BASH_SOURCE',
+  'COMP_WORDS',
+  'COMPREPLY',
+  '@',
+  '*',
+  '0',
+  '-',
+]);
 
 /**
  * When a node is an integer whatever happens: `[]`; when it is one provided some variables only
@@ -71,7 +106,8 @@ export function integerNode(node: SyntaxNode): string[] | null {
       const inner = node.children.filter((n) => n.type !== '${' && n.type !== '}');
       if (inner[0]?.type === '#' && inner.length === 2) return []; // ${#x}: a length
       if (inner.length === 1 && inner[0]!.type === 'variable_name') return [inner[0]!.text];
-      if (inner.length === 1 && inner[0]!.type === 'special_variable_name') return INTEGER_SPECIALS.has(inner[0]!.text) ? [] : [inner[0]!.text];
+      if (inner.length === 1 && inner[0]!.type === 'special_variable_name')
+        return INTEGER_SPECIALS.has(inner[0]!.text) ? [] : [inner[0]!.text];
       return null;
     }
     case 'string': {
@@ -95,7 +131,8 @@ function namesIn(value: string): string[] {
   if (m) out.push(m[1]!);
   if (/^-[A-Za-z]/.test(value)) {
     const cluster = baseName(value);
-    for (let i = 1; i < cluster.length - 1; i++) if ('vap'.includes(cluster[i]!) && IDENT.test(cluster.slice(i + 1))) out.push(cluster.slice(i + 1));
+    for (let i = 1; i < cluster.length - 1; i++)
+      if ('vap'.includes(cluster[i]!) && IDENT.test(cluster.slice(i + 1))) out.push(cluster.slice(i + 1));
   }
   return out;
 }
@@ -109,7 +146,10 @@ function literalText(node: SyntaxNode): string {
     case 'number':
       return wordOf(node).value;
     case 'string':
-      return node.children.filter((c) => c.type === 'string_content').map((c) => wordOf({ ...c, type: 'word' }).value).join('');
+      return node.children
+        .filter((c) => c.type === 'string_content')
+        .map((c) => wordOf({ ...c, type: 'word' }).value)
+        .join('');
     case 'concatenation':
       return node.children.map(literalText).join('');
   }
@@ -119,10 +159,12 @@ function literalText(node: SyntaxNode): string {
 export function evaluate(root: SyntaxNode): Evaluation {
   const ev: Evaluation = { problems: [], conditions: [], bindings: [], payloads: [] };
   const problem = (p: string) => ev.problems.push(p);
-  const bind = (name: string, integer: string[] | null, text?: string) => ev.bindings.push([baseName(name), text === undefined ? { integer } : { integer, text }]);
+  const bind = (name: string, integer: string[] | null, text?: string) =>
+    ev.bindings.push([baseName(name), text === undefined ? { integer } : { integer, text }]);
   /** A value's text when it is one literal word (not an array, not a substitution). */
   const literal = (n: SyntaxNode) => {
-    if (!['word', 'raw_string', 'ansi_c_string', 'string', 'concatenation', 'number'].includes(n.type)) return undefined;
+    if (!['word', 'raw_string', 'ansi_c_string', 'string', 'concatenation', 'number'].includes(n.type))
+      return undefined;
     const w = wordOf(n);
     return w.literal ? w.value : undefined;
   };
@@ -130,10 +172,16 @@ export function evaluate(root: SyntaxNode): Evaluation {
   const arithmeticAssignments = new Set<SyntaxNode>();
 
   const use = (label: string, names: string[]) => {
-    if (names.length) ev.conditions.push({ names, problem: `${label}: bash evaluates ${names.join(', ')} as arithmetic, and a value such as a[$(cmd)] there runs cmd` });
+    if (names.length)
+      ev.conditions.push({
+        names,
+        problem: `${label}: bash evaluates ${names.join(', ')} as arithmetic, and a value such as a[$(cmd)] there runs cmd`,
+      });
   };
   const unsafe = (label: string, n: SyntaxNode) => {
-    problem(`${label}: bash evaluates ${short(n.text)} as arithmetic, where a value only known at run time can run commands`);
+    problem(
+      `${label}: bash evaluates ${short(n.text)} as arithmetic, where a value only known at run time can run commands`,
+    );
     const w = wordOf(n);
     if (w.literal && hasCommandText(w.value)) ev.payloads.push({ label, text: w.value });
   };
@@ -147,7 +195,12 @@ export function evaluate(root: SyntaxNode): Evaluation {
       if (judged.has(n)) continue;
       judged.add(n);
       if (!n.named || n.type === 'comment' || n.type === 'number' || n.type === 'arithmetic_expansion') continue; // a nested $((…)) is checked on its own
-      if (n.type === 'word' || n.type === 'variable_name' || n.type === 'raw_string' || (n.type === 'string' && n.children.every((c) => !c.named || c.type === 'string_content'))) {
+      if (
+        n.type === 'word' ||
+        n.type === 'variable_name' ||
+        n.type === 'raw_string' ||
+        (n.type === 'string' && n.children.every((c) => !c.named || c.type === 'string_content'))
+      ) {
         const w = wordOf(n);
         if (!w.literal) unsafe(label, n);
         else if (IDENT.test(w.value)) use(label, [w.value]);
@@ -173,7 +226,10 @@ export function evaluate(root: SyntaxNode): Evaluation {
     }
   };
 
-  interface Item { node: SyntaxNode; bracket?: '[' | '[[' }
+  interface Item {
+    node: SyntaxNode;
+    bracket?: '[' | '[[';
+  }
   const stack: Item[] = [{ node: root }];
   for (let item = stack.pop(); item; item = stack.pop()) {
     const { node: n } = item;
@@ -182,7 +238,7 @@ export function evaluate(root: SyntaxNode): Evaluation {
       case 'variable_assignment': {
         const name = childByField(n, 'name');
         const value = childByField(n, 'value');
-        const target = name?.type === 'subscript' ? childByField(name, 'name')?.text ?? '' : name?.text ?? '';
+        const target = name?.type === 'subscript' ? (childByField(name, 'name')?.text ?? '') : (name?.text ?? '');
         if (arithmeticAssignments.has(n)) {
           bind(target, []);
           break;
@@ -196,10 +252,13 @@ export function evaluate(root: SyntaxNode): Evaluation {
         const variable = childByField(n, 'variable');
         if (!variable) break;
         const values = childrenByField(n, 'value');
-        const integers = values.length > 0 && values.every((c) => integerNode(c)?.length === 0 || /^\{-?\d+\.\.-?\d+(\.\.-?\d+)?\}$/.test(c.text));
+        const integers =
+          values.length > 0 &&
+          values.every((c) => integerNode(c)?.length === 0 || /^\{-?\d+\.\.-?\d+(\.\.-?\d+)?\}$/.test(c.text));
         if (integers || values.length === 0) bind(variable.text, integers ? [] : null);
         else for (const c of values) bind(variable.text, null, /[*?[{]/.test(c.text) ? undefined : literal(c));
-        if (riskyVariable(variable.text, ANY_VALUE)) problem(`the for loop sets ${variable.text}, which changes what later commands run`);
+        if (riskyVariable(variable.text, ANY_VALUE))
+          problem(`the for loop sets ${variable.text}, which changes what later commands run`);
         break;
       }
       case 'c_style_for_statement':
@@ -220,21 +279,29 @@ export function evaluate(root: SyntaxNode): Evaluation {
         for (const c of n.children) {
           const index = /^\[([^\]]*)\]\+?=/.exec(c.text)?.[1];
           if (index === undefined || NUMBER.test(index)) continue;
-          const name = /^(?:([A-Za-z_][A-Za-z0-9_]*)|\$([A-Za-z_][A-Za-z0-9_]*)|\$\{([A-Za-z_][A-Za-z0-9_]*)\})$/.exec(index);
+          const name = /^(?:([A-Za-z_][A-Za-z0-9_]*)|\$([A-Za-z_][A-Za-z0-9_]*)|\$\{([A-Za-z_][A-Za-z0-9_]*)\})$/.exec(
+            index,
+          );
           if (name) use('an array index', [(name[1] ?? name[2] ?? name[3])!]);
-          else problem(`${short(c.text)}: bash evaluates the array index as arithmetic, where a value only known at run time can run commands`);
+          else
+            problem(
+              `${short(c.text)}: bash evaluates the array index as arithmetic, where a value only known at run time can run commands`,
+            );
         }
         break;
       case 'subscript': {
         const index = childByField(n, 'index');
-        if (index && !(index.type === 'word' && (index.text === '@' || index.text === '*'))) arithmetic(index, `the subscript of ${childByField(n, 'name')?.text ?? 'an array'}`);
+        if (index && !(index.type === 'word' && (index.text === '@' || index.text === '*')))
+          arithmetic(index, `the subscript of ${childByField(n, 'name')?.text ?? 'an array'}`);
         break;
       }
       case 'expansion': {
         const parts = n.children.filter((c) => c.type !== '${' && c.type !== '}');
         const variable = parts.find((c) => c.type === 'variable_name' || c.type === 'subscript');
-        const name = variable?.type === 'subscript' ? childByField(variable, 'name')?.text ?? '' : variable?.text ?? '';
-        if (/@P\}$/.test(n.text)) problem(`${short(n.text)}: prompt expansion runs the command substitutions in the value`);
+        const name =
+          variable?.type === 'subscript' ? (childByField(variable, 'name')?.text ?? '') : (variable?.text ?? '');
+        if (/@P\}$/.test(n.text))
+          problem(`${short(n.text)}: prompt expansion runs the command substitutions in the value`);
         if (parts[0]?.type === '!' && !/^\$\{!([A-Za-z_][A-Za-z0-9_]*(\[[@*]\]|[@*])|#)\}$/.test(n.text)) {
           problem(`${short(n.text)}: indirect expansion evaluates a name held in a variable, subscript included`);
         }
@@ -242,7 +309,8 @@ export function evaluate(root: SyntaxNode): Evaluation {
         if (colon >= 0) for (const c of parts.slice(colon + 1)) if (c.type !== ':') arithmetic(c, `${short(n.text)}`);
         if (parts.some((c) => c.type === '=' || c.type === ':=')) {
           bind(name, null);
-          if (riskyVariable(name, ANY_VALUE)) problem(`${short(n.text)} sets ${name}, which changes what later commands run`);
+          if (riskyVariable(name, ANY_VALUE))
+            problem(`${short(n.text)} sets ${name}, which changes what later commands run`);
         }
         break;
       }
@@ -267,7 +335,8 @@ export function evaluate(root: SyntaxNode): Evaluation {
           const w = operand && wordOf(operand);
           const p = w && nameProblem(`${bracket} ${op.text}`, w, false);
           if (p) problem(p);
-          if (w?.literal && hasCommandText(w.value)) ev.payloads.push({ label: `${bracket} ${op.text}`, text: w.value });
+          if (w?.literal && hasCommandText(w.value))
+            ev.payloads.push({ label: `${bracket} ${op.text}`, text: w.value });
         }
         break;
       }
@@ -275,7 +344,10 @@ export function evaluate(root: SyntaxNode): Evaluation {
       case 'declaration_command':
       case 'unset_command': {
         // A name given to any command may be one a builtin sets (`read n`, `printf -v n`, `command mapfile n`).
-        const args = n.type === 'command' ? n.children.filter((c) => c.field === 'argument') : n.children.slice(1).filter((c) => c.named && c.type !== 'variable_assignment' && c.type !== 'comment');
+        const args =
+          n.type === 'command'
+            ? n.children.filter((c) => c.field === 'argument')
+            : n.children.slice(1).filter((c) => c.named && c.type !== 'variable_assignment' && c.type !== 'comment');
         for (const w of wordsOf(args, n)) for (const name of namesIn(w.value)) bind(name, null);
         break;
       }

@@ -64,8 +64,21 @@ export interface GivenOption {
 }
 
 const EFFECT_CLASS: Record<Effect, CommandClass> = { '>': 'write', '+': 'write', '!': 'unknown', '#': 'privilege' };
-const EFFECT_WORDS: Record<Effect, string> = { '>': 'writes a file', '+': 'changes files', '!': 'runs another program', '#': 'changes the system' };
-const RANK: Record<CommandClass, number> = { 'read-only': 0, 'test-build': 1, write: 2, destructive: 3, network: 4, privilege: 5, unknown: 6 };
+const EFFECT_WORDS: Record<Effect, string> = {
+  '>': 'writes a file',
+  '+': 'changes files',
+  '!': 'runs another program',
+  '#': 'changes the system',
+};
+const RANK: Record<CommandClass, number> = {
+  'read-only': 0,
+  'test-build': 1,
+  write: 2,
+  destructive: 3,
+  network: 4,
+  privilege: 5,
+  unknown: 6,
+};
 
 /**
  * Compiles a spec. Short options: letters, each optionally followed by `:` (takes a value), `::`
@@ -73,16 +86,26 @@ const RANK: Record<CommandClass, number> = { 'read-only': 0, 'test-build': 1, wr
  * space-separated names with the same suffixes written `=`, `?` and `==`, then an effect mark.
  * Example: short `bo:>`, long `output=> compress-program=! reverse`.
  */
-export function spec(shortSpec: string, longSpec: string, extra: Omit<CommandSpec, 'short' | 'long' | 'abbrev'> & { abbrev?: 'gnu' | 'exact' } = {}): CommandSpec {
+export function spec(
+  shortSpec: string,
+  longSpec: string,
+  extra: Omit<CommandSpec, 'short' | 'long' | 'abbrev'> & { abbrev?: 'gnu' | 'exact' } = {},
+): CommandSpec {
   const shortMap = new Map<string, OptionDef>();
   for (const m of shortSpec.matchAll(/([A-Za-z0-9])(::|:|;)?([>!+#])?/g)) {
-    shortMap.set(m[1]!, { values: m[2] === '::' ? -1 : m[2] === ':' ? 1 : m[2] === ';' ? 2 : 0, ...(m[3] ? { effect: m[3] as Effect } : {}) });
+    shortMap.set(m[1]!, {
+      values: m[2] === '::' ? -1 : m[2] === ':' ? 1 : m[2] === ';' ? 2 : 0,
+      ...(m[3] ? { effect: m[3] as Effect } : {}),
+    });
   }
   const longMap = new Map<string, OptionDef>();
   for (const tok of longSpec.trim().split(/\s+/).filter(Boolean)) {
     const m = /^([A-Za-z0-9][A-Za-z0-9-]*)(==|=|\?)?([>!+#])?$/.exec(tok);
     if (!m) throw new Error(`bad long option spec: ${tok}`);
-    longMap.set(m[1]!, { values: m[2] === '==' ? 2 : m[2] === '=' ? 1 : m[2] === '?' ? -1 : 0, ...(m[3] ? { effect: m[3] as Effect } : {}) });
+    longMap.set(m[1]!, {
+      values: m[2] === '==' ? 2 : m[2] === '=' ? 1 : m[2] === '?' ? -1 : 0,
+      ...(m[3] ? { effect: m[3] as Effect } : {}),
+    });
   }
   for (const common of ['help', 'version']) if (!longMap.has(common)) longMap.set(common, { values: 0 });
   return { short: shortMap, long: longMap, abbrev: extra.abbrev ?? 'gnu', ...extra };
@@ -207,11 +230,17 @@ export function outputOperand(index: number, what: string): (ops: readonly Word[
   return (ops) => {
     // `uniq *.log` writes the second file the glob finds.
     const glob = ops.slice(0, index + 1).find((o) => o.literal && isGlob(o.pattern));
-    if (glob) return { class: 'unknown', reason: `${what}: ${short(glob.value)} could expand to several files, the last one written` };
+    if (glob)
+      return {
+        class: 'unknown',
+        reason: `${what}: ${short(glob.value)} could expand to several files, the last one written`,
+      };
     const out = ops[index];
     if (!out) return undefined;
     if (!out.literal) return { class: 'unknown', reason: `${what} writes a file whose name is only known at run time` };
-    return out.value === '-' ? undefined : { class: 'write', reason: `${what} writes ${short(out.value)}`, writes: [out.value] };
+    return out.value === '-'
+      ? undefined
+      : { class: 'write', reason: `${what} writes ${short(out.value)}`, writes: [out.value] };
   };
 }
 
@@ -234,7 +263,11 @@ export function readGnuOptions(words: readonly Word[], start: number, s: Command
   const flags = new Set<string>();
   const values = new Map<string, Word>();
   let bad: string | undefined;
-  const attached = (w: Word, from: number): Word => ({ ...w, value: w.value.slice(from), pattern: w.value.slice(from) });
+  const attached = (w: Word, from: number): Word => ({
+    ...w,
+    value: w.value.slice(from),
+    pattern: w.value.slice(from),
+  });
   let i = start;
   while (i < words.length) {
     const w = words[i]!;

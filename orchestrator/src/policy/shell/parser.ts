@@ -30,7 +30,10 @@ async function load(): Promise<ShellClassifier> {
     const tree = parser.parse(source, null, { progressCallback: () => performance.now() > deadline });
     if (!tree) {
       parser.reset();
-      return { root: { type: 'program', named: true, field: null, start: 0, end: 0, text: '', children: [] }, problems: [`parsing took longer than ${PARSE_BUDGET_MS} ms`] };
+      return {
+        root: { type: 'program', named: true, field: null, start: 0, end: 0, text: '', children: [] },
+        problems: [`parsing took longer than ${PARSE_BUDGET_MS} ms`],
+      };
     }
     try {
       return copyTree(tree, source);

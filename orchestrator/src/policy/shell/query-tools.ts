@@ -16,7 +16,8 @@ const GOFMT_PRINTS = new Set(['l', 'd', 'e', 's', 'r', 'h', 'help']);
 export function gofmt(args: readonly Word[]): Judged {
   for (let i = 0; i < args.length; i++) {
     const w = args[i]!;
-    if (!w.literal && /^[$`]/.test(w.value)) return ['unknown', `gofmt ${short(w.value)}: an argument only known at run time could be -w`];
+    if (!w.literal && /^[$`]/.test(w.value))
+      return ['unknown', `gofmt ${short(w.value)}: an argument only known at run time could be -w`];
     const m = /^--?([^=]+)(=.*)?$/s.exec(w.value);
     // Go's flag package stops at `--` and at the first operand.
     if (w.value === '--' || !m) break;
@@ -32,17 +33,24 @@ export function gofmt(args: readonly Word[]): Judged {
 export function yq(args: readonly Word[]): Judged {
   for (const w of args) {
     // pflag and argparse take options among the operands: `$X` could be -i.
-    if (!w.literal && /^[$`]/.test(w.value)) return ['unknown', `yq ${short(w.value)}: an argument only known at run time could be -i`];
+    if (!w.literal && /^[$`]/.test(w.value))
+      return ['unknown', `yq ${short(w.value)}: an argument only known at run time could be -i`];
     const a = w.value;
     if (a === '--') break;
     const long = /^--([^=]+)/.exec(a)?.[1];
     if (long !== undefined) {
-      if (long === 'inplace' || (long.length >= 3 && 'in-place'.startsWith(long)) || (long.length >= 3 && 'inplace'.startsWith(long))) {
+      if (
+        long === 'inplace' ||
+        (long.length >= 3 && 'in-place'.startsWith(long)) ||
+        (long.length >= 3 && 'inplace'.startsWith(long))
+      ) {
         return ['write', 'yq --inplace rewrites files'];
       }
       // mikefarah yq: --split-exp writes one file per result, named by the expression.
-      if (long.startsWith('split-exp') || long.startsWith('spl')) return ['unknown', 'yq --split-exp writes files it names at run time'];
-      if (long.startsWith('security-enable')) return ['unknown', 'yq --security-enable-system-operator lets the expression run programs'];
+      if (long.startsWith('split-exp') || long.startsWith('spl'))
+        return ['unknown', 'yq --split-exp writes files it names at run time'];
+      if (long.startsWith('security-enable'))
+        return ['unknown', 'yq --security-enable-system-operator lets the expression run programs'];
       continue;
     }
     if (/^-[^-]/.test(a)) {

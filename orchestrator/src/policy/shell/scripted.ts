@@ -12,8 +12,11 @@ import { short, type Word } from './words';
  */
 
 /** GNU sed 4.9 (`sed --help`); sed permutes, so options may follow the operands. */
-const SED = spec('nrEsuzbe:f:!i::+l:', `expression= file=! in-place?+ line-length= null-data zero-terminated debug
-  follow-symlinks posix quiet silent regexp-extended sandbox separate unbuffered binary`);
+const SED = spec(
+  'nrEsuzbe:f:!i::+l:',
+  `expression= file=! in-place?+ line-length= null-data zero-terminated debug
+  follow-symlinks posix quiet silent regexp-extended sandbox separate unbuffered binary`,
+);
 
 /**
  * gawk 5 (`gawk --usage`; also what mawk and busybox awk accept, which are fewer). Options end at the
@@ -21,13 +24,19 @@ const SED = spec('nrEsuzbe:f:!i::+l:', `expression= file=! in-place?+ line-lengt
  * no name is given). -l/--load loads native code, -f/-E/-i read program text the scan never sees,
  * -D starts the debugger, and -W passes any long option by name (mawk's `-W exec`, `-W dump`).
  */
-const AWK = spec('bcCghkMNnOPrsStVIF:v:e:f:!E:!i:l:!L::d::>o::>p::>D::!W:!', `field-separator= assign=
+const AWK = spec(
+  'bcCghkMNnOPrsStVIF:v:e:f:!E:!i:l:!L::d::>o::>p::>D::!W:!',
+  `field-separator= assign=
   characters-as-bytes traditional copyright dump-variables?> debug?! source= file=! exec=! gen-pot include= csv
   load=! lint? bignum use-lc-numeric non-decimal-data pretty-print?> optimize profile?> posix re-interval
-  no-optimize sandbox lint-old trace`, { stopAtOperand: true });
+  no-optimize sandbox lint-old trace`,
+  { stopAtOperand: true },
+);
 
 /** GNU tar 1.34 (`tar --help`): the options that write, run programs or prompt are marked. */
-const TAR = spec('AcdrtuxGnkUWOmpsM!BiaojJzZhPRSvwlC:f:F:!L:b:H:V:I:!K:N:T:X:g:>', `absolute-names acls
+const TAR = spec(
+  'AcdrtuxGnkUWOmpsM!BiaojJzZhPRSvwlC:f:F:!L:b:H:V:I:!K:N:T:X:g:>',
+  `absolute-names acls
   add-file= after-date= anchored append atime-preserve? auto-compress backup? block-number blocking-factor= bzip2
   catenate check-device check-links checkpoint-action=! checkpoint? clamp-mtime compare compress concatenate
   confirmation create delay-directory-restore delete dereference diff directory= exclude-backups exclude-caches
@@ -47,7 +56,8 @@ const TAR = spec('AcdrtuxGnkUWOmpsM!BiaojJzZhPRSvwlC:f:F:!L:b:H:V:I:!K:N:T:X:g:>
   show-transformed-names skip-old-files sort= sparse sparse-version= starting-file= strip-components= suffix=
   tape-length= test-label to-command=! to-stdout totals? touch transform= uncompress ungzip unlink-first unquote
   update usage use-compress-program=! utc verbatim-files-from verbose verify volno-file=> warning= wildcards
-  wildcards-match-slash xattrs xattrs-exclude= xattrs-include= xform= xz zstd`);
+  wildcards-match-slash xattrs xattrs-exclude= xattrs-include= xform= xz zstd`,
+);
 
 const has = (given: readonly GivenOption[], ...names: string[]) => given.some((g) => names.includes(g.name));
 const valuesOf = (given: readonly GivenOption[], ...names: string[]) =>
@@ -71,11 +81,13 @@ export function sed(args: readonly Word[]): OptionVerdict {
   const dynamic = scripts.find((w) => !w.literal);
   // `sed "s/$a/$b/"` with a='x/id/e;s/' runs id: a script only known at run time could do anything.
   if (dynamic) return withProgram(o, 'unknown', `sed ${short(dynamic.value)}: the script is only known at run time`);
-  const fx = scripts.map((w) => sedEffects(w.value)).reduce((x, y) => ({ runs: x.runs || y.runs, writes: x.writes || y.writes }),
-    { runs: false, writes: false });
+  const fx = scripts
+    .map((w) => sedEffects(w.value))
+    .reduce((x, y) => ({ runs: x.runs || y.runs, writes: x.writes || y.writes }), { runs: false, writes: false });
   const sandbox = has(given, '--sandbox');
   if (fx.runs && !sandbox) return withProgram(o, 'unknown', 'the sed script runs commands (e)');
-  if (has(given, '-i', '--in-place')) return verdict(worse(o.class, 'write'), o.reason ?? 'sed -i edits files in place', o);
+  if (has(given, '-i', '--in-place'))
+    return verdict(worse(o.class, 'write'), o.reason ?? 'sed -i edits files in place', o);
   return fx.writes && !sandbox ? withProgram(o, 'write', 'the sed script writes a file (w)') : o;
 }
 
@@ -85,23 +97,29 @@ export function sed(args: readonly Word[]): OptionVerdict {
  * A textual check: false alarms are rare and only ever ask.
  */
 function awkProgram(program: string): { class: CommandClass; reason: string } | undefined {
-  if (/@\s*(load|include)\b/.test(program)) return { class: 'unknown', reason: 'the awk program loads code (@load/@include)' };
+  if (/@\s*(load|include)\b/.test(program))
+    return { class: 'unknown', reason: 'the awk program loads code (@load/@include)' };
   const fx = awkEffects(program);
   if (fx.runs) return { class: 'unknown', reason: 'the awk program runs commands' };
-  if (/\/inet[46]?\//.test(program)) return { class: 'network', reason: 'the awk program opens a network connection (/inet)' };
+  if (/\/inet[46]?\//.test(program))
+    return { class: 'network', reason: 'the awk program opens a network connection (/inet)' };
   return fx.writes ? { class: 'write', reason: 'the awk program writes a file' } : undefined;
 }
 
 export function awk(args: readonly Word[]): OptionVerdict {
   const o = judgeOptions('awk', AWK, args);
   const given = o.given ?? [];
-  if (has(given, '-f', '--file', '-E', '--exec')) return verdict('unknown', 'awk -f runs an awk program from a file', o);
+  if (has(given, '-f', '--file', '-E', '--exec'))
+    return verdict('unknown', 'awk -f runs an awk program from a file', o);
   if (has(given, '-l', '--load')) return verdict('unknown', 'awk -l loads native code', o);
   if (has(given, '-W')) return verdict('unknown', 'awk -W passes an option by name', o);
   for (const inc of valuesOf(given, '-i', '--include')) {
-    if (!inc.literal || inc.value !== 'inplace') return verdict('unknown', `awk -i ${short(inc.value)} reads program text from a file`, o);
+    if (!inc.literal || inc.value !== 'inplace')
+      return verdict('unknown', `awk -i ${short(inc.value)} reads program text from a file`, o);
   }
-  let out = has(given, '-i', '--include') ? verdict(worse(o.class, 'write'), o.reason ?? 'awk -i inplace edits files in place', o) : o;
+  let out = has(given, '-i', '--include')
+    ? verdict(worse(o.class, 'write'), o.reason ?? 'awk -i inplace edits files in place', o)
+    : o;
   const programs = valuesOf(given, '-e', '--source');
   if (!has(given, '-e', '--source') && o.operands?.[0]) programs.push(o.operands[0]);
   const dynamic = programs.find((w) => !w.literal);
@@ -113,8 +131,20 @@ export function awk(args: readonly Word[]): OptionVerdict {
   return out;
 }
 
-const MODES_WRITE = ['-c', '-r', '-u', '-x', '-A', '--create', '--append', '--update', '--extract', '--get', '--catenate',
-  '--concatenate'];
+const MODES_WRITE = [
+  '-c',
+  '-r',
+  '-u',
+  '-x',
+  '-A',
+  '--create',
+  '--append',
+  '--update',
+  '--extract',
+  '--get',
+  '--catenate',
+  '--concatenate',
+];
 
 /** `tar tvf a.tar` (letters without a dash, values taken in order from the next words) as `-t -v -f a.tar`. */
 function dashed(args: readonly Word[]): Word[] {
@@ -133,12 +163,14 @@ export function tar(args: readonly Word[]): OptionVerdict {
   const o = judgeOptions('tar', TAR, dashed(args));
   const given = o.given ?? [];
   if (has(given, '--delete')) return verdict(worse(o.class, 'destructive'), 'tar --delete removes members', o);
-  if (has(given, ...MODES_WRITE)) return verdict(worse(o.class, 'write'), o.reason ?? 'tar creates or extracts files', o);
+  if (has(given, ...MODES_WRITE))
+    return verdict(worse(o.class, 'write'), o.reason ?? 'tar creates or extracts files', o);
   if (!has(given, '--force-local')) {
     // `tar tf host:a.tar` runs rsh (or ssh) to host: an archive name with a colon before any slash is remote.
     const remote = valuesOf(given, '-f', '--file').find((w) => !w.literal || /^[^/]*:/.test(w.value));
     if (remote) {
-      const reason = remote.literal ? `tar -f ${short(remote.value)} reads a remote archive over rsh`
+      const reason = remote.literal
+        ? `tar -f ${short(remote.value)} reads a remote archive over rsh`
         : `tar -f ${short(remote.value)}: an archive name only known at run time could name a remote host`;
       return withProgram(o, remote.literal ? 'network' : 'unknown', reason);
     }

@@ -58,8 +58,17 @@ export function copyTree(tree: Tree, source: string): Syntax {
     const start = cursor.startIndex;
     const end = cursor.endIndex;
     const type = types[id] ?? 'ERROR'; // the error type's id is outside the table
-    const node: SyntaxNode = { type, named: named[id] ?? true, field: fields[cursor.currentFieldId] ?? null, start, end, text: source.slice(start, end), children: [] };
-    if (checkMissing && cursor.nodeIsMissing) problems.add(`the command is incomplete (missing ${JSON.stringify(type)})`);
+    const node: SyntaxNode = {
+      type,
+      named: named[id] ?? true,
+      field: fields[cursor.currentFieldId] ?? null,
+      start,
+      end,
+      text: source.slice(start, end),
+      children: [],
+    };
+    if (checkMissing && cursor.nodeIsMissing)
+      problems.add(`the command is incomplete (missing ${JSON.stringify(type)})`);
     if (!cursor.gotoFirstChild()) return node;
     if (depth >= MAX_DEPTH) problems.add(`the command is nested more than ${MAX_DEPTH} levels deep`);
     else {

@@ -5,7 +5,15 @@
  */
 
 /** Classes, from least to most risky (the order is used to pick a command line's overall class). */
-export const COMMAND_CLASSES = ['read-only', 'test-build', 'write', 'destructive', 'network', 'privilege', 'unknown'] as const;
+export const COMMAND_CLASSES = [
+  'read-only',
+  'test-build',
+  'write',
+  'destructive',
+  'network',
+  'privilege',
+  'unknown',
+] as const;
 export type CommandClass = (typeof COMMAND_CLASSES)[number];
 
 export interface SimpleCommand {

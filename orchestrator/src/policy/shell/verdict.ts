@@ -30,7 +30,11 @@ export const PHRASE: Record<CommandClass, string> = {
   unknown: 'not a command this classifier knows',
 };
 
-export const v = (cls: CommandClass, reason: string, extra: Partial<Verdict> = {}): Verdict => ({ class: cls, reason, ...extra });
+export const v = (cls: CommandClass, reason: string, extra: Partial<Verdict> = {}): Verdict => ({
+  class: cls,
+  reason,
+  ...extra,
+});
 export const plain = (name: string, cls: CommandClass): Verdict => v(cls, `${name}: ${PHRASE[cls]}`);
 
 /**

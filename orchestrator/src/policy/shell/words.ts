@@ -24,7 +24,13 @@ export interface Word {
   numeric?: string[];
 }
 
-const EXPANSIONS = new Set(['simple_expansion', 'expansion', 'command_substitution', 'process_substitution', 'arithmetic_expansion']);
+const EXPANSIONS = new Set([
+  'simple_expansion',
+  'expansion',
+  'command_substitution',
+  'process_substitution',
+  'arithmetic_expansion',
+]);
 
 /** Quoted text in pattern form: anything that could look special is escaped. */
 function quoted(s: string): string {
@@ -42,7 +48,11 @@ function dynamicWord(value: string): Word {
 
 function concat(parts: Word[]): Word {
   const literal = parts.every((p) => p.literal);
-  return { value: parts.map((p) => p.value).join(''), literal, pattern: literal ? parts.map((p) => p.pattern).join('') : '' };
+  return {
+    value: parts.map((p) => p.value).join(''),
+    literal,
+    pattern: literal ? parts.map((p) => p.pattern).join('') : '',
+  };
 }
 
 /** An unquoted word: a backslash quotes the next character; backslash-newline is a line continuation. */
@@ -87,7 +97,21 @@ function doubleQuoted(node: SyntaxNode, open: number): Word {
   return concat(parts);
 }
 
-const C_ESCAPES: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
+const C_ESCAPES: Record<string, string> = {
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  E: '\x1b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  '?': '?',
+};
 
 /** `$'…'`: ANSI-C escapes, so `$'\x67it'` is `git`. */
 export function ansiC(body: string): string {
@@ -200,7 +224,8 @@ function sequence(body: string): string[] | 'too-big' | null {
   const width = num && (/^-?0\d/.test(m[1]!) || /^-?0\d/.test(m[2]!)) ? Math.max(m[1]!.length, m[2]!.length) : 0;
   const pad = (n: number) => (n < 0 ? `-${String(-n).padStart(width - 1, '0')}` : String(n).padStart(width, '0'));
   const out: string[] = [];
-  for (let v = from; from <= to ? v <= to : v >= to; v += from <= to ? step : -step) out.push(num ? pad(v) : String.fromCharCode(v));
+  for (let v = from; from <= to ? v <= to : v >= to; v += from <= to ? step : -step)
+    out.push(num ? pad(v) : String.fromCharCode(v));
   return out;
 }
 

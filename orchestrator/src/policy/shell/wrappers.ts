@@ -49,10 +49,16 @@ const PREFIX: Record<string, OptionSpec> = {
  * GNU env, xargs and time (coreutils 9.1, findutils 4.9, time 1.9: their --help): read with the GNU
  * rules, so `env --sp=…` is `--split-string` and `xargs --repl` is `--replace`.
  */
-const ENV = spec('i0vu:C:S:a:', `ignore-environment null unset= chdir= split-string= block-signal? default-signal?
-  ignore-signal? list-signal-handling debug argv0=`);
-const XARGS = spec('0prtxoa:d:E:I:L:n:P:s:e::i::l::', `null arg-file= delimiter= eof? replace? max-lines? max-args=
-  open-tty interactive max-chars= show-limits verbose exit max-procs= process-slot-var= no-run-if-empty`);
+const ENV = spec(
+  'i0vu:C:S:a:',
+  `ignore-environment null unset= chdir= split-string= block-signal? default-signal?
+  ignore-signal? list-signal-handling debug argv0=`,
+);
+const XARGS = spec(
+  '0prtxoa:d:E:I:L:n:P:s:e::i::l::',
+  `null arg-file= delimiter= eof? replace? max-lines? max-args=
+  open-tty interactive max-chars= show-limits verbose exit max-procs= process-slot-var= no-run-if-empty`,
+);
 const TIME = spec('pavqf:o:', 'format= portability output= append verbose quiet');
 
 /** A wrapper given an option it does not have, or an abbreviation of several: it refuses to run, but ask. */
@@ -68,7 +74,11 @@ function substituted(words: Word[], placeholder: string): Word[] {
 }
 
 function joinWords(words: Word[]): Word {
-  return { value: words.map((w) => w.value).join(' '), literal: words.every((w) => w.literal), pattern: words.map((w) => w.pattern).join(' ') };
+  return {
+    value: words.map((w) => w.value).join(' '),
+    literal: words.every((w) => w.literal),
+    pattern: words.map((w) => w.pattern).join(' '),
+  };
 }
 
 /** `[NAME=value…] cmd…` after the options, as `env` and `sudo` accept. */
@@ -90,13 +100,15 @@ function clearedVariables(options: Word[]): Word[] {
   for (let i = 0; i < options.length; i++) {
     const a = options[i]!.value;
     const long = /^--([^=]+)(?:=(.*))?$/s.exec(a);
-    if (a === '-' || (long && long[1]!.length >= 1 && 'ignore-environment'.startsWith(long[1]!))) out.push(empty('PATH'));
-    else if (long && long[1]!.length >= 1 && 'unset'.startsWith(long[1]!)) out.push(empty(long[2] ?? options[++i]?.value ?? ''));
+    if (a === '-' || (long && long[1]!.length >= 1 && 'ignore-environment'.startsWith(long[1]!)))
+      out.push(empty('PATH'));
+    else if (long && long[1]!.length >= 1 && 'unset'.startsWith(long[1]!))
+      out.push(empty(long[2] ?? options[++i]?.value ?? ''));
     else if (/^-[^-]/.test(a)) {
       for (let k = 1; k < a.length; k++) {
         if (a[k] === 'i') out.push(empty('PATH'));
         if (a[k] === 'u' || a[k] === 'C' || a[k] === 'S') {
-          if (a[k] === 'u') out.push(empty(k + 1 < a.length ? a.slice(k + 1) : options[++i]?.value ?? ''));
+          if (a[k] === 'u') out.push(empty(k + 1 < a.length ? a.slice(k + 1) : (options[++i]?.value ?? '')));
           break;
         }
       }
@@ -117,7 +129,8 @@ function shell(name: string, words: Word[]): Unwrapped {
       break;
     }
     if (a.startsWith('--')) {
-      if (a === '--version' || a === '--help') return { self: { class: 'read-only', reason: `${name} ${a} prints information` }, runs: [] };
+      if (a === '--version' || a === '--help')
+        return { self: { class: 'read-only', reason: `${name} ${a} prints information` }, runs: [] };
       if (a === '--rcfile' || a === '--init-file') i++;
       continue;
     }
@@ -154,15 +167,41 @@ function find(words: Word[]): Unwrapped {
   }
   const self: Verdict = deletes
     ? { class: 'destructive', reason: 'find -delete deletes files' }
-    : dynamic ? { class: 'unknown', reason: `find ${dynamic.value.slice(0, 20)}: an argument only known at run time could be -delete or -exec` }
-      : writes.length ? { class: 'write', reason: 'find -fprint writes a file' } : { class: 'read-only', reason: 'find lists files' };
+    : dynamic
+      ? {
+          class: 'unknown',
+          reason: `find ${dynamic.value.slice(0, 20)}: an argument only known at run time could be -delete or -exec`,
+        }
+      : writes.length
+        ? { class: 'write', reason: 'find -fprint writes a file' }
+        : { class: 'read-only', reason: 'find lists files' };
   return { self, runs, writes };
 }
 
 /** Names `unwrap` knows as running another command (a package runner launching one is followed). */
 const WRAPPERS = new Set([
-  ...Object.keys(PREFIX), ...SHELLS, 'env', 'timeout', 'time', 'command', 'xargs', 'find', 'sudo', 'doas', 'su', 'eval', 'alias', 'trap', 'watch',
-  'npx', 'pnpx', 'bunx', 'npm', 'pnpm', 'yarn', 'bun',
+  ...Object.keys(PREFIX),
+  ...SHELLS,
+  'env',
+  'timeout',
+  'time',
+  'command',
+  'xargs',
+  'find',
+  'sudo',
+  'doas',
+  'su',
+  'eval',
+  'alias',
+  'trap',
+  'watch',
+  'npx',
+  'pnpx',
+  'bunx',
+  'npm',
+  'pnpm',
+  'yarn',
+  'bun',
 ]);
 
 /**
@@ -177,7 +216,10 @@ function launch(label: string, words: Word[], next: number): Unwrapped | null {
   const call = o.values.get('-c') ?? o.values.get('--call');
   if (call || o.flags.has('--shell-mode')) {
     const script = call ?? joinWords(words.slice(o.next));
-    return { self: { class: 'unknown', reason: `${label} -c runs a shell string, with the project's programs first in PATH` }, runs: [{ label: `${label} -c`, script }] };
+    return {
+      self: { class: 'unknown', reason: `${label} -c runs a shell string, with the project's programs first in PATH` },
+      runs: [{ label: `${label} -c`, script }],
+    };
   }
   const tool = words[o.next];
   if (!tool?.literal) return null;
@@ -232,7 +274,9 @@ export function unwrap(name: string, words: Word[]): Unwrapped | null {
       const out = o.values.get('-o') ?? o.values.get('--output');
       const self = badOption('time', o.bad);
       const wrote = out ? [out] : [];
-      return o.next < words.length ? { ...(self ? { self } : {}), runs: [{ label: 'time', argv: words.slice(o.next) }], writes: wrote } : null;
+      return o.next < words.length
+        ? { ...(self ? { self } : {}), runs: [{ label: 'time', argv: words.slice(o.next) }], writes: wrote }
+        : null;
     }
     case 'command': {
       const o = readOptions(words, 1);
@@ -243,8 +287,11 @@ export function unwrap(name: string, words: Word[]): Unwrapped | null {
       const o = readGnuOptions(words, 1, XARGS);
       if (o.next >= words.length) return null;
       // Input items replace the placeholder (`-I {}`), or are appended: either way only known at run time.
-      const replace = o.values.get('-I')?.value ?? o.values.get('-i')?.value ?? o.values.get('--replace')?.value
-        ?? (o.flags.has('-i') || o.flags.has('--replace') ? '{}' : undefined);
+      const replace =
+        o.values.get('-I')?.value ??
+        o.values.get('-i')?.value ??
+        o.values.get('--replace')?.value ??
+        (o.flags.has('-i') || o.flags.has('--replace') ? '{}' : undefined);
       const argv = replace ? substituted(words.slice(o.next), replace) : [...words.slice(o.next), XARGS_INPUT];
       const self = badOption('xargs', o.bad);
       return { ...(self ? { self } : {}), runs: [{ label: 'xargs', argv }] };
@@ -254,9 +301,28 @@ export function unwrap(name: string, words: Word[]): Unwrapped | null {
     case 'sudo':
     case 'doas': {
       const self: Verdict = { class: 'privilege', reason: `${name} runs a command as another user` };
-      const o = readOptions(words, 1, name === 'sudo'
-        ? { short: 'CDgpRrtTUu', long: ['close-from', 'chdir', 'group', 'host', 'prompt', 'chroot', 'role', 'type', 'command-timeout', 'other-user', 'user'] }
-        : { short: 'uC' });
+      const o = readOptions(
+        words,
+        1,
+        name === 'sudo'
+          ? {
+              short: 'CDgpRrtTUu',
+              long: [
+                'close-from',
+                'chdir',
+                'group',
+                'host',
+                'prompt',
+                'chroot',
+                'role',
+                'type',
+                'command-timeout',
+                'other-user',
+                'user',
+              ],
+            }
+          : { short: 'uC' },
+      );
       const inner = withAssignments(name, words, o.next, self);
       if (inner?.runs.length) return inner;
       // `sudo -i`, `sudo -s`: an interactive root shell, whose commands come from standard input.
@@ -268,32 +334,46 @@ export function unwrap(name: string, words: Word[]): Unwrapped | null {
       const at = words.findIndex((w, k) => k > 0 && (w.value === '-c' || w.value === '--command'));
       const inline = words.find((w) => w.value.startsWith('--command='));
       if (at > 0 && words[at + 1]) return { self, runs: [{ label: 'su -c', script: words[at + 1]! }] };
-      if (inline) return { self, runs: [{ label: 'su -c', script: { ...inline, value: inline.value.slice(10), pattern: inline.pattern } }] };
+      if (inline)
+        return {
+          self,
+          runs: [{ label: 'su -c', script: { ...inline, value: inline.value.slice(10), pattern: inline.pattern } }],
+        };
       return { self, runs: [{ label: 'su', stdin: true }] };
     }
     case 'eval':
       return {
         self: { class: 'unknown', reason: 'eval runs a string as a command' },
-        runs: words.length > 1 ? [{ label: 'eval', script: joinWords(words.slice(1)), opaque: 'eval runs a string as a command' }] : [],
+        runs:
+          words.length > 1
+            ? [{ label: 'eval', script: joinWords(words.slice(1)), opaque: 'eval runs a string as a command' }]
+            : [],
       };
     case 'alias': {
       const defs = words.slice(1).filter((w) => w.value.includes('='));
       if (defs.length === 0) return null; // listing aliases
       return {
         self: { class: 'unknown', reason: 'alias changes what later commands run' },
-        runs: defs.map((w) => ({ label: 'alias', script: { ...w, value: w.value.slice(w.value.indexOf('=') + 1) }, opaque: 'alias changes what later commands run' })),
+        runs: defs.map((w) => ({
+          label: 'alias',
+          script: { ...w, value: w.value.slice(w.value.indexOf('=') + 1) },
+          opaque: 'alias changes what later commands run',
+        })),
       };
     }
     case 'trap': {
       const args = words.slice(1).filter((w) => w.value !== '--');
-      if (args.length < 2 || /^-[lp]$/.test(args[0]!.value) || args[0]!.value === '-' || args[0]!.value === '') return null;
+      if (args.length < 2 || /^-[lp]$/.test(args[0]!.value) || args[0]!.value === '-' || args[0]!.value === '')
+        return null;
       return { runs: [{ label: 'trap', script: args[0]! }] };
     }
     case 'watch': {
       const o = readOptions(words, 1, { short: 'nq', long: ['interval', 'equexit'] });
       if (o.next >= words.length) return null;
       const rest = words.slice(o.next);
-      return o.flags.has('-x') || o.flags.has('--exec') ? { runs: [{ label: 'watch', argv: rest }] } : { runs: [{ label: 'watch', script: joinWords(rest) }] };
+      return o.flags.has('-x') || o.flags.has('--exec')
+        ? { runs: [{ label: 'watch', argv: rest }] }
+        : { runs: [{ label: 'watch', script: joinWords(rest) }] };
     }
   }
   return null;

@@ -8,7 +8,11 @@ export const bash = defineTool({
   description:
     'Run a bash command in the workspace, inside the sandbox (no network). Returns exit code and output. timeout is in milliseconds and is capped by the runtime; everything the command started is killed when it ends or times out.',
   input: z.strictObject({
-    command: z.string().min(1).max(128 * 1024).describe('the command line'),
+    command: z
+      .string()
+      .min(1)
+      .max(128 * 1024)
+      .describe('the command line'),
     description: z.string().max(500).optional().describe('what the command is for, in a few words'),
     timeout: z.number().int().positive().optional().describe('milliseconds'),
   }),
@@ -31,10 +35,18 @@ export const bash = defineTool({
   observe(_input, raw): Observed {
     const r = sandboxResult(raw);
     const output = raw.executor === 'sandbox' && raw.fullOutput !== undefined ? raw.fullOutput : r.output;
-    const changed = r.filesChanged.length > 0 ? `\nfiles changed: ${r.filesChanged.slice(0, 50).join(', ')}${r.filesChanged.length > 50 ? ', …' : ''}` : '';
-    if (r.status === 'rejected') return { ok: false, text: `error (${r.error?.code}): ${r.error?.message}`, external: false };
+    const changed =
+      r.filesChanged.length > 0
+        ? `\nfiles changed: ${r.filesChanged.slice(0, 50).join(', ')}${r.filesChanged.length > 50 ? ', …' : ''}`
+        : '';
+    if (r.status === 'rejected')
+      return { ok: false, text: `error (${r.error?.code}): ${r.error?.message}`, external: false };
     const status =
-      r.status === 'timeout' ? `timed out: ${r.error?.message ?? ''}` : r.status === 'aborted' ? 'cancelled' : `exit code ${r.exitCode ?? 'none'}${r.signal ? ` (signal ${r.signal})` : ''}`;
+      r.status === 'timeout'
+        ? `timed out: ${r.error?.message ?? ''}`
+        : r.status === 'aborted'
+          ? 'cancelled'
+          : `exit code ${r.exitCode ?? 'none'}${r.signal ? ` (signal ${r.signal})` : ''}`;
     return { ok: r.status === 'ok', text: `${status}${changed}\n${output}`, external: true };
   },
 });

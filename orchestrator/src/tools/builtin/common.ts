@@ -28,7 +28,9 @@ export function sandboxResult(raw: RawResult): InvocationResult {
 export function failure(result: InvocationResult, hints: Partial<Record<string, string>> = {}): Observed {
   const code = result.error?.code ?? result.status;
   const hint = hints[code];
-  const text = [`error (${code}): ${result.error?.message ?? result.status}`, hint ? `what to do: ${hint}` : ''].filter(Boolean).join('\n');
+  const text = [`error (${code}): ${result.error?.message ?? result.status}`, hint ? `what to do: ${hint}` : '']
+    .filter(Boolean)
+    .join('\n');
   return { ok: false, text, external: false };
 }
 

@@ -14,7 +14,8 @@ export const delegate = defineTool({
   sideEffect: 'delegate',
   isReadOnly: () => false,
   validate(input, ctx) {
-    if (!ctx.agent) return Promise.resolve([semanticError('', 'delegation_unavailable', 'sub-agents are not available in this run')]);
+    if (!ctx.agent)
+      return Promise.resolve([semanticError('', 'delegation_unavailable', 'sub-agents are not available in this run')]);
     return Promise.resolve(checkHandoff(input, ctx.agent()));
   },
   plan: (input) => ({
@@ -22,12 +23,23 @@ export const delegate = defineTool({
     primitive: 'delegate',
     input,
     timeoutMs: Math.ceil(input.budget.seconds * 1000),
-    run: async (io) => (io.delegate ? io.delegate(input) : { ok: false, output: '', error: { code: 'delegation_unavailable', message: 'sub-agents are not available in this run' } }),
+    run: async (io) =>
+      io.delegate
+        ? io.delegate(input)
+        : {
+            ok: false,
+            output: '',
+            error: { code: 'delegation_unavailable', message: 'sub-agents are not available in this run' },
+          },
   }),
   observe(_input, raw) {
     if (raw.executor !== 'orchestrator') return { ok: false, text: 'unexpected result for delegate', external: false };
     const r = raw.result;
     // The sub-agent's answer is model output: shown as data, not as instructions.
-    return { ok: r.ok, text: r.ok ? r.output : `${r.error ? `error (${r.error.code}): ${r.error.message}\n` : ''}${r.output}`, external: true };
+    return {
+      ok: r.ok,
+      text: r.ok ? r.output : `${r.error ? `error (${r.error.code}): ${r.error.message}\n` : ''}${r.output}`,
+      external: true,
+    };
   },
 });

@@ -23,7 +23,16 @@ export const gitDiff = defineTool({
   }),
   observe(input, raw) {
     const r = sandboxResult(raw);
-    if (r.status !== 'ok') return { ok: false, text: `git diff failed (exit ${r.exitCode ?? r.status}): ${r.output.trim()}`, external: true };
-    return { ok: true, text: r.output.trim() === '' ? `no unstaged changes${input.path ? ` in ${input.path}` : ''}` : r.output, external: true };
+    if (r.status !== 'ok')
+      return {
+        ok: false,
+        text: `git diff failed (exit ${r.exitCode ?? r.status}): ${r.output.trim()}`,
+        external: true,
+      };
+    return {
+      ok: true,
+      text: r.output.trim() === '' ? `no unstaged changes${input.path ? ` in ${input.path}` : ''}` : r.output,
+      external: true,
+    };
   },
 });

@@ -11,7 +11,19 @@ import { readArtifact } from './read-artifact';
 import { readFile } from './read-file';
 import { writeFile } from './write-file';
 
-export const CODING_TOOLS = [readFile, writeFile, editFile, listFiles, glob, grep, bash, gitStatus, gitDiff, readArtifact, delegate] as const;
+export const CODING_TOOLS = [
+  readFile,
+  writeFile,
+  editFile,
+  listFiles,
+  glob,
+  grep,
+  bash,
+  gitStatus,
+  gitDiff,
+  readArtifact,
+  delegate,
+] as const;
 
 export function codingTools(): ToolRegistry {
   return new ToolRegistry([...CODING_TOOLS] as never[]);

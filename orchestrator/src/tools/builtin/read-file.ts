@@ -33,7 +33,15 @@ export const readFile = defineTool({
     const numbered = lines.map((l, i) => `${String(d.startLine + i).padStart(6)}\t${l}`).join('\n');
     const key = workspaceKey(input.path);
     const range = d.totalLines === 0 ? 'empty file' : `lines ${d.startLine}-${d.endLine} of ${d.totalLines}`;
-    const more = d.endLine < d.totalLines ? `\n[${d.totalLines - d.endLine} more lines: read_file {"path": ${JSON.stringify(input.path)}, "offset": ${d.endLine + 1}}]` : '';
-    return { ok: true, text: `${key} (${range}, sha256 ${d.sha256.slice(0, 12)})\n${numbered}${more}`, fileHashes: { [key]: d.sha256 }, external: true };
+    const more =
+      d.endLine < d.totalLines
+        ? `\n[${d.totalLines - d.endLine} more lines: read_file {"path": ${JSON.stringify(input.path)}, "offset": ${d.endLine + 1}}]`
+        : '';
+    return {
+      ok: true,
+      text: `${key} (${range}, sha256 ${d.sha256.slice(0, 12)})\n${numbered}${more}`,
+      fileHashes: { [key]: d.sha256 },
+      external: true,
+    };
   },
 });

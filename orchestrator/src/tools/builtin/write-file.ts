@@ -20,8 +20,22 @@ export const writeFile = defineTool({
     if (!now.exists) return [];
     if (now.isDirectory) return [semanticError('path', 'is_directory', `${key} is a directory`)];
     const known = ctx.state.fileHashes[key];
-    if (!known) return [semanticError('path', 'must_read_first', `${key} exists and has not been read in this run: read_file it first, or use a new path`)];
-    if (now.sha256 !== known) return [semanticError('path', 'stale', `${key} changed since this run last read it: read_file it again before replacing it`)];
+    if (!known)
+      return [
+        semanticError(
+          'path',
+          'must_read_first',
+          `${key} exists and has not been read in this run: read_file it first, or use a new path`,
+        ),
+      ];
+    if (now.sha256 !== known)
+      return [
+        semanticError(
+          'path',
+          'stale',
+          `${key} changed since this run last read it: read_file it again before replacing it`,
+        ),
+      ];
     return [];
   },
   plan(input, ctx) {
@@ -37,7 +51,11 @@ export const writeFile = defineTool({
   observe(input, raw) {
     const r = sandboxResult(raw);
     if (r.status !== 'ok' || r.data?.kind !== 'write_file') {
-      return failure(r, { ...PATH_HINTS, exists: 'the file appeared meanwhile: read_file it first', hash_mismatch: 'the file changed meanwhile: read_file it again' });
+      return failure(r, {
+        ...PATH_HINTS,
+        exists: 'the file appeared meanwhile: read_file it first',
+        hash_mismatch: 'the file changed meanwhile: read_file it again',
+      });
     }
     const key = workspaceKey(input.path);
     return {

@@ -20,6 +20,12 @@ export function headTail(text: string, budget: number, artifactRef?: string): Tr
   const tailBreak = tail.indexOf('\n');
   if (tailBreak >= 0 && tailBreak < half * 0.2) tail = tail.slice(tailBreak + 1);
   const omitted = text.length - head.length - tail.length;
-  const where = artifactRef ? `; the full output is artifact ${artifactRef}: page through it with read_artifact {"ref": "${artifactRef}", "offset": 0}` : '';
-  return { text: `${head}\n[… ${omitted} characters omitted of ${text.length}${where} …]\n${tail}`, truncated: true, omitted };
+  const where = artifactRef
+    ? `; the full output is artifact ${artifactRef}: page through it with read_artifact {"ref": "${artifactRef}", "offset": 0}`
+    : '';
+  return {
+    text: `${head}\n[… ${omitted} characters omitted of ${text.length}${where} …]\n${tail}`,
+    truncated: true,
+    omitted,
+  };
 }
