@@ -14,8 +14,8 @@ import type { Observation, ToolCall } from '../tools/pipeline';
 import type { LogPort } from '../tools/ports';
 import type { LocalResult } from '../tools/tool';
 import type { LoopOutcome } from '../loop/loop';
-import type { AgentRunResult, RunEnvironment, RunHandle } from '../run/session';
-import { tee } from '../run/session';
+import { tee } from '../run/tee';
+import type { AgentRunResult, ResumeRun, RunEnvironment, RunHandle } from '../run/types';
 import { restoreWorkspace, snapshotWorkspace, type WorkspaceSnapshot } from '../loop/workspace';
 
 export interface ParentRun {
@@ -36,11 +36,7 @@ export interface ParentRun {
   /** What this agent may still hand down (its budget minus what it used and already handed out). */
   scope: () => AgentScope;
   /** Resumes a run by id with a finish hook built once its log is open (run/resume.ts). */
-  resume?: (
-    runId: string,
-    env: RunEnvironment,
-    finish: (log: LogPort & { events(): readonly EventEnvelope[] }) => RunHandle['finish'],
-  ) => Promise<AgentRunResult>;
+  resume?: ResumeRun;
 }
 
 /**

@@ -1,0 +1,271 @@
+import path from 'node:path';
+import type { EventDataOf } from '@gatehouse/shared';
+import { createDelegator } from '../agents/delegation';
+import type { AgentScope } from '../agents/handoff';
+import { pendingRequests } from '../approval/state';
+import { systemPrompt } from '../context/system';
+import { exportChanges, type ExportResult } from '../loop/changes';
+import { Checkpointer, gateInvocations } from '../loop/checkpoint';
+import { runLoop, type LoopOutcome } from '../loop/loop';
+import type { Sandbox } from '../sandbox/index';
+import { ToolPipeline, type Observation, type ToolCall } from '../tools/pipeline';
+import type { ToolLimits } from '../tools/tool';
+import type { AgentRunResult, ResumeRun, RunEnvironment, RunHandle } from './types';
+
+export const DEFAULT_LIMITS: ToolLimits = {
+  defaultTimeoutMs: 120_000,
+  maxTimeoutMs: 600_000,
+  observationBudget: 16_000,
+  maxReadLines: 2000,
+};
+
+/**
+ * Runs the loop in a fresh sandbox and ends the run's log: `run.completed` when it is over, or
+ * `run.paused` (with the workspace saved beside the log) when it waits for approvals. Sub-agents
+ * are resumed with `resume`, passed in by the caller (resume.ts itself drives).
+ */
+export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle): Promise<AgentRunResult> {
+  const { raw, log, tracker } = h;
+  const runId = raw.runId;
+  const end = (outcome: LoopOutcome, extra: Partial<AgentRunResult> = {}): AgentRunResult => {
+    const result: AgentRunResult = {
+      ...outcome,
+      runId,
+      runDir: raw.runDir,
+      repoDir: h.repoDir,
+      filesChanged: [],
+      applied: false,
+      pendingRequests: [],
+      ...extra,
+    };
+    if (outcome.status !== 'paused') {
+      log.append('run.completed', 'runtime', {
+        status: outcome.status,
+        stopReason: result.stopReason,
+        ...(result.answer !== undefined ? { answer: result.answer } : {}),
+        filesChanged: result.filesChanged,
+        applied: result.applied,
+        ...(result.diffFile ? { diffFile: result.diffFile.slice(raw.runDir.length + 1) } : {}),
+        ...(result.refused?.length ? { refused: result.refused } : {}),
+        ...(result.skipped?.length ? { skipped: result.skipped } : {}),
+        ...(result.applyError ? { applyError: result.applyError } : {}),
+      });
+    }
+    raw.sync();
+    raw.close();
+    return result;
+  };
+
+  o.attachLog?.(log);
+  let sandbox: Sandbox;
+  try {
+    sandbox = await o.driver.createSandbox({
+      runId,
+      repoDir: h.repoDir,
+      stateDir: path.resolve(o.stateDir),
+      ...stateDirIgnore(h.repoDir, o.stateDir),
+      ...(o.policy.paths ? { pathRules: o.policy.paths } : {}),
+    });
+  } catch (e) {
+    return end({ status: 'failed', stopReason: `sandbox_failed: ${(e as Error).message}` });
+  }
+  const lost = new AbortController();
+  const signal = AbortSignal.any([o.signal, lost.signal]);
+  try {
+    const maxFileBytes = o.maxFileBytes ?? envMaxFileBytes();
+    const checkpoints = new Checkpointer({
+      sandbox,
+      runDir: raw.runDir,
+      log,
+      registry: h.registry,
+      ...(maxFileBytes ? { maxFileBytes } : {}),
+    });
+    if (h.prepare) {
+      await h.prepare(sandbox);
+      // The restored workspace is on record at once: a second crash resumes from here.
+      await checkpoints.take();
+    }
+    const gated = gateInvocations(sandbox, checkpoints);
+    const plog: typeof log = {
+      ...log,
+      append: (type, actor, data, opts) => {
+        const e = log.append(type, actor, data, opts);
+        checkpoints.observe(e);
+        return e;
+      },
+    };
+    const withheld = sandbox.info.withheld ?? [];
+    log.append('sandbox.started', 'runtime', {
+      sandboxId: sandbox.sandboxId,
+      containerId: sandbox.info.containerId,
+      image: o.driver.images.sandbox,
+      timings: sandbox.info.timings,
+      ...(withheld.length ? { withheld: withheld.slice(0, 200), withheldCount: withheld.length } : {}),
+      ...(sandbox.info.protectedPaths ? { protectedPaths: sandbox.info.protectedPaths } : {}),
+      ...(sandbox.info.freshRepository ? { freshRepository: true } : {}),
+      ...(sandbox.info.freshRepositoryReason
+        ? { freshRepositoryReason: sandbox.info.freshRepositoryReason.slice(0, 1024) }
+        : {}),
+    });
+    sandbox.onLost((e) => {
+      log.append('sandbox.lost', 'sandbox', { sandboxId: sandbox.sandboxId, reason: e.reason });
+      lost.abort();
+    });
+    const limits = { ...DEFAULT_LIMITS, ...o.limits };
+    const lineage = (log.events()[0]?.data as EventDataOf<'run.started'> | undefined)?.lineage ?? [runId];
+    const startedAt = Date.now();
+    const agent = o.agent ?? { depth: 0, maxDepth: 2, paths: ['**'], maxParallel: 4 };
+    const scope = (): AgentScope => {
+      const st = tracker.state;
+      // Budgets handed to children are spent from this agent's budget when handed, used or not:
+      // a tree can never use more than its root was given.
+      const handed = { turns: 0, toolCalls: 0, tokens: 0 };
+      for (const e of log.events()) {
+        if (e.type !== 'agent.spawned') continue;
+        const d = e.data as EventDataOf<'agent.spawned'>;
+        if (d.parentRunId !== runId) continue;
+        handed.turns += d.budget.turns;
+        handed.toolCalls += d.budget.toolCalls;
+        handed.tokens += d.budget.tokens;
+      }
+      return {
+        runId,
+        lineage,
+        depth: agent.depth,
+        maxDepth: agent.maxDepth,
+        surface: h.surface,
+        paths: agent.paths,
+        observations: new Set(st.observations.map((x) => x.id)),
+        remaining: {
+          turns: o.budgets.maxTurns - st.turns - handed.turns,
+          toolCalls: o.budgets.maxToolCalls - st.toolCalls - handed.toolCalls,
+          tokens: o.budgets.maxTokens - st.tokens - handed.tokens,
+          seconds: (o.budgets.wallClockMs - (Date.now() - startedAt)) / 1000,
+        },
+      };
+    };
+    // eslint-disable-next-line prefer-const -- the delegator needs the pipeline it is part of
+    let pipeline: ToolPipeline;
+    // The delegator's own calls (applying a child's files) may be asked again after a resume: one
+    // already on record is continued or reported, never started twice.
+    const runOrContinue = async (call: ToolCall): Promise<Observation> => {
+      const known = tracker.state.approvals.calls[call.callId];
+      if (!known) return pipeline.run(call, signal);
+      if (known.observed) {
+        const seen = tracker.state.observations.find((x) => x.callId === call.callId);
+        return {
+          id: seen?.id ?? '',
+          callId: call.callId,
+          tool: known.tool,
+          outcome: seen?.outcome ?? 'ok',
+          content: '',
+          truncated: false,
+        };
+      }
+      return (await pipeline.continueCall(call.callId, signal)) ?? pipeline.run(call, signal);
+    };
+    const delegator = createDelegator({
+      env: o,
+      runId,
+      lineage,
+      depth: agent.depth,
+      maxDepth: agent.maxDepth,
+      maxParallel: agent.maxParallel,
+      repoDir: h.repoDir,
+      runDir: raw.runDir,
+      log: plog,
+      sandbox: gated,
+      run: (call) => runOrContinue(call),
+      drive: (env, handle) => drive(env, resume, handle),
+      resume,
+      scope,
+    });
+    pipeline = new ToolPipeline({
+      log: plog,
+      tracker,
+      registry: h.registry,
+      surface: h.surface,
+      policy: o.policy,
+      sandbox: gated,
+      limits,
+      lineage,
+      agent: scope,
+      delegate: (h, callId, sig) => delegator.run(h, callId, sig),
+      resumeDelegate: (callId, sig) => delegator.resume(callId, sig),
+      ...(o.channel ? { channel: o.channel } : {}),
+    });
+    o.provider.resumeAfter?.(tracker.state.turns);
+    const outcome = await runLoop({
+      provider: o.provider,
+      log: plog,
+      tracker,
+      pipeline,
+      system: systemPrompt(o.budgets),
+      task: h.task,
+      tools: h.registry.describe(h.surface),
+      budgets: o.budgets,
+      contextTokenBudget: o.contextTokenBudget ?? 100_000,
+      signal,
+      resume: h.resume,
+      ...(o.onText ? { onText: o.onText } : {}),
+    });
+    await checkpoints.idle();
+    if (sandbox.lost) return end({ status: 'failed', stopReason: `sandbox_lost: ${sandbox.lost.reason}` });
+    if (h.finish) await h.finish(sandbox, outcome);
+    if (outcome.status === 'paused') {
+      const saved = (await checkpoints.take()).manifest;
+      const workspace = { dir: null, files: saved.files.map((f) => f.path), deleted: saved.deleted };
+      const pending = pendingRequests(tracker.state.approvals);
+      // A sub-agent's pending request is this run's too: the tree waits for it.
+      log.append('run.paused', 'runtime', {
+        pending: [
+          ...new Set([...pending.map((r) => r.requestId), ...(outcome.pending ?? []).filter((id) => id !== 'unknown')]),
+        ],
+        workspace,
+      });
+      return end(outcome, { pendingRequests: pending, filesChanged: [...workspace.files, ...workspace.deleted] });
+    }
+    // Exporting is after the outcome: whatever goes wrong here is reported, never turns an
+    // accepted answer into a failed run, and loses none of the other changes.
+    const protect = insideRepo(h.repoDir, o.stateDir);
+    const changes = await exportChanges(sandbox, raw.runDir, h.repoDir, o.apply && outcome.status === 'final', {
+      policy: o.policy,
+      ...(checkpoints.previous ? { previous: checkpoints.previous } : {}),
+      ...(maxFileBytes ? { maxFileBytes } : {}),
+      ...(protect ? { protect: [protect] } : {}),
+    }).catch((e: Error): ExportResult => ({
+      filesChanged: [],
+      applied: false,
+      refused: [],
+      skipped: [],
+      applyError: `exporting the changes failed: ${e.message}`,
+    }));
+    const { saved: _saved, ...result } = changes;
+    return end(outcome, result);
+  } catch (e) {
+    return end({ status: 'failed', stopReason: `internal_error: ${(e as Error).message}` });
+  } finally {
+    await sandbox.destroy().catch(() => undefined);
+  }
+}
+
+/** When runs are kept inside the repository (`--repo .`), earlier runs' logs stay out of the sandbox. */
+function stateDirIgnore(repoDir: string, stateDir: string): { ignore?: (rel: string) => boolean } {
+  const rel = insideRepo(repoDir, stateDir);
+  return rel ? { ignore: (p: string) => p === rel || p.startsWith(`${rel}/`) } : {};
+}
+
+/** The state directory relative to the repository, when it is inside it. */
+function insideRepo(repoDir: string, stateDir: string): string | undefined {
+  const rel = path.relative(repoDir, stateDir);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : undefined;
+}
+
+function envMaxFileBytes(): number | undefined {
+  const raw = process.env.GATEHOUSE_MAX_FILE_BYTES;
+  if (!raw) return undefined;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new Error(`GATEHOUSE_MAX_FILE_BYTES must be a whole number of bytes, not ${JSON.stringify(raw)}`);
+  return n;
+}
