@@ -1,4 +1,4 @@
-import type { ApprovalPolicy } from '../policy/mode';
+import type { ApprovalPolicy } from '../policy/approval-policy';
 import { pathPattern, pathSubject, subjectKind } from '../policy/rules';
 import { normaliseGlob } from './handoff';
 

@@ -1,10 +1,10 @@
 import os from 'node:os';
-import { pendingRequests, type RequestState } from '../events/approval-state';
+import { pendingRequests, type RequestState } from '../approval/state';
 import { resolveStateDir } from '../events/paths';
 import { fold } from '../events/state';
 import { RunLog } from '../events/store';
-import { previewOf } from '../policy/channels/preview';
-import { oneLine, visible } from '../policy/channels/screen';
+import { previewOf } from '../approval/channels/preview';
+import { oneLine, visible } from '../approval/channels/screen';
 import type { EventDataOf } from '@gatehouse/shared';
 
 export class ApprovalCommandError extends Error {}

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { connect, credsAuthenticator } from 'nats';
 import { z } from 'zod';
 import { approvalSubjects } from '@gatehouse/shared';
-import { answerOverNats, newApproverKey, signAnswer } from '../policy/channels/approverKeys';
+import { answerOverNats, newApproverKey, signAnswer } from '../approval/channels/approverKeys';
 import { ensureImages, ensureNatsServer } from '../sandbox/index';
 import { approverCreds } from '../sandbox/nats-auth';
 import { ApprovalCommandError } from './approvals';

@@ -1,8 +1,8 @@
 import type { NatsConnection } from 'nats';
-import { headlessChannel, type OnAsk } from '../policy/channels/headless';
-import { natsChannel } from '../policy/channels/nats';
-import { terminalChannel } from '../policy/channels/terminal';
-import type { ApprovalChannel } from '../policy/channels/types';
+import { headlessChannel, type OnAsk } from '../approval/channels/headless';
+import { natsChannel } from '../approval/channels/nats';
+import { terminalChannel } from '../approval/channels/terminal';
+import type { ApprovalChannel } from '../approval/channels/types';
 
 export interface ChannelChoice {
   runId: string;

@@ -1,6 +1,6 @@
 import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
 import { resolveStateDir } from '../events/paths';
-import { oneLine } from '../policy/channels/screen';
+import { oneLine } from '../approval/channels/screen';
 import { listRuns } from '../events/runs';
 import { RunLog } from '../events/store';
 

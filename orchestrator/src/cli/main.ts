@@ -15,7 +15,7 @@ import { policyCheckCommand } from './policy-command';
 import { UsageError } from './usage';
 import { Mode } from '../policy/mode';
 import { PolicyFileError } from '../policy/file';
-import { ResumeError } from '../loop/resume';
+import { ResumeError } from '../run/resume';
 import { RunLockedError } from '../events/lock';
 import { ProviderSetupError } from '../providers/index';
 

@@ -1,5 +1,5 @@
 import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
-import { oneLine } from '../policy/channels/screen';
+import { oneLine } from '../approval/channels/screen';
 
 /** Short, single-line rendering of a tool's arguments for a person watching. */
 function brief(input: unknown): string {

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { newId } from '@gatehouse/shared';
-import { createLogger } from '../log/logger';
-import { reapOrphans, runtimeApproval, SandboxDriver, type Sandbox } from '../sandbox/index';
+import { createLogger } from './logger';
+import { runtimeApproval } from '../approval/runtime-approval';
+import { reapOrphans, SandboxDriver, type Sandbox } from '../sandbox/index';
 
 const say = (m: string): boolean => process.stderr.write(`${m}\n`);
 

@@ -1,6 +1,6 @@
 import { buildTree, walkTree, type AgentNode } from '../events/lineage';
 import { resolveStateDir } from '../events/paths';
-import { oneLine } from '../policy/channels/screen';
+import { oneLine } from '../approval/channels/screen';
 
 /**
  * `gatehouse show RUN --tree [--json]`: the run and every sub-agent below it, rebuilt from their

@@ -1,10 +1,4 @@
-export interface Budgets {
-  maxTurns: number;
-  maxToolCalls: number;
-  /** Input plus output tokens over the whole run. */
-  maxTokens: number;
-  wallClockMs: number;
-}
+import type { Budgets } from '../run/budgets';
 
 /** The standing rules the model works under. Kept short: every turn pays for them. */
 export function systemPrompt(budgets: Budgets): string {

@@ -1,6 +1,6 @@
 import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
 import { sha256Hex } from '@gatehouse/shared';
-import { applyApproval, initialApprovalState } from './approval-state';
+import { applyApproval, initialApprovalState } from '../approval/state';
 import { listRuns } from './runs';
 import { lastEvent } from './state';
 import { RunLog } from './store';

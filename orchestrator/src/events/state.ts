@@ -1,5 +1,5 @@
 import type { EventDataOf, EventEnvelope, EventType } from '@gatehouse/shared';
-import { applyApproval, cloneApprovalState, initialApprovalState, type ApprovalState } from './approval-state';
+import { applyApproval, cloneApprovalState, initialApprovalState, type ApprovalState } from '../approval/state';
 
 export interface ObservationRef {
   id: string;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
-import type { ApprovalPolicy } from '../policy/mode';
+import type { ApprovalPolicy } from '../policy/approval-policy';
 import { blobPath, hashFile, type WorkspaceManifest } from '../sandbox/workspace-save';
 
 /**

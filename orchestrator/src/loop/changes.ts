@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { SAFE_GIT, SAFE_GIT_ENV } from '@gatehouse/shared';
-import type { ApprovalPolicy } from '../policy/mode';
+import type { ApprovalPolicy } from '../policy/approval-policy';
 import type { Sandbox } from '../sandbox/index';
 import { saveWorkspace, type SavedWorkspace, type WorkspaceManifest } from '../sandbox/workspace-save';
 import { applyChangeSet, verifyChangeSet, type ChangeSet } from './change-set';

@@ -1,7 +1,7 @@
 import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
 import { sha256Hex } from '@gatehouse/shared';
 import { compileContext } from '../context/compile';
-import type { Budgets } from '../context/system';
+import type { Budgets } from '../run/budgets';
 import { lastEvent, type StateTracker } from '../events/state';
 import type { ModelProvider, ModelToolCall, ModelToolSpec, ProviderErrorKind, Usage } from '../providers/types';
 import type { ToolPipeline } from '../tools/pipeline';

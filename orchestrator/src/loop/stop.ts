@@ -1,5 +1,5 @@
 import { canonicalJson, sha256Hex } from '@gatehouse/shared';
-import type { Budgets } from '../context/system';
+import type { Budgets } from '../run/budgets';
 
 export interface Progress {
   turns: number;

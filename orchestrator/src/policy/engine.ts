@@ -1,5 +1,6 @@
 import type { LoadedPolicy, PolicyRule, RuleList } from './file';
-import type { ApprovalPolicy, Decision, Mode, PolicyRequest, RunFacts } from './mode';
+import type { Mode } from './mode';
+import type { ApprovalPolicy, Decision, PolicyRequest, RunFacts } from './approval-policy';
 import { pathDenial } from './path-denial';
 import { pathSubject, subjectKind } from './rules';
 import { shapeOf } from './shape';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { canonicalJson, sha256Hex } from '@gatehouse/shared';
-import { Approver } from './channels/approverKeys';
+import { Approver } from '../approval/channels/approverKeys';
 import { Mode } from './mode';
 import { parseRule, pathSubject, RuleSyntaxError, subjectKind, type Rule } from './rules';
 import type { ShellClassifier } from './shell/types';

@@ -2,7 +2,8 @@ import { existsSync, lstatSync } from 'node:fs';
 import path from 'node:path';
 import { createPolicy } from './engine';
 import { compilePolicy, emptyPolicy, loadPolicyFile, PolicyFileError, type LoadedPolicy } from './file';
-import { DEFAULT_MODE, modeRank, type ApprovalPolicy, type Mode } from './mode';
+import { DEFAULT_MODE, modeRank, type Mode } from './mode';
+import type { ApprovalPolicy } from './approval-policy';
 import { loadShellClassifier } from './shell/index';
 
 export { createPolicy } from './engine';
@@ -15,16 +16,14 @@ export {
   type LoadedPolicy,
   type PolicyRule,
 } from './file';
+export { DEFAULT_MODE, Mode, modeRank } from './mode';
 export {
-  DEFAULT_MODE,
-  Mode,
-  modeRank,
   type ApprovalPolicy,
   type Decision,
   type PolicyRequest,
   type RunFacts,
   type SideEffect,
-} from './mode';
+} from './approval-policy';
 export { parseRule, RuleSyntaxError } from './rules';
 export { pathDenial, type PathDenial } from './path-denial';
 export { shapeOf } from './shape';

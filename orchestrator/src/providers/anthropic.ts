@@ -5,7 +5,8 @@ import type {
   MessageParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
-import { IncompleteStreamError, sdkStream, type ProviderLabel } from './failure';
+import { IncompleteStreamError, type ProviderLabel } from './failure';
+import { sdkStream } from './sdk-stream';
 import { toolCallFromJson } from './tool-args';
 import {
   DEFAULT_RETRY,

@@ -1,5 +1,5 @@
-import type { ModelEvent, ProviderErrorKind, RetryPolicy } from './types';
-import { parseRetryAfter, withRetries } from './retry';
+import type { ProviderErrorKind } from './types';
+import { parseRetryAfter } from './retry-after';
 
 /**
  * What a failed model call amounts to, independent of which SDK threw it. Both official SDKs are
@@ -292,29 +292,4 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function clip(text: string, max = MAX_DETAIL): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-/**
- * The outer shape both SDK providers share: one attempt at a time under the retry policy, SDK
- * errors turned into typed failures, and a stream that never throws (a bug of ours becomes an
- * `unknown` error event).
- */
-export async function* sdkStream(
-  name: string,
-  policy: RetryPolicy,
-  signal: AbortSignal | undefined,
-  sdk: SdkErrorClasses,
-  label: ProviderLabel,
-  attempt: () => AsyncGenerator<ModelEvent, void, undefined>,
-): AsyncGenerator<ModelEvent, void, undefined> {
-  try {
-    yield* withRetries(policy, signal, attempt, (err) => describeFailure(sdkFailureFacts(err, sdk), label));
-  } catch (err) {
-    yield {
-      type: 'error',
-      kind: 'unknown',
-      message: `${name} provider failed: ${err instanceof Error ? err.message : String(err)}`,
-      retryable: false,
-    };
-  }
 }

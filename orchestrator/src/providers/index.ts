@@ -10,4 +10,5 @@ export {
   type AnthropicProviderOptions,
 } from './anthropic';
 export { ScriptedProvider, ScriptSchema, loadScript, parseScript, type Script, type ScriptTurn } from './scripted';
-export { withRetries, retryDelay, parseRetryAfter } from './retry';
+export { withRetries, retryDelay } from './retry';
+export { parseRetryAfter } from './retry-after';

@@ -4,7 +4,8 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import { IncompleteStreamError, sdkStream, type ProviderLabel } from './failure';
+import { IncompleteStreamError, type ProviderLabel } from './failure';
+import { sdkStream } from './sdk-stream';
 import { argumentsJson, toolCallFromJson } from './tool-args';
 import {
   DEFAULT_RETRY,

@@ -1,6 +1,5 @@
 export { SandboxDriver, type DriverOptions, type CreateSandboxOptions } from './driver';
 export { Sandbox, type InvokeOptions, type SandboxInfo } from './sandbox';
-export { runtimeApproval } from './approval';
 export { SandboxError, SandboxLostError, ProtocolError, DockerUnavailableError } from './errors';
 export { ensureImages, expectedImageTags, BaseChoice, type Images } from './images';
 export { reapOrphans, type ReapReport } from './reaper';

@@ -21,7 +21,7 @@ import {
   type PrimitiveName,
   type SandboxSubjects,
 } from '@gatehouse/shared';
-import { runtimeApproval } from './approval';
+import { runtimeApproval } from '../approval/runtime-approval';
 import { ProtocolError, SandboxError, SandboxLostError } from './errors';
 import { SANDBOX_UID, WORKSPACE } from './container';
 import { nodeStream } from './streams';

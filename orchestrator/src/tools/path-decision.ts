@@ -1,5 +1,5 @@
 import type { EventDataOf } from '@gatehouse/shared';
-import type { ApprovalPolicy, Decision } from '../policy/mode';
+import type { ApprovalPolicy, Decision } from '../policy/approval-policy';
 import type { Tool } from './tool';
 import { redirected, resolutionRecords, type ResolvedRef } from './workspace-paths';
 

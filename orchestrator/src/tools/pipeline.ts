@@ -11,10 +11,10 @@ import {
 } from '@gatehouse/shared';
 import type { StateTracker } from '../events/state';
 import { nextObservationId } from '../events/state';
-import { usableGrant, type RequestState } from '../events/approval-state';
-import type { ApprovalChannel, ApprovalPrompt } from '../policy/channels/types';
-import { previewOf } from '../policy/channels/preview';
-import type { ApprovalPolicy } from '../policy/mode';
+import { usableGrant, type RequestState } from '../approval/state';
+import type { ApprovalChannel, ApprovalPrompt } from '../approval/channels/types';
+import { previewOf } from '../approval/channels/preview';
+import type { ApprovalPolicy } from '../policy/approval-policy';
 import { crashPoint } from './crash-points';
 import { frame } from './observe/frame';
 import { sanitize } from './observe/sanitize';

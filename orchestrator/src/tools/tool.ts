@@ -4,7 +4,7 @@ import type { RunState } from '../events/state';
 import type { AgentScope, Handoff } from '../agents/handoff';
 import type { WorkspacePathRef } from './workspace-paths';
 
-import type { SideEffect } from '../policy/mode';
+import type { SideEffect } from '../policy/approval-policy';
 export type { SideEffect };
 
 /** What the pipeline hands a tool: run state (a fold of the log) and read-only access for checks. */
@@ -52,7 +52,7 @@ export type ExecutionPlan =
     };
 
 export interface OrchestratorIO {
-  /** Runs a sub-agent on a checked handoff and brings its result back (see loop/delegation.ts). */
+  /** Runs a sub-agent on a checked handoff and brings its result back (see agents/delegation.ts). */
   delegate?(handoff: Handoff): Promise<LocalResult>;
   readArtifact(
     ref: string,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseRetryAfter, retryDelay, withRetries } from '../../src/providers/retry';
+import { retryDelay, withRetries } from '../../src/providers/retry';
+import { parseRetryAfter } from '../../src/providers/retry-after';
 import type { ModelEvent, RetryPolicy } from '../../src/providers/types';
 import { collect } from './fake-server';
 

@@ -11,7 +11,7 @@ import {
   type ResultData,
 } from '@gatehouse/shared';
 import { compilePolicy, createPolicy, loadShellClassifier, type Mode } from '../../src/policy/index';
-import type { ApprovalAnswer, ApprovalChannel } from '../../src/policy/channels/types';
+import type { ApprovalAnswer, ApprovalChannel } from '../../src/approval/channels/types';
 import { RunLog } from '../../src/events/index';
 import { StateTracker } from '../../src/events/state';
 import { ToolPipeline } from '../../src/tools/pipeline';

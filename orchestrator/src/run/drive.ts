@@ -1,76 +1,16 @@
 import path from 'node:path';
-import { newId, type Actor, type EventDataOf, type EventEnvelope, type EventType } from '@gatehouse/shared';
-import type { RequestState } from '../events/approval-state';
-import { pendingRequests } from '../events/approval-state';
-import { RunLog } from '../events/store';
-import { StateTracker } from '../events/state';
-import type { ApprovalChannel } from '../policy/channels/types';
-import type { ApprovalPolicy } from '../policy/mode';
-import type { ModelProvider } from '../providers/types';
-import type { Sandbox, SandboxDriver } from '../sandbox/index';
-import type { Budgets } from '../context/system';
-import { systemPrompt } from '../context/system';
-import { codingTools } from '../tools/builtin/index';
-import { ToolPipeline, type Observation, type ToolCall } from '../tools/pipeline';
-import type { LogPort } from '../tools/ports';
-import { resolveSurface, type ToolRegistry } from '../tools/registry';
-import type { ToolLimits } from '../tools/tool';
-import { exportChanges, type ExportResult } from './changes';
-import { Checkpointer, gateInvocations } from './checkpoint';
-import { runLoop, type LoopOutcome } from './loop';
-import { createDelegator } from './delegation';
-import { resumeAgent } from './resume';
+import type { EventDataOf } from '@gatehouse/shared';
+import { createDelegator } from '../agents/delegation';
 import type { AgentScope } from '../agents/handoff';
-
-/** What every run needs, new or resumed. */
-export interface RunEnvironment {
-  provider: ModelProvider;
-  driver: SandboxDriver;
-  stateDir: string;
-  /** The approval gate (rules, mode, classifier) this run is held to. */
-  policy: ApprovalPolicy;
-  /** Where asks go; without one, an ask is denied. */
-  channel?: ApprovalChannel;
-  budgets: Budgets;
-  apply: boolean;
-  signal: AbortSignal;
-  limits?: Partial<ToolLimits>;
-  contextTokenBudget?: number;
-  /** Every event as it is written (live progress, --json). */
-  onEvent?: (event: EventEnvelope) => void;
-  onText?: (delta: string) => void;
-  /** Called once the run's log is open, for parts that record on their own (refused approval answers). */
-  attachLog?: (log: LogPort) => void;
-  /** Where this agent sits in a tree of agents; a top-level run is depth 0 with every path. */
-  agent?: { depth: number; maxDepth: number; paths: readonly string[]; maxParallel: number };
-  /** The loaded policy's identity, for lineage events. */
-  policyRecord?: { source: string; sha256: string; file: unknown };
-  /** Largest file checkpointed or exported (default: $GATEHOUSE_MAX_FILE_BYTES, else 8 GiB); larger ones are listed with their sizes. */
-  maxFileBytes?: number;
-}
-
-export interface AgentRunOptions extends RunEnvironment {
-  task: string;
-  repoDir: string;
-  runId?: string;
-  /** The --model spec as given (recorded so resume can recreate the provider). */
-  modelSpec?: string;
-}
-
-export interface AgentRunResult extends LoopOutcome {
-  runId: string;
-  runDir: string;
-  repoDir: string;
-  filesChanged: string[];
-  diffFile?: string;
-  applied: boolean;
-  /** Changed files --apply refused (then nothing was written), files not exported, a write that failed part way. */
-  refused?: ExportResult['refused'];
-  skipped?: ExportResult['skipped'];
-  applyError?: string;
-  /** Requests the run waits for when it paused. */
-  pendingRequests: RequestState[];
-}
+import { pendingRequests } from '../approval/state';
+import { systemPrompt } from '../context/system';
+import { exportChanges, type ExportResult } from '../loop/changes';
+import { Checkpointer, gateInvocations } from '../loop/checkpoint';
+import { runLoop, type LoopOutcome } from '../loop/loop';
+import type { Sandbox } from '../sandbox/index';
+import { ToolPipeline, type Observation, type ToolCall } from '../tools/pipeline';
+import type { ToolLimits } from '../tools/tool';
+import type { AgentRunResult, ResumeRun, RunEnvironment, RunHandle } from './types';
 
 export const DEFAULT_LIMITS: ToolLimits = {
   defaultTimeoutMs: 120_000,
@@ -80,49 +20,11 @@ export const DEFAULT_LIMITS: ToolLimits = {
 };
 
 /**
- * One agent run from start to end: its log, its sandbox (a copy of the repository), the pipeline
- * and the loop. The log is written whatever happens, and the sandbox is removed whatever happens.
- */
-export async function runAgent(o: AgentRunOptions): Promise<AgentRunResult> {
-  const runId = o.runId ?? newId('run');
-  const registry = codingTools();
-  const surface = resolveSurface(registry, { mode: o.policy.mode });
-  const raw = RunLog.create(o.stateDir, runId);
-  const tracker = new StateTracker();
-  const log = tee(raw, tracker, o.onEvent);
-  log.append('run.started', 'user', {
-    task: o.task,
-    mode: o.policy.mode,
-    surface,
-    repo: o.repoDir,
-    model: o.modelSpec ?? o.provider.id,
-    ...(o.policyRecord ? { policy: o.policyRecord } : {}),
-    lineage: [runId],
-    budgets: { ...o.budgets },
-  });
-  return drive(o, { raw, log, tracker, registry, surface, task: o.task, repoDir: o.repoDir, resume: false });
-}
-
-export interface RunHandle {
-  raw: RunLog;
-  log: LogPort & { events(): readonly EventEnvelope[] };
-  tracker: StateTracker;
-  registry: ToolRegistry;
-  surface: string[];
-  task: string;
-  repoDir: string;
-  resume: boolean;
-  /** Resume: puts the saved workspace into the fresh sandbox before the loop continues. */
-  prepare?: (sandbox: Sandbox) => Promise<void>;
-  /** Sub-agents: collects the sandbox's result before it is removed (the run's own end events follow). */
-  finish?: (sandbox: Sandbox, outcome: LoopOutcome) => Promise<void>;
-}
-
-/**
  * Runs the loop in a fresh sandbox and ends the run's log: `run.completed` when it is over, or
- * `run.paused` (with the workspace saved beside the log) when it waits for approvals.
+ * `run.paused` (with the workspace saved beside the log) when it waits for approvals. Sub-agents
+ * are resumed with `resume`, passed in by the caller (resume.ts itself drives).
  */
-export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunResult> {
+export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle): Promise<AgentRunResult> {
   const { raw, log, tracker } = h;
   const runId = raw.runId;
   const end = (outcome: LoopOutcome, extra: Partial<AgentRunResult> = {}): AgentRunResult => {
@@ -274,8 +176,8 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
       log: plog,
       sandbox: gated,
       run: (call) => runOrContinue(call),
-      drive,
-      resume: resumeAgent,
+      drive: (env, handle) => drive(env, resume, handle),
+      resume,
       scope,
     });
     pipeline = new ToolPipeline({
@@ -366,24 +268,4 @@ function envMaxFileBytes(): number | undefined {
   if (!Number.isSafeInteger(n) || n < 0)
     throw new Error(`GATEHOUSE_MAX_FILE_BYTES must be a whole number of bytes, not ${JSON.stringify(raw)}`);
   return n;
-}
-
-/** The log as the pipeline and loop see it: every append also folds into state and is reported. */
-export function tee(
-  log: RunLog,
-  tracker: StateTracker,
-  onEvent?: (e: EventEnvelope) => void,
-): LogPort & { events(): readonly EventEnvelope[] } {
-  return {
-    append<T extends EventType>(type: T, actor: Actor, data: EventDataOf<T>, opts?: { causationId?: string | null }) {
-      const event = log.append(type, actor, data, opts);
-      tracker.apply(event);
-      onEvent?.(event);
-      return event;
-    },
-    sync: () => log.sync(),
-    redact: (text) => log.redact(text),
-    artifacts: log.artifacts,
-    events: () => log.events(),
-  };
 }

@@ -1,10 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { newId, sha256Hex, type EventDataOf, type EventEnvelope } from '@gatehouse/shared';
-import type { AgentScope, Handoff } from '../agents/handoff';
-import { normaliseGlob } from '../agents/handoff';
-import { narrowPolicy } from '../agents/narrow';
-import { childTask, handoffHash, type Evidence } from '../agents/packet';
+import type { AgentScope, Handoff } from './handoff';
+import { normaliseGlob } from './handoff';
+import { narrowPolicy } from './narrow';
+import { childTask, handoffHash, type Evidence } from './packet';
 import { RunLog } from '../events/store';
 import { lastEvent, StateTracker } from '../events/state';
 import { pathPattern } from '../policy/rules';
@@ -13,10 +13,10 @@ import { codingTools } from '../tools/builtin/index';
 import type { Observation, ToolCall } from '../tools/pipeline';
 import type { LogPort } from '../tools/ports';
 import type { LocalResult } from '../tools/tool';
-import type { LoopOutcome } from './loop';
-import type { AgentRunResult, RunEnvironment, RunHandle } from './session';
-import { tee } from './session';
-import { restoreWorkspace, snapshotWorkspace, type WorkspaceSnapshot } from './workspace';
+import type { LoopOutcome } from '../loop/loop';
+import { tee } from '../run/tee';
+import type { AgentRunResult, ResumeRun, RunEnvironment, RunHandle } from '../run/types';
+import { restoreWorkspace, snapshotWorkspace, type WorkspaceSnapshot } from '../loop/workspace';
 
 export interface ParentRun {
   env: RunEnvironment;
@@ -35,12 +35,8 @@ export interface ParentRun {
   runDir: string;
   /** What this agent may still hand down (its budget minus what it used and already handed out). */
   scope: () => AgentScope;
-  /** Resumes a run by id with a finish hook built once its log is open (loop/resume.ts). */
-  resume?: (
-    runId: string,
-    env: RunEnvironment,
-    finish: (log: LogPort & { events(): readonly EventEnvelope[] }) => RunHandle['finish'],
-  ) => Promise<AgentRunResult>;
+  /** Resumes a run by id with a finish hook built once its log is open (run/resume.ts). */
+  resume?: ResumeRun;
 }
 
 /**

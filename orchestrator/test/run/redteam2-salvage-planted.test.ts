@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chooseWorkspace } from '../../src/loop/restore-point';
+import { chooseWorkspace } from '../../src/run/restore-point';
 import type { ToolRegistry } from '../../src/tools/registry';
 
 /**

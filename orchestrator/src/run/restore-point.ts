@@ -8,7 +8,7 @@ import { checkSalvageRecord } from '../sandbox/salvage-record';
 import type { Sandbox } from '../sandbox/index';
 import { loadWorkspace, WORKSPACE_STATE_DIR, type WorkspaceManifest } from '../sandbox/workspace-save';
 import type { ToolRegistry } from '../tools/registry';
-import { restoreWorkspace } from './workspace';
+import { restoreWorkspace } from '../loop/workspace';
 
 export type RestorePoint =
   | {

@@ -8,7 +8,7 @@ import {
   terminalChannel,
   type ApprovalAnswer,
   type ApprovalPrompt,
-} from '../../src/policy/channels/index';
+} from '../../src/approval/channels/index';
 
 function prompt(over: Partial<ApprovalPrompt> = {}): ApprovalPrompt {
   const input = { command: 'git commit -m "wip"' };

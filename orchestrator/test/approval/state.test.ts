@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { usableGrant } from '../../src/events/approval-state';
+import { usableGrant } from '../../src/approval/state';
 import { fold } from '../../src/events/state';
 import { RunLog } from '../../src/events/store';
 

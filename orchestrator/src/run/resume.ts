@@ -6,7 +6,9 @@ import type { Sandbox } from '../sandbox/index';
 import { reapOrphans } from '../sandbox/reaper';
 import { restoreSaved } from '../sandbox/workspace-save';
 import { codingTools } from '../tools/builtin/index';
-import { drive, tee, type AgentRunResult, type RunEnvironment, type RunHandle } from './session';
+import { drive } from './drive';
+import { tee } from './tee';
+import type { AgentRunResult, RunEnvironment, RunHandle } from './types';
 import type { LogPort } from '../tools/ports';
 import { chooseWorkspace } from './restore-point';
 
@@ -56,7 +58,7 @@ export async function resumeAgent(
     const log = tee(raw, tracker, o.onEvent);
     for (const e of events) o.onEvent?.(e);
     handed = true;
-    return await drive(o, {
+    return await drive(o, resumeAgent, {
       raw,
       log,
       tracker,

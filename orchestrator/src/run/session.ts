@@ -1,0 +1,42 @@
+import { newId } from '@gatehouse/shared';
+import { StateTracker } from '../events/state';
+import { RunLog } from '../events/store';
+import { codingTools } from '../tools/builtin/index';
+import { resolveSurface } from '../tools/registry';
+import { drive } from './drive';
+import { resumeAgent } from './resume';
+import { tee } from './tee';
+import type { AgentRunOptions, AgentRunResult } from './types';
+
+/**
+ * One agent run from start to end: its log, its sandbox (a copy of the repository), the pipeline
+ * and the loop. The log is written whatever happens, and the sandbox is removed whatever happens.
+ */
+export async function runAgent(o: AgentRunOptions): Promise<AgentRunResult> {
+  const runId = o.runId ?? newId('run');
+  const registry = codingTools();
+  const surface = resolveSurface(registry, { mode: o.policy.mode });
+  const raw = RunLog.create(o.stateDir, runId);
+  const tracker = new StateTracker();
+  const log = tee(raw, tracker, o.onEvent);
+  log.append('run.started', 'user', {
+    task: o.task,
+    mode: o.policy.mode,
+    surface,
+    repo: o.repoDir,
+    model: o.modelSpec ?? o.provider.id,
+    ...(o.policyRecord ? { policy: o.policyRecord } : {}),
+    lineage: [runId],
+    budgets: { ...o.budgets },
+  });
+  return drive(o, resumeAgent, {
+    raw,
+    log,
+    tracker,
+    registry,
+    surface,
+    task: o.task,
+    repoDir: o.repoDir,
+    resume: false,
+  });
+}

@@ -1,0 +1,89 @@
+import type { EventEnvelope } from '@gatehouse/shared';
+import type { ApprovalChannel } from '../approval/channels/types';
+import type { RequestState } from '../approval/state';
+import type { StateTracker } from '../events/state';
+import type { RunLog } from '../events/store';
+import type { ExportResult } from '../loop/changes';
+import type { LoopOutcome } from '../loop/loop';
+import type { ApprovalPolicy } from '../policy/approval-policy';
+import type { ModelProvider } from '../providers/types';
+import type { Sandbox, SandboxDriver } from '../sandbox/index';
+import type { LogPort } from '../tools/ports';
+import type { ToolRegistry } from '../tools/registry';
+import type { ToolLimits } from '../tools/tool';
+import type { Budgets } from './budgets';
+
+/** What every run needs, new or resumed. */
+export interface RunEnvironment {
+  provider: ModelProvider;
+  driver: SandboxDriver;
+  stateDir: string;
+  /** The approval gate (rules, mode, classifier) this run is held to. */
+  policy: ApprovalPolicy;
+  /** Where asks go; without one, an ask is denied. */
+  channel?: ApprovalChannel;
+  budgets: Budgets;
+  apply: boolean;
+  signal: AbortSignal;
+  limits?: Partial<ToolLimits>;
+  contextTokenBudget?: number;
+  /** Every event as it is written (live progress, --json). */
+  onEvent?: (event: EventEnvelope) => void;
+  onText?: (delta: string) => void;
+  /** Called once the run's log is open, for parts that record on their own (refused approval answers). */
+  attachLog?: (log: LogPort) => void;
+  /** Where this agent sits in a tree of agents; a top-level run is depth 0 with every path. */
+  agent?: { depth: number; maxDepth: number; paths: readonly string[]; maxParallel: number };
+  /** The loaded policy's identity, for lineage events. */
+  policyRecord?: { source: string; sha256: string; file: unknown };
+  /** Largest file checkpointed or exported (default: $GATEHOUSE_MAX_FILE_BYTES, else 8 GiB); larger ones are listed with their sizes. */
+  maxFileBytes?: number;
+}
+
+export interface AgentRunOptions extends RunEnvironment {
+  task: string;
+  repoDir: string;
+  runId?: string;
+  /** The --model spec as given (recorded so resume can recreate the provider). */
+  modelSpec?: string;
+}
+
+export interface AgentRunResult extends LoopOutcome {
+  runId: string;
+  runDir: string;
+  repoDir: string;
+  filesChanged: string[];
+  diffFile?: string;
+  applied: boolean;
+  /** Changed files --apply refused (then nothing was written), files not exported, a write that failed part way. */
+  refused?: ExportResult['refused'];
+  skipped?: ExportResult['skipped'];
+  applyError?: string;
+  /** Requests the run waits for when it paused. */
+  pendingRequests: RequestState[];
+}
+
+export interface RunHandle {
+  raw: RunLog;
+  log: LogPort & { events(): readonly EventEnvelope[] };
+  tracker: StateTracker;
+  registry: ToolRegistry;
+  surface: string[];
+  task: string;
+  repoDir: string;
+  resume: boolean;
+  /** Resume: puts the saved workspace into the fresh sandbox before the loop continues. */
+  prepare?: (sandbox: Sandbox) => Promise<void>;
+  /** Sub-agents: collects the sandbox's result before it is removed (the run's own end events follow). */
+  finish?: (sandbox: Sandbox, outcome: LoopOutcome) => Promise<void>;
+}
+
+/**
+ * Continues a stopped run by id (resume.ts). A run's sub-agents are resumed through it, and it is
+ * handed to drive.ts rather than imported there: resuming drives the run again.
+ */
+export type ResumeRun = (
+  runId: string,
+  env: RunEnvironment,
+  finishFor?: (log: LogPort & { events(): readonly EventEnvelope[] }) => RunHandle['finish'],
+) => Promise<AgentRunResult>;
