@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { GatehouseError } from '../errors';
 import { pendingRequests, type RequestState } from '../events/approval-state';
 import { resolveStateDir } from '../events/paths';
 import { fold } from '../events/state';
@@ -7,7 +8,10 @@ import { previewOf } from '../policy/channels/preview';
 import { oneLine, visible } from '../policy/channels/screen';
 import type { EventDataOf } from '@gatehouse/shared';
 
-export class ApprovalCommandError extends Error {}
+/** An approval command that cannot be carried out (no such request, the run is over): nothing is recorded. */
+export class ApprovalCommandError extends GatehouseError {
+  readonly kind = 'refused';
+}
 
 /** The run and its sub-agents, parents first (from agent.spawned events; bounded). */
 export function runTree(stateDir: string, runId: string): string[] {
