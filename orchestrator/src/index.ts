@@ -1,3 +1,4 @@
+export { GatehouseError, errorKindOf, type ErrorKind } from './errors';
 export * from './sandbox/index';
 export * from './events/index';
 export { fold, reduce, initialState, StateTracker, nextObservationId, type RunState } from './events/state';

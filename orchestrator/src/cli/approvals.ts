@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { pendingRequests, type RequestState } from '../approval/state';
+import { GatehouseError } from '../errors';
 import { resolveStateDir } from '../events/paths';
 import { fold } from '../events/state';
 import { RunLog } from '../events/store';
@@ -7,7 +8,10 @@ import { previewOf } from '../approval/channels/preview';
 import { oneLine, visible } from '../approval/channels/screen';
 import type { EventDataOf } from '@gatehouse/shared';
 
-export class ApprovalCommandError extends Error {}
+/** An approval command that cannot be carried out (no such request, the run is over): nothing is recorded. */
+export class ApprovalCommandError extends GatehouseError {
+  readonly kind = 'refused';
+}
 
 /** The run and its sub-agents, parents first (from agent.spawned events; bounded). */
 export function runTree(stateDir: string, runId: string): string[] {

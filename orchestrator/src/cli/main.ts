@@ -8,19 +8,13 @@ import { reap, sandboxUp, smoke } from './sandbox';
 import { verify } from './verify';
 import { runsCommand, showCommand } from './history';
 import { treeCommand } from './tree';
-import { resumeCommand, runCommand, RUN_EXIT } from './run';
-import { answerCommand, approvalsCommand, ApprovalCommandError } from './approvals';
+import { resumeCommand, runCommand } from './run';
+import { answerCommand, approvalsCommand } from './approvals';
 import { answerOverNatsCommand, approverCredsCommand, approverKeygen } from './approver';
 import { policyCheckCommand } from './policy-command';
 import { UsageError } from './usage';
 import { Mode } from '../policy/mode';
-import { PolicyFileError } from '../policy/file';
-import { ResumeError } from '../run/resume';
-import { RunLockedError } from '../events/lock';
-import { ProviderSetupError } from '../providers/index';
-
-/** Exit codes the CLI promises: 0 ok, 1 failed, 2 usage. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+import { exitCodeFor, exitCodeOfError } from './exit-codes';
 
 /** A --repo value must name an existing directory; anything else is a usage error (exit 2). */
 function parseRepo(value: string): string {
@@ -332,13 +326,11 @@ try {
   await program.parseAsync(process.argv);
 } catch (e) {
   if (e instanceof CommanderError) {
-    process.exitCode = e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    // Commander has printed its message (a bad flag or argument; or --help, which is no error).
+    process.exitCode = exitCodeFor(e.exitCode === 0 ? 'ok' : 'usage');
   } else {
+    // The message says what happened and what to do; the error's kind alone picks the exit code.
     process.stderr.write(`gatehouse: ${e instanceof Error ? e.message : String(e)}\n`);
-    // A bad model spec, a missing API key or a bad policy file is a usage error: nothing ran.
-    const usage = e instanceof ProviderSetupError || e instanceof PolicyFileError || e instanceof UsageError;
-    // Refusals (no such request, run already over, run live elsewhere) are failures with their message.
-    void [ApprovalCommandError, ResumeError, RunLockedError];
-    process.exitCode = usage ? RUN_EXIT.usage : EXIT.failed;
+    process.exitCode = exitCodeOfError(e);
   }
 }

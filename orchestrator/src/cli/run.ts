@@ -18,6 +18,7 @@ import { oneLine } from '../approval/channels/screen';
 import { treePending } from './approvals';
 import type { LogPort } from '../tools/ports';
 import { humanProgress } from './progress';
+import { exitCodeFor } from './exit-codes';
 
 export interface RunFlags {
   repo: string;
@@ -40,9 +41,6 @@ export type ResumeFlags = Pick<
   /** Which budget flags were given on the command line (not defaults). */
   explicit?: { maxTurns: boolean; maxToolCalls: boolean };
 };
-
-/** Exit codes of `gatehouse run` (README): one per way a run can end. */
-export const RUN_EXIT = { final: 0, failed: 1, usage: 2, paused: 3, partial: 4, cancelled: 130 } as const;
 
 export async function runCommand(task: string, flags: RunFlags): Promise<number> {
   // Everything a person must fix (model spec, key, policy file) fails here, before anything starts.
@@ -67,7 +65,7 @@ export async function resumeCommand(runId: string, flags: ResumeFlags): Promise<
   const stateDir = resolveStateDir(flags.stateDir);
   const events = RunLog.readEvents(stateDir, runId);
   const started = events[0]?.type === 'run.started' ? (events[0].data as EventDataOf<'run.started'>) : undefined;
-  if (!started?.model) throw new Error(`run ${runId} does not record its model; it cannot be resumed`);
+  if (!started?.model) throw new ResumeError(`run ${runId} does not record its model; it cannot be resumed`);
   // A sub-agent is resumed by its root, held to its handoff; on its own it would lose that scope.
   const root = started.lineage?.[0];
   if (events[0]?.parentRunId || (root && root !== runId))
@@ -108,7 +106,7 @@ async function session(
   // First Ctrl-C: cancel cleanly (sandbox removed, log completed). A second one: leave now; the
   // next start reaps the sandbox. Either way the exit code says "cancelled".
   const cancel = (): void => {
-    if (controller.signal.aborted) process.exit(RUN_EXIT.cancelled);
+    if (controller.signal.aborted) process.exit(exitCodeFor('cancelled'));
     if (!flags.json) process.stderr.write('cancelling… (Ctrl-C again to quit at once)\n');
     controller.abort();
   };
@@ -164,7 +162,7 @@ async function session(
     if (driverOpts.reap === false) await reapOrphans(undefined, false, { stateDir }).catch(() => undefined);
   }
   if (!flags.json) summary(result, flags, out);
-  return RUN_EXIT[result.status];
+  return exitCodeFor(result.status);
 }
 
 /** A scripted model's path is recorded absolute, so `gatehouse resume` works from any directory. */

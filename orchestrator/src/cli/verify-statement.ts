@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AuditReport } from '../events/audit';
 import type { LogKey } from '../events/key';
 import { checkStatement, keyFingerprint, makeStatement } from '../events/statement';
+import { exitCodeFor } from './exit-codes';
 
 /** Write the signed statement of an intact run; returns the signing key's fingerprint. */
 export function exportStatement(file: string, key: LogKey, report: AuditReport): string {
@@ -28,7 +29,7 @@ export function verifyStatement(
     r = checkStatement(stateDir, run, file, publicKey === undefined ? undefined : readPublicKey(publicKey));
   } catch (e) {
     process.stderr.write(`gatehouse verify: ${(e as Error).message}\n`);
-    return 2;
+    return exitCodeFor('usage');
   }
   if (json) {
     process.stdout.write(`${JSON.stringify({ runId: run, statement: file, ...r })}\n`);
@@ -44,5 +45,5 @@ export function verifyStatement(
     }
     process.stdout.write(`${lines.join('\n')}\n`);
   }
-  return r.ok ? 0 : 1;
+  return exitCodeFor(r.ok ? 'intact' : 'failed');
 }

@@ -5,9 +5,7 @@ import { auditRun, type AuditReport } from '../events/audit';
 import { installationKey } from '../events/installation';
 import { LogKeyError } from '../events/key';
 import { exportStatement, verifyStatement } from './verify-statement';
-
-/** 0 intact and anchored; 1 tampered or torn; 2 usage (or an unusable key); 3 intact chain that nothing anchors. */
-export const VERIFY_EXIT = { ok: 0, failed: 1, usage: 2, unanchored: 3 } as const;
+import { exitCodeFor } from './exit-codes';
 
 /** What a bad line means for the person reading the report. */
 function meaning(bad: BadEvent): string {
@@ -111,7 +109,11 @@ export interface VerifyOptions {
   publicKey?: string;
 }
 
-/** `gatehouse verify RUN`: check a run's log, anchors and artifacts. */
+/**
+ * `gatehouse verify RUN`: check a run's log, anchors and artifacts. Exit 0 intact and anchored; 1
+ * tampered or torn; 2 usage (a bad or unknown run id, an unusable key); 3 an intact chain that
+ * nothing anchors.
+ */
 export async function verify(run: string, opts: VerifyOptions): Promise<number> {
   const stateDir = resolveStateDir(opts.stateDir);
   let file: string;
@@ -120,7 +122,7 @@ export async function verify(run: string, opts: VerifyOptions): Promise<number> 
   } catch (e) {
     if (e instanceof InvalidRunIdError) {
       process.stderr.write(`gatehouse verify: ${e.message}\n`);
-      return VERIFY_EXIT.usage;
+      return exitCodeFor('usage');
     }
     throw e;
   }
@@ -132,7 +134,7 @@ export async function verify(run: string, opts: VerifyOptions): Promise<number> 
           ? `Runs there: ${runs.join(', ')}.\n`
           : 'There are no runs there (use --state-dir or GATEHOUSE_STATE_DIR to point elsewhere).\n'),
     );
-    return VERIFY_EXIT.usage;
+    return exitCodeFor('usage');
   }
   // An auditor's check: against a signed statement, without this installation's key.
   if (opts.statement !== undefined) {
@@ -140,7 +142,7 @@ export async function verify(run: string, opts: VerifyOptions): Promise<number> 
   }
   if (opts.publicKey !== undefined) {
     process.stderr.write('gatehouse verify: --public-key goes with --statement FILE\n');
-    return VERIFY_EXIT.usage;
+    return exitCodeFor('usage');
   }
   let key;
   try {
@@ -148,7 +150,7 @@ export async function verify(run: string, opts: VerifyOptions): Promise<number> 
   } catch (e) {
     if (!(e instanceof LogKeyError)) throw e;
     process.stderr.write(`gatehouse verify: ${e.message}\n`);
-    return VERIFY_EXIT.usage;
+    return exitCodeFor('usage');
   }
 
   const r = auditRun(stateDir, run, key);
@@ -168,5 +170,5 @@ export async function verify(run: string, opts: VerifyOptions): Promise<number> 
   } else {
     print(run, r);
   }
-  return r.verdict === 'intact' ? VERIFY_EXIT.ok : r.verdict === 'failed' ? VERIFY_EXIT.failed : VERIFY_EXIT.unanchored;
+  return exitCodeFor(r.verdict);
 }

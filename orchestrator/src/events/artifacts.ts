@@ -14,6 +14,7 @@ import {
 import path from 'node:path';
 import { sha256Hex } from '@gatehouse/shared';
 import { Redactor } from './redact';
+import { GatehouseError } from '../errors';
 
 /** A reference to a stored artifact: `art-` and the first 16 hex digits of its SHA-256. */
 export const ARTIFACT_REF = /^art-[0-9a-f]{16}$/;
@@ -38,7 +39,9 @@ export interface ArtifactPage {
   eof: boolean;
 }
 
-export class ArtifactError extends Error {
+/** An artifact that does not exist, or a read of it out of range: nothing is returned. */
+export class ArtifactError extends GatehouseError {
+  readonly kind = 'refused';
   constructor(message: string) {
     super(message);
     this.name = 'ArtifactError';

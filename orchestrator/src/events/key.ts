@@ -5,6 +5,7 @@ import { closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFil
 import { realpathSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { GatehouseError } from '../errors';
 
 /**
  * The installation's log key: 32 random bytes in a file OUTSIDE every state directory (default
@@ -37,7 +38,8 @@ export function keyLocation(env: Env = process.env): KeyLocation {
 }
 
 /** The key cannot be used: the message says what is wrong and how to fix it. */
-export class LogKeyError extends Error {
+export class LogKeyError extends GatehouseError {
+  readonly kind = 'environment';
   constructor(message: string) {
     super(message);
     this.name = 'LogKeyError';

@@ -1,10 +1,13 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { ownerIsDead, ownerLabel } from '@gatehouse/shared';
+import { GatehouseError } from '../errors';
 
 const LOCK_FILE = 'writer.lock';
 
-export class RunLockedError extends Error {
+/** Another live process writes this run: the command is refused rather than fork its log. */
+export class RunLockedError extends GatehouseError {
+  readonly kind = 'refused';
   constructor(
     readonly runId: string,
     readonly owner: string,

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Id } from '@gatehouse/shared';
+import { GatehouseError } from '../errors';
 
 /** Where runs live: --state-dir, else $GATEHOUSE_STATE_DIR, else `.gatehouse` in the working directory. */
 export function resolveStateDir(
@@ -16,7 +17,12 @@ export function assertRunId(runId: string): void {
   if (!Id.safeParse(runId).success) throw new InvalidRunIdError(runId);
 }
 
-export class InvalidRunIdError extends Error {
+/**
+ * Not a run id. Refused rather than a usage error so the exit code stays 1 where it always was;
+ * `gatehouse verify` alone reports it as usage (exit 2), as it promises.
+ */
+export class InvalidRunIdError extends GatehouseError {
+  readonly kind = 'refused';
   constructor(readonly runId: string) {
     super(`invalid run id ${JSON.stringify(runId)}: must be 1-64 characters of A-Z a-z 0-9 _ -`);
     this.name = 'InvalidRunIdError';

@@ -18,6 +18,7 @@ import { LogKey } from './key';
 import { ARTIFACTS_DIR, assertRunId, EVENTS_FILE, runDir as runDirOf, runsDir } from './paths';
 import { Redactor } from './redact';
 import { scanLog, type BadEvent } from './scan';
+import { GatehouseError } from '../errors';
 
 /**
  * The embedded event store: one append-only JSONL file per run, `<stateDir>/runs/<runId>/events.jsonl`,
@@ -64,7 +65,8 @@ export interface Recovered {
 }
 
 /** Data that does not fit its event type's schema: a bug in the code that appends, not bad input. */
-export class EventDataError extends Error {
+export class EventDataError extends GatehouseError {
+  readonly kind = 'internal';
   constructor(
     readonly type: string,
     message: string,
@@ -75,7 +77,8 @@ export class EventDataError extends Error {
 }
 
 /** The log on disk cannot be trusted: the open is refused. */
-export class EventLogCorruptError extends Error {
+export class EventLogCorruptError extends GatehouseError {
+  readonly kind = 'refused';
   constructor(
     readonly file: string,
     readonly bad: BadEvent,

@@ -3,6 +3,7 @@ import { promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { ApprovalPolicy } from '../policy/approval-policy';
 import { blobPath, hashFile, type WorkspaceManifest } from '../sandbox/workspace-save';
+import { GatehouseError } from '../errors';
 
 /**
  * The run's changes as files, checked on the host before anything is written to the repository:
@@ -152,7 +153,10 @@ async function hostProblem(root: string, p: string, deleting: ReadonlySet<string
   return undefined;
 }
 
-export class ApplyError extends Error {}
+/** The change set was not (wholly) written to the repository; the message says which files were. */
+export class ApplyError extends GatehouseError {
+  readonly kind = 'refused';
+}
 
 /**
  * Writes a verified change set: deletions, then each file to a temporary name in its folder and

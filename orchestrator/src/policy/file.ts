@@ -6,6 +6,7 @@ import { Approver } from '../approval/channels/approverKeys';
 import { Mode } from './mode';
 import { parseRule, pathSubject, RuleSyntaxError, subjectKind, type Rule } from './rules';
 import type { ShellClassifier } from './shell/types';
+import { GatehouseError } from '../errors';
 
 /**
  * The policy file: `{"mode", "allow", "ask", "deny", "approvers"}`. A rule is a string or an
@@ -62,7 +63,10 @@ export interface LoadedPolicy {
   rules: PolicyRule[];
 }
 
-export class PolicyFileError extends Error {}
+/** The policy file cannot be read or is not valid: a usage error, nothing runs under it. */
+export class PolicyFileError extends GatehouseError {
+  readonly kind = 'usage';
+}
 
 /** Reads, validates and checks a policy file. Every problem is one clear error naming the entry. */
 export function loadPolicyFile(file: string, classifier: ShellClassifier): LoadedPolicy {

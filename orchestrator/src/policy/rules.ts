@@ -1,4 +1,5 @@
 import { workspaceKey } from '@gatehouse/shared';
+import { GatehouseError } from '../errors';
 
 /**
  * One policy rule, as written in a policy file: `read_file`, `bash(npm test*)`, `edit_file(src/**)`.
@@ -35,7 +36,10 @@ export function pathSubject(input: unknown): string {
 
 const RULE_SYNTAX = /^([a-z][a-z0-9_]*)(?:\((.*)\))?$/s;
 
-export class RuleSyntaxError extends Error {}
+/** A rule a person wrote is not one (loadPolicyFile reports it as a PolicyFileError naming the entry). */
+export class RuleSyntaxError extends GatehouseError {
+  readonly kind = 'usage';
+}
 
 export function parseRule(text: string): Rule {
   const m = RULE_SYNTAX.exec(text.trim());

@@ -1,10 +1,13 @@
+import { GatehouseError } from '../errors';
+
 /**
  * Errors thrown while a provider is being set up: they are usage errors a person must fix before
  * any run starts, so they are thrown (not model events). One base class lets the CLI map them all
  * to a usage exit.
  */
-export class ProviderSetupError extends Error {
+export class ProviderSetupError extends GatehouseError {
   override readonly name: string = 'ProviderSetupError';
+  readonly kind = 'usage';
 }
 
 /** The `--model` spec is not one of the accepted forms. */

@@ -1,5 +1,6 @@
 import type { ProviderErrorKind } from './types';
 import { parseRetryAfter } from './retry-after';
+import { GatehouseError } from '../errors';
 
 /**
  * What a failed model call amounts to, independent of which SDK threw it. Both official SDKs are
@@ -41,8 +42,9 @@ export interface ProviderLabel {
 }
 
 /** Raised by an adapter when a stream ends without its end marker; the SDKs end such streams silently. */
-export class IncompleteStreamError extends Error {
+export class IncompleteStreamError extends GatehouseError {
   override readonly name = 'IncompleteStreamError';
+  readonly kind = 'environment';
 }
 
 /** The error classes each SDK exports under the same names. */

@@ -1,5 +1,6 @@
 import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
 import { LogKey } from '../events/key';
+import { GatehouseError } from '../errors';
 import { RunLog } from '../events/store';
 import { StateTracker } from '../events/state';
 import type { Sandbox } from '../sandbox/index';
@@ -12,7 +13,10 @@ import type { AgentRunResult, RunEnvironment, RunHandle } from './types';
 import type { LogPort } from '../tools/ports';
 import { chooseWorkspace } from './restore-point';
 
-export class ResumeError extends Error {}
+/** The run cannot be continued (it already ended, is a sub-agent, or lacks what resuming needs): nothing ran. */
+export class ResumeError extends GatehouseError {
+  readonly kind = 'refused';
+}
 
 /**
  * Continues a stopped run — paused for approval, or cut short by a crash — from its log: a fresh

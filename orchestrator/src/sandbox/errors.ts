@@ -1,6 +1,9 @@
+import { GatehouseError, type ErrorKind } from '../errors';
+
 /** Failures of the sandbox layer, each saying what happened and what to do about it. */
-export class SandboxError extends Error {
+export class SandboxError extends GatehouseError {
   override readonly name: string = 'SandboxError';
+  readonly kind: ErrorKind = 'environment';
 }
 
 /** The container died or stopped sending heartbeats; pending invocations fail with this. */
@@ -17,6 +20,7 @@ export class SandboxLostError extends SandboxError {
 /** The daemon answered with something that is not a valid result. */
 export class ProtocolError extends SandboxError {
   override readonly name = 'ProtocolError';
+  override readonly kind = 'internal';
 }
 
 export class DockerUnavailableError extends SandboxError {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Sandbox } from './sandbox';
 import { linkedParent, readEntry, statPath, workspacePath, writeEntries, type RestoreItem } from './workspace-io';
 import { changeTimes, scanWorkspace } from './workspace-scan';
+import { GatehouseError } from '../errors';
 
 /**
  * A run's workspace saved beside its log: every path that differs from the repository as copied
@@ -130,7 +131,10 @@ export async function saveWorkspace(
   return { manifest, file, sha256: sha256(text), scratch: scan.scratch };
 }
 
-export class SavedWorkspaceError extends Error {}
+/** A saved workspace is missing or changed: it is not restored at all, so resume refuses. */
+export class SavedWorkspaceError extends GatehouseError {
+  readonly kind = 'refused';
+}
 
 /**
  * Reads a saved workspace back and checks it whole: the manifest against the hash recorded for it

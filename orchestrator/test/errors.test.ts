@@ -1,0 +1,92 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ApprovalCommandError } from '../src/cli/approvals';
+import { PolicyCheckUsageError } from '../src/cli/policy';
+import { UsageError } from '../src/cli/usage';
+import { errorKindOf, GatehouseError, type ErrorKind } from '../src/errors';
+import { ArtifactError } from '../src/events/artifacts';
+import { LogKeyError } from '../src/events/key';
+import { RunLockedError } from '../src/events/lock';
+import { InvalidRunIdError } from '../src/events/paths';
+import { EventDataError, EventLogCorruptError } from '../src/events/store';
+import { ApplyError } from '../src/loop/change-set';
+import { ResumeError } from '../src/run/resume';
+import { PolicyFileError } from '../src/policy/file';
+import { RuleSyntaxError } from '../src/policy/rules';
+import { MissingCredentialError, ModelSpecError, ProviderSetupError, ScriptError } from '../src/providers/errors';
+import { IncompleteStreamError } from '../src/providers/failure';
+import { DockerUnavailableError, ProtocolError, SandboxError, SandboxLostError } from '../src/sandbox/errors';
+import { SavedWorkspaceError } from '../src/sandbox/workspace-save';
+
+/** Every error class the orchestrator declares, one made the way its code makes it, and its kind. */
+const CLASSES: Record<string, [Error, ErrorKind]> = {
+  UsageError: [new UsageError('--json needs --tree'), 'usage'],
+  PolicyCheckUsageError: [new PolicyCheckUsageError('--input is missing'), 'usage'],
+  ProviderSetupError: [new ProviderSetupError('setup'), 'usage'],
+  ModelSpecError: [new ModelSpecError('Unknown model provider'), 'usage'],
+  MissingCredentialError: [new MissingCredentialError('OPENAI_API_KEY', 'set OPENAI_API_KEY'), 'usage'],
+  ScriptError: [new ScriptError('/x.json', 'Model script not found'), 'usage'],
+  PolicyFileError: [new PolicyFileError('cannot read policy file'), 'usage'],
+  RuleSyntaxError: [new RuleSyntaxError('"(" is not a rule'), 'usage'],
+  ApprovalCommandError: [new ApprovalCommandError('no approval request'), 'refused'],
+  ResumeError: [new ResumeError('already ended'), 'refused'],
+  RunLockedError: [new RunLockedError('run_a', 'host:1:2'), 'refused'],
+  InvalidRunIdError: [new InvalidRunIdError('bad!id'), 'refused'],
+  EventLogCorruptError: [
+    new EventLogCorruptError('/x/events.jsonl', { line: 3, reason: 'bad hash' }, 'run_a'),
+    'refused',
+  ],
+  ArtifactError: [new ArtifactError('artifact not found'), 'refused'],
+  SavedWorkspaceError: [new SavedWorkspaceError('cannot be restored'), 'refused'],
+  ApplyError: [new ApplyError('applying stopped'), 'refused'],
+  SandboxError: [new SandboxError('no daemon listening'), 'environment'],
+  SandboxLostError: [new SandboxLostError('sb_1', 'no heartbeat'), 'environment'],
+  DockerUnavailableError: [new DockerUnavailableError('Docker is not running'), 'environment'],
+  IncompleteStreamError: [new IncompleteStreamError('stream ended early'), 'environment'],
+  LogKeyError: [new LogKeyError('key file is world-readable'), 'environment'],
+  ProtocolError: [new ProtocolError('invalid result'), 'internal'],
+  EventDataError: [new EventDataError('tool.intent', 'does not fit'), 'internal'],
+};
+
+describe('every error class has its kind', () => {
+  it.each(Object.entries(CLASSES))('%s', (name, [error, kind]) => {
+    expect(error).toBeInstanceOf(GatehouseError);
+    expect((error as GatehouseError).kind).toBe(kind);
+    expect(errorKindOf(error)).toBe(kind);
+    expect(error.constructor.name).toBe(name);
+  });
+
+  it('keeps the messages and names the classes had (String(error) is recorded and printed)', () => {
+    expect(String(CLASSES.UsageError![0])).toBe('Error: --json needs --tree');
+    expect(String(CLASSES.ModelSpecError![0])).toBe('ModelSpecError: Unknown model provider');
+    expect(CLASSES.RunLockedError![0].message).toBe(
+      'run run_a is being written by a live gatehouse process (host:1:2); answer its approvals at its prompt or over NATS, or wait for it to stop',
+    );
+    expect(CLASSES.InvalidRunIdError![0].name).toBe('InvalidRunIdError');
+  });
+
+  it('anything not a GatehouseError is internal', () => {
+    expect(errorKindOf(new Error('run x not found'))).toBe('internal');
+    expect(errorKindOf(new TypeError('x is undefined'))).toBe('internal');
+    expect(errorKindOf('thrown string')).toBe('internal');
+  });
+
+  // A new error class must say its kind (and be listed above), or it would exit as internal.
+  it('lists every error class declared in the orchestrator', () => {
+    const src = fileURLToPath(new URL('../src', import.meta.url));
+    const declared: string[] = [];
+    const walk = (dir: string): void => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (p.endsWith('.ts'))
+          for (const m of readFileSync(p, 'utf8').matchAll(/\bclass (\w+) extends (\w*Error)\b/g))
+            declared.push(m[1] as string);
+      }
+    };
+    walk(src);
+    expect(declared.filter((c) => c !== 'GatehouseError').sort()).toEqual(Object.keys(CLASSES).sort());
+  });
+});
