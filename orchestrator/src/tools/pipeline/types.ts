@@ -1,0 +1,85 @@
+import type { EventDataOf } from '@gatehouse/shared';
+import type { StateTracker } from '../../events/state';
+import type { ApprovalChannel } from '../../approval/channels/types';
+import type { ApprovalPolicy } from '../../policy/approval-policy';
+import type { AgentScope, Handoff } from '../../agents/handoff';
+import type { LogPort, SandboxPort } from '../ports';
+import type { ToolRegistry } from '../registry';
+import type { LocalResult, ToolLimits } from '../tool';
+
+export interface ToolCall {
+  callId: string;
+  turn: number;
+  tool: unknown;
+  input: unknown;
+  /** Set when the model's arguments were not valid JSON (input then holds the raw text). */
+  parseError?: string;
+}
+
+/**
+ * What the loop is given back for a call. A pending call has no observation yet; the loop still
+ * takes one type for both (see `asLoopObservation`), so there `id` is empty and `requestId` set.
+ */
+export interface Observation {
+  /** `obs-N`; empty for a pending call (it has no observation yet). */
+  id: string;
+  callId: string;
+  tool: string;
+  outcome: EventDataOf<'tool.observation'>['outcome'];
+  /** Exactly what the model is shown (as recorded in the log). */
+  content: string;
+  truncated: boolean;
+  artifactRef?: string;
+  /** For outcome `pending`: the approval request the run waits for. */
+  requestId?: string;
+}
+
+/** A recorded `tool.observation`: the call is over. */
+export interface RecordedObservation extends Observation {
+  outcome: Exclude<Observation['outcome'], 'pending'>;
+  requestId?: undefined;
+}
+
+/** A call that is over: its one recorded observation. */
+export interface ObservedCall {
+  kind: 'observed';
+  observation: RecordedObservation;
+}
+
+/** A call that waits for this approval request (its own, or a sub-agent's): it stays open, with no observation yet. */
+export interface PendingCall {
+  kind: 'pending';
+  callId: string;
+  tool: string;
+  requestId: string;
+}
+
+/** How a call leaves the pipeline. */
+export type CallResult = ObservedCall | PendingCall;
+
+export interface PipelineDeps {
+  log: LogPort;
+  tracker: StateTracker;
+  registry: ToolRegistry;
+  /** Tools the model may use this turn. */
+  surface: readonly string[];
+  policy: ApprovalPolicy;
+  sandbox: SandboxPort;
+  limits: ToolLimits;
+  /** Where an `ask` goes (terminal, headless pause/deny, NATS); without one, an ask is denied (headless runs never hang). */
+  channel?: ApprovalChannel;
+  /** Run ids from the root agent to this one, shown to approvers. */
+  lineage?: readonly string[];
+  /** Sub-agents: the scope this agent may hand down, and the runner (absent: delegation is off). */
+  agent?: () => AgentScope;
+  delegate?: (handoff: Handoff, callId: string, signal?: AbortSignal) => Promise<LocalResult>;
+  /** Continues the sub-agent of an unfinished delegate call (resume); undefined when there is none to continue. */
+  resumeDelegate?: (callId: string, signal?: AbortSignal) => Promise<LocalResult | undefined>;
+}
+
+/** What authorises an execution: the approval decision (policy) or a person's grant. */
+export interface Grant {
+  eventId: string;
+  executionHash: string;
+  by: 'policy' | 'user';
+}
