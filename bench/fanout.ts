@@ -10,7 +10,7 @@ import { ratio, summarize } from './stats';
  * of a parent that delegates to one child (list_files, then a final answer) beside a parent that
  * delegates to eight such children in one turn, and the memory of the child sandboxes, sampled
  * every ~200 ms while the eight-child run goes. The parent runs at most `maxParallel` children at
- * once (4 by default, orchestrator/src/run/session.ts), so eight children run in two waves.
+ * once (4 by default, orchestrator/src/run/drive.ts), so eight children run in two waves.
  */
 const RUN_TIMEOUT_MS = 240_000;
 const SAMPLE_EVERY_MS = 200;

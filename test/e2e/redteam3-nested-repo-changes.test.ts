@@ -9,7 +9,7 @@ import { makeRepo, run, sh, startDriver } from '../support/sandbox';
  * into a fresh index each time, so a folder that was part of the baseline and now holds a `.git`
  * is taken for a nested repository: with no commit its files are left out of the tree, with a
  * commit it becomes a gitlink. Either way every baseline file in it reads as deleted, and a real
- * edit in it vanishes. Delegation (agents/delegation.ts, through loop/workspace.ts) passes this list
+ * edit in it vanishes. Delegation (agents/child-run.ts, through loop/workspace.ts) passes this list
  * on: the parent is asked to `rm -f` files the child never removed, and the child's edit is lost.
  */
 const FILES = { 'README.md': '# fixture\n', 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 2;\n' };

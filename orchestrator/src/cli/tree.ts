@@ -1,4 +1,5 @@
-import { buildTree, walkTree, type AgentNode } from '../events/lineage';
+import type { AgentNode } from '../events/agent-node';
+import { buildTree, walkTree } from '../events/lineage';
 import { resolveStateDir } from '../events/paths';
 import { oneLine } from '../approval/channels/screen';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync } from 'node:fs';
 import { readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { canonicalJson } from '@gatehouse/shared';
+import { canonicalJson, type EventEnvelope } from '@gatehouse/shared';
 import { fsyncDir } from './artifacts';
 import type { LogKey } from './key';
 
@@ -124,4 +124,36 @@ function otherHeads(dir: string, runId: string, except: string): string[] {
   // `<runId>.<32 hex>.json`: the run id, a dot, 32 digits, `.json`.
   const length = runId.length + 38;
   return names.filter((n) => n !== except && n.length === length && n.startsWith(`${runId}.`) && n.endsWith('.json'));
+}
+
+/**
+ * The log as read must reach its recorded head and agree with it there: the head's event count
+ * (0 when there is none: an old log, one written elsewhere, or one never synced), or why the log
+ * cannot be trusted (the store refuses to open it).
+ */
+export function checkAgainstHead(
+  key: LogKey,
+  runId: string,
+  events: readonly EventEnvelope[],
+): { events: number } | { refusal: string } {
+  if (events.length === 0) return { events: 0 };
+  const found = readHead(key, runId, events[0]!.hash);
+  if (found.status === 'forged') return { refusal: `its head ${found.file} cannot be trusted (${found.reason})` };
+  if (found.status === 'missing' && found.otherHeads.length > 0) {
+    // A head exists for this run id, but for another first event: the log was rewritten from its start.
+    const heads = found.otherHeads.join(', ');
+    return { refusal: `its first event is not the one recorded for run ${runId} (${heads}): the log was rewritten` };
+  }
+  if (found.status !== 'found') return { events: 0 };
+  const head = found.head;
+  if (events.length < head.events) {
+    const completed = head.completedSeq !== null ? `, run.completed at seq ${head.completedSeq}` : '';
+    return {
+      refusal: `cut tail: the log ends after ${events.length} events but its head records ${head.events}${completed}`,
+    };
+  }
+  if (events[head.events - 1]!.hash !== head.hash) {
+    return { refusal: `event ${head.events - 1} differs from the one its head recorded: the log was rewritten` };
+  }
+  return { events: head.events };
 }

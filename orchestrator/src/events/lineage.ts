@@ -1,6 +1,6 @@
 import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
 import { sha256Hex } from '@gatehouse/shared';
-import { applyApproval, initialApprovalState } from '../approval/state';
+import { asStatus, nodeFromEvents, type AgentNode } from './agent-node';
 import { listRuns } from './runs';
 import { lastEvent } from './state';
 import { RunLog } from './store';
@@ -12,45 +12,6 @@ import { RunLog } from './store';
  * every event, the same ending). A bad or missing child is reported in `problems`, never thrown.
  */
 
-export type AgentStatus = 'final' | 'partial' | 'failed' | 'cancelled' | 'paused' | 'running';
-
-export interface AgentAction {
-  callId: string;
-  tool: string;
-  /** The proposed input as compact JSON, cut to a line. */
-  input: string;
-  /** The last tool.observation's outcome; 'none' when nothing was shown (yet). */
-  outcome: string;
-  /**
-   * What allowed it to run: the policy rule's id, or `user:NAME via CHANNEL (SCOPE)`. For a call
-   * that did not run, `none (…)` says what stopped it.
-   */
-  authorisedBy: string;
-}
-
-export interface AgentApproval {
-  requestId: string;
-  tool: string;
-  status: 'pending' | 'granted' | 'denied';
-  approver?: string;
-  channel?: string;
-}
-
-export interface AgentNode {
-  runId: string;
-  parentRunId: string | null;
-  depth: number;
-  task: string;
-  status: AgentStatus;
-  stopReason: string | null;
-  /** The tools it could see (run.started.surface). */
-  tools: string[];
-  actions: AgentAction[];
-  approvals: AgentApproval[];
-  children: AgentNode[];
-  problems: string[];
-}
-
 export interface TreeLimits {
   /** Levels below the root that are read. */
   maxDepth: number;
@@ -59,8 +20,6 @@ export interface TreeLimits {
 }
 
 export const TREE_LIMITS: TreeLimits = { maxDepth: 16, maxNodes: 1000 };
-
-const BRIEF = 120;
 
 /** The tree below `rootRunId`. Throws if the root's log is missing or damaged; anything below is reported, not thrown. */
 export function buildTree(stateDir: string, rootRunId: string, limits: TreeLimits = TREE_LIMITS): AgentNode {
@@ -264,164 +223,4 @@ function checkChild(
       `the child's log says it ended ${childDone.status}, but the parent's log (which has ended) has no agent.completed for it`,
     );
   }
-}
-
-/** One agent's own account, from its own log. */
-function nodeFromEvents(runId: string, events: readonly EventEnvelope[], depth: number): AgentNode {
-  const started = events.find((e) => e.type === 'run.started')?.data as EventDataOf<'run.started'> | undefined;
-  let status: AgentStatus = 'running';
-  let stopReason: string | null = null;
-  for (const e of events) {
-    if (e.type === 'run.completed') {
-      const d = e.data as EventDataOf<'run.completed'>;
-      status = d.status;
-      stopReason = d.stopReason;
-    } else if (e.type === 'run.paused') {
-      status = 'paused';
-      stopReason = 'awaiting_approval';
-    } else if (e.type === 'run.resumed') {
-      status = 'running';
-      stopReason = null;
-    }
-  }
-  const problems: string[] = [];
-  return {
-    runId,
-    parentRunId: events[0]?.parentRunId ?? null,
-    depth,
-    task: started?.task ?? '',
-    status,
-    stopReason,
-    tools: started ? [...started.surface] : [],
-    actions: actionsOf(events, problems),
-    approvals: approvalsOf(events),
-    children: [],
-    problems,
-  };
-}
-
-function actionsOf(events: readonly EventEnvelope[], problems: string[]): AgentAction[] {
-  const byId = new Map(events.map((e) => [e.id, e]));
-  interface Call {
-    callId: string;
-    tool: string;
-    input: unknown;
-    rejectedAt?: string;
-    decision?: EventDataOf<'tool.approval'>;
-    requestId?: string;
-    approvalId?: string;
-    outcome?: string;
-  }
-  const calls = new Map<string, Call>();
-  for (const e of events) {
-    const d = e.data as { callId?: unknown };
-    if (!e.type.startsWith('tool.') && e.type !== 'approval.requested') continue;
-    if (typeof d.callId !== 'string') continue;
-    if (e.type === 'tool.intent') {
-      const x = e.data as EventDataOf<'tool.intent'>;
-      if (!calls.has(x.callId)) calls.set(x.callId, { callId: x.callId, tool: x.tool, input: x.input });
-      continue;
-    }
-    const c = calls.get(d.callId);
-    if (!c) continue;
-    switch (e.type) {
-      case 'tool.validation': {
-        const x = e.data as EventDataOf<'tool.validation'>;
-        if (!x.ok) c.rejectedAt = x.stage;
-        break;
-      }
-      case 'tool.approval':
-        c.decision = e.data as EventDataOf<'tool.approval'>;
-        break;
-      case 'approval.requested':
-        c.requestId = (e.data as EventDataOf<'approval.requested'>).requestId;
-        break;
-      case 'tool.execution.started':
-        c.approvalId = (e.data as EventDataOf<'tool.execution.started'>).approvalId;
-        break;
-      case 'tool.observation':
-        c.outcome = (e.data as EventDataOf<'tool.observation'>).outcome;
-        break;
-    }
-  }
-  const answers = new Map<string, EventEnvelope>();
-  for (const e of events) {
-    if (e.type === 'approval.granted' || e.type === 'approval.denied')
-      answers.set((e.data as { requestId: string }).requestId, e);
-  }
-  return [...calls.values()].map((c) => ({
-    callId: c.callId,
-    tool: c.tool,
-    input: brief(c.input),
-    outcome: c.outcome ?? 'none',
-    authorisedBy:
-      c.approvalId !== undefined ? authority(c.callId, c.approvalId, byId, problems) : stoppedBy(c, answers),
-  }));
-}
-
-/** Who or what let an execution happen, from the event its approvalId points at. */
-function authority(callId: string, approvalId: string, byId: Map<string, EventEnvelope>, problems: string[]): string {
-  const a = byId.get(approvalId);
-  if (a?.type === 'tool.approval') {
-    const d = a.data as EventDataOf<'tool.approval'>;
-    if (d.decision !== 'allow' || d.callId !== callId)
-      problems.push(`${callId} ran under ${approvalId}, a ${d.decision} decision for ${d.callId}`);
-    return d.policyId;
-  }
-  if (a?.type === 'approval.granted') {
-    const g = a.data as EventDataOf<'approval.granted'>;
-    if (a.actor !== 'user')
-      problems.push(`${callId} ran under ${approvalId}, a grant not recorded as a person's (actor ${a.actor})`);
-    return `user:${g.approver} via ${g.channel} (${g.scope})`;
-  }
-  problems.push(`${callId} ran under ${approvalId}, which is not an approval in this log`);
-  return `unknown (${approvalId})`;
-}
-
-function stoppedBy(
-  c: { rejectedAt?: string; decision?: EventDataOf<'tool.approval'>; requestId?: string },
-  answers: Map<string, EventEnvelope>,
-): string {
-  if (c.rejectedAt) return `none (rejected at ${c.rejectedAt})`;
-  if (c.decision?.decision === 'deny') return `none (denied by ${c.decision.policyId})`;
-  if (c.requestId) {
-    const a = answers.get(c.requestId);
-    if (a?.type === 'approval.denied') {
-      const d = a.data as EventDataOf<'approval.denied'>;
-      return `none (denied by user:${d.approver} via ${d.channel})`;
-    }
-    if (a?.type === 'approval.granted') {
-      const g = a.data as EventDataOf<'approval.granted'>;
-      return `none (granted by user:${g.approver} via ${g.channel}, not run)`;
-    }
-    return `none (awaiting ${c.requestId})`;
-  }
-  return 'none';
-}
-
-/** Requests and their answers as the run's approval state folds them (a mismatched answer is no answer). */
-function approvalsOf(events: readonly EventEnvelope[]): AgentApproval[] {
-  const s = initialApprovalState();
-  for (const e of events) applyApproval(s, e);
-  return Object.values(s.requests).map((r) => ({
-    requestId: r.requestId,
-    tool: r.tool,
-    status: r.status,
-    ...(r.answer ? { approver: r.answer.approver, channel: r.answer.channel } : {}),
-  }));
-}
-
-function asStatus(s: string): AgentStatus {
-  return (['final', 'partial', 'failed', 'cancelled', 'paused', 'running'] as const).find((x) => x === s) ?? 'failed';
-}
-
-export function brief(value: unknown, max = BRIEF): string {
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value);
-  }
-  text = text.replace(/\s+/g, ' ');
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

@@ -13,7 +13,7 @@ import {
 import type { z } from 'zod';
 import { ArtifactStore, fsyncDir } from './artifacts';
 import { sealEvent, type UnsealedEvent } from './hash';
-import { readHead, writeHead } from './heads';
+import { checkAgainstHead, writeHead } from './heads';
 import { LogKey } from './key';
 import { ARTIFACTS_DIR, assertRunId, EVENTS_FILE, runDir as runDirOf, runsDir } from './paths';
 import { Redactor } from './redact';
@@ -195,7 +195,10 @@ export class RunLog {
       scan = scanLog(readFileSync(file), { runId, keepEvents: true, key });
       if (scan.firstBad && scan.firstBad.kind !== 'torn') throw new EventLogCorruptError(file, scan.firstBad, runId);
       // Appending to a log that was cut or rewritten would anchor the forgery: check its head first.
-      headEvents = checkHead(key, file, runId, scan.events);
+      const head = checkAgainstHead(key, runId, scan.events);
+      if ('refusal' in head)
+        throw new EventLogCorruptError(file, { line: scan.events.length + 1, reason: head.refusal }, runId);
+      headEvents = head.events;
     } catch (e) {
       unlock();
       throw e;
@@ -386,32 +389,4 @@ export class RunLog {
       this.#unlock();
     }
   }
-}
-
-/**
- * The log as read must reach its recorded head and agree with it there; returns the head's event
- * count (0 when there is none: an old log, one written elsewhere, or one never synced).
- */
-function checkHead(key: LogKey, file: string, runId: string, events: readonly EventEnvelope[]): number {
-  if (events.length === 0) return 0;
-  const found = readHead(key, runId, events[0]!.hash);
-  const refuse = (reason: string): never => {
-    throw new EventLogCorruptError(file, { line: events.length + 1, reason }, runId);
-  };
-  if (found.status === 'forged') refuse(`its head ${found.file} cannot be trusted (${found.reason})`);
-  if (found.status === 'missing' && found.otherHeads.length > 0) {
-    // A head exists for this run id, but for another first event: the log was rewritten from its start.
-    const heads = found.otherHeads.join(', ');
-    refuse(`its first event is not the one recorded for run ${runId} (${heads}): the log was rewritten`);
-  }
-  if (found.status !== 'found') return 0;
-  const head = found.head;
-  if (events.length < head.events) {
-    const completed = head.completedSeq !== null ? `, run.completed at seq ${head.completedSeq}` : '';
-    refuse(`cut tail: the log ends after ${events.length} events but its head records ${head.events}${completed}`);
-  }
-  if (events[head.events - 1]!.hash !== head.hash) {
-    refuse(`event ${head.events - 1} differs from the one its head recorded: the log was rewritten`);
-  }
-  return head.events;
 }

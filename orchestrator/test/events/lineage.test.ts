@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { canonicalJson, sha256Hex, type EventDataOf } from '@gatehouse/shared';
-import { buildTree, TREE_LIMITS, walkTree, type AgentNode } from '../../src/events/lineage';
+import type { AgentNode } from '../../src/events/agent-node';
+import { buildTree, TREE_LIMITS, walkTree } from '../../src/events/lineage';
 import { RunLog } from '../../src/events/index';
 import { treeCommand } from '../../src/cli/tree';
 import { tempStateDir } from './helpers';

@@ -1,0 +1,33 @@
+import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
+import type { ResumeRun, RunEnvironment, RunHandle, AgentRunResult } from '../run/types';
+import type { Sandbox } from '../sandbox/index';
+import type { Observation, ToolCall } from '../tools/pipeline';
+import type { LogPort } from '../tools/ports';
+import type { AgentScope } from './handoff';
+
+/** What the delegator is given of the run it belongs to: the child runs are started, resumed and concluded against it. */
+export interface ParentRun {
+  env: RunEnvironment;
+  runId: string;
+  lineage: readonly string[];
+  depth: number;
+  maxDepth: number;
+  maxParallel: number;
+  repoDir: string;
+  log: LogPort & { events(): readonly EventEnvelope[] };
+  sandbox: Sandbox;
+  /** The parent's own pipeline: the only way a child's changes reach the parent's workspace. */
+  run: (call: ToolCall) => Promise<Observation>;
+  drive: (env: RunEnvironment, h: RunHandle) => Promise<AgentRunResult>;
+  /** The parent's run folder (its children's folders are its siblings). */
+  runDir: string;
+  /** What this agent may still hand down (its budget minus what it used and already handed out). */
+  scope: () => AgentScope;
+  /** Resumes a run by id with a finish hook built once its log is open (run/resume.ts). */
+  resume?: ResumeRun;
+}
+
+/** This run's own children (a child's log also holds the record of its own spawn). */
+export function spawnedBy(e: EventEnvelope, runId: string): boolean {
+  return e.type === 'agent.spawned' && (e.data as EventDataOf<'agent.spawned'>).parentRunId === runId;
+}
