@@ -5,7 +5,6 @@ import { fold } from '../events/state';
 import { RunLog } from '../events/store';
 import { previewOf } from '../policy/channels/preview';
 import { oneLine, visible } from '../policy/channels/screen';
-import type { EventDataOf } from '@gatehouse/shared';
 
 export class ApprovalCommandError extends Error {}
 
@@ -23,9 +22,7 @@ export function runTree(stateDir: string, runId: string): string[] {
     } catch {
       continue; // a missing child log is reported by `show --tree`, not here
     }
-    for (const e of events)
-      if (e.type === 'agent.spawned' && (e.data as EventDataOf<'agent.spawned'>).parentRunId === id)
-        queue.push((e.data as EventDataOf<'agent.spawned'>).childRunId);
+    for (const e of events) if (e.type === 'agent.spawned' && e.data.parentRunId === id) queue.push(e.data.childRunId);
   }
   return out;
 }

@@ -1,5 +1,5 @@
 import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
-import { sha256Hex } from '@gatehouse/shared';
+import { isEvent, sha256Hex } from '@gatehouse/shared';
 import { applyApproval, initialApprovalState } from './approval-state';
 import { listRuns } from './runs';
 import { lastEvent } from './state';
@@ -66,10 +66,8 @@ const BRIEF = 120;
 export function buildTree(stateDir: string, rootRunId: string, limits: TreeLimits = TREE_LIMITS): AgentNode {
   const rootEvents = RunLog.readEvents(stateDir, rootRunId);
   const ctx: Ctx = { stateDir, limits, seen: new Set([rootRunId]), count: 1, claimedBy: claimedParents(stateDir) };
-  const ownSpawn = rootEvents.find(
-    (e) => e.type === 'agent.spawned' && (e.data as EventDataOf<'agent.spawned'>).childRunId === rootRunId,
-  );
-  const depth = ownSpawn ? (ownSpawn.data as EventDataOf<'agent.spawned'>).depth : 0;
+  const ownSpawn = rootEvents.filter((e) => isEvent(e, 'agent.spawned')).find((e) => e.data.childRunId === rootRunId);
+  const depth = ownSpawn ? ownSpawn.data.depth : 0;
   const root = nodeFromEvents(rootRunId, rootEvents, depth);
   expand(ctx, root, rootEvents, 0);
   return root;
@@ -120,7 +118,7 @@ function expand(ctx: Ctx, node: AgentNode, events: readonly EventEnvelope[], lev
   const completions = new Map<string, EventDataOf<'agent.completed'>>();
   for (const e of events) {
     if (e.type === 'agent.spawned') {
-      const d = e.data as EventDataOf<'agent.spawned'>;
+      const d = e.data;
       if (d.childRunId === node.runId) continue; // its own spawn, copied from its parent
       if (d.parentRunId !== node.runId)
         node.problems.push(
@@ -129,7 +127,7 @@ function expand(ctx: Ctx, node: AgentNode, events: readonly EventEnvelope[], lev
       if (spawns.has(d.childRunId)) node.problems.push(`${d.childRunId} is spawned twice (again at seq ${e.seq})`);
       else spawns.set(d.childRunId, d);
     } else if (e.type === 'agent.completed') {
-      const d = e.data as EventDataOf<'agent.completed'>;
+      const d = e.data;
       if (d.childRunId === node.runId) continue;
       if (!spawns.has(d.childRunId))
         node.problems.push(`agent.completed (seq ${e.seq}) for ${d.childRunId}, which this run never spawned`);
@@ -217,7 +215,7 @@ function checkChild(
       `${foreign.length} event(s) do not name ${parent.runId} as their parent (first: seq ${foreign[0]!.seq}, parentRunId ${String(foreign[0]!.parentRunId)})`,
     );
 
-  const own = events.filter((e) => e.type === 'agent.spawned').map((e) => e.data as EventDataOf<'agent.spawned'>);
+  const own = events.filter((e) => e.type === 'agent.spawned').map((e) => e.data);
   const mine = own.find((d) => d.childRunId === child.runId);
   if (!mine) p.push("the child's log has no agent.spawned for itself");
   else {
@@ -228,7 +226,7 @@ function checkChild(
   }
   if (spawn.depth !== child.depth)
     p.push(`agent.spawned gives depth ${spawn.depth}, but the child sits at depth ${child.depth}`);
-  const started = events[0]?.type === 'run.started' ? (events[0].data as EventDataOf<'run.started'>) : undefined;
+  const started = events[0]?.type === 'run.started' ? events[0].data : undefined;
   if (!started) p.push("the child's log does not begin with run.started");
   else if (started.lineage && (started.lineage.at(-1) !== child.runId || started.lineage.at(-2) !== parent.runId)) {
     p.push(`run.started lineage ${started.lineage.join(' > ')} does not end with ${parent.runId} > ${child.runId}`);
@@ -236,9 +234,9 @@ function checkChild(
 
   const childDone = events
     .filter((e) => e.type === 'agent.completed')
-    .map((e) => e.data as EventDataOf<'agent.completed'>)
+    .map((e) => e.data)
     .find((d) => d.childRunId === child.runId);
-  const runDone = lastEvent(events, 'run.completed')?.data as EventDataOf<'run.completed'> | undefined;
+  const runDone = lastEvent(events, 'run.completed')?.data;
   if (parentDone && childDone) {
     if (parentDone.status !== childDone.status)
       p.push(`agent.completed disagrees on status: parent's log ${parentDone.status}, child's log ${childDone.status}`);
@@ -268,12 +266,12 @@ function checkChild(
 
 /** One agent's own account, from its own log. */
 function nodeFromEvents(runId: string, events: readonly EventEnvelope[], depth: number): AgentNode {
-  const started = events.find((e) => e.type === 'run.started')?.data as EventDataOf<'run.started'> | undefined;
+  const started = events.find((e) => e.type === 'run.started')?.data;
   let status: AgentStatus = 'running';
   let stopReason: string | null = null;
   for (const e of events) {
     if (e.type === 'run.completed') {
-      const d = e.data as EventDataOf<'run.completed'>;
+      const d = e.data;
       status = d.status;
       stopReason = d.stopReason;
     } else if (e.type === 'run.paused') {
@@ -314,40 +312,38 @@ function actionsOf(events: readonly EventEnvelope[], problems: string[]): AgentA
   }
   const calls = new Map<string, Call>();
   for (const e of events) {
-    const d = e.data as { callId?: unknown };
     if (!e.type.startsWith('tool.') && e.type !== 'approval.requested') continue;
-    if (typeof d.callId !== 'string') continue;
+    if (!('callId' in e.data)) continue;
     if (e.type === 'tool.intent') {
-      const x = e.data as EventDataOf<'tool.intent'>;
+      const x = e.data;
       if (!calls.has(x.callId)) calls.set(x.callId, { callId: x.callId, tool: x.tool, input: x.input });
       continue;
     }
-    const c = calls.get(d.callId);
+    const c = calls.get(e.data.callId);
     if (!c) continue;
     switch (e.type) {
       case 'tool.validation': {
-        const x = e.data as EventDataOf<'tool.validation'>;
+        const x = e.data;
         if (!x.ok) c.rejectedAt = x.stage;
         break;
       }
       case 'tool.approval':
-        c.decision = e.data as EventDataOf<'tool.approval'>;
+        c.decision = e.data;
         break;
       case 'approval.requested':
-        c.requestId = (e.data as EventDataOf<'approval.requested'>).requestId;
+        c.requestId = e.data.requestId;
         break;
       case 'tool.execution.started':
-        c.approvalId = (e.data as EventDataOf<'tool.execution.started'>).approvalId;
+        c.approvalId = e.data.approvalId;
         break;
       case 'tool.observation':
-        c.outcome = (e.data as EventDataOf<'tool.observation'>).outcome;
+        c.outcome = e.data.outcome;
         break;
     }
   }
   const answers = new Map<string, EventEnvelope>();
   for (const e of events) {
-    if (e.type === 'approval.granted' || e.type === 'approval.denied')
-      answers.set((e.data as { requestId: string }).requestId, e);
+    if (e.type === 'approval.granted' || e.type === 'approval.denied') answers.set(e.data.requestId, e);
   }
   return [...calls.values()].map((c) => ({
     callId: c.callId,
@@ -363,13 +359,13 @@ function actionsOf(events: readonly EventEnvelope[], problems: string[]): AgentA
 function authority(callId: string, approvalId: string, byId: Map<string, EventEnvelope>, problems: string[]): string {
   const a = byId.get(approvalId);
   if (a?.type === 'tool.approval') {
-    const d = a.data as EventDataOf<'tool.approval'>;
+    const d = a.data;
     if (d.decision !== 'allow' || d.callId !== callId)
       problems.push(`${callId} ran under ${approvalId}, a ${d.decision} decision for ${d.callId}`);
     return d.policyId;
   }
   if (a?.type === 'approval.granted') {
-    const g = a.data as EventDataOf<'approval.granted'>;
+    const g = a.data;
     if (a.actor !== 'user')
       problems.push(`${callId} ran under ${approvalId}, a grant not recorded as a person's (actor ${a.actor})`);
     return `user:${g.approver} via ${g.channel} (${g.scope})`;
@@ -387,11 +383,11 @@ function stoppedBy(
   if (c.requestId) {
     const a = answers.get(c.requestId);
     if (a?.type === 'approval.denied') {
-      const d = a.data as EventDataOf<'approval.denied'>;
+      const d = a.data;
       return `none (denied by user:${d.approver} via ${d.channel})`;
     }
     if (a?.type === 'approval.granted') {
-      const g = a.data as EventDataOf<'approval.granted'>;
+      const g = a.data;
       return `none (granted by user:${g.approver} via ${g.channel}, not run)`;
     }
     return `none (awaiting ${c.requestId})`;

@@ -216,7 +216,8 @@ export function scanLog(buf: Buffer, opts: ScanOptions = {}): ScanResult {
     if (!data.success)
       return fail('invalid', `data does not match the schema of ${e.type} (${describeIssues(data.error)})`, e);
 
-    if (keep) events.push(e);
+    // Its data was just checked against its type's schema: from here it is a typed event.
+    if (keep) events.push(e as EventEnvelope);
     count++;
     prevHash = e.hash;
     pos = nl + 1;

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { newId, sha256Hex, type EventDataOf, type EventEnvelope } from '@gatehouse/shared';
+import { isEvent, newId, sha256Hex, type EventDataOf, type EventEnvelope } from '@gatehouse/shared';
 import type { AgentScope, Handoff } from '../agents/handoff';
 import { normaliseGlob } from '../agents/handoff';
 import { narrowPolicy } from '../agents/narrow';
@@ -114,7 +114,7 @@ function spawnedSoFar(p: ParentRun): number {
 
 /** This run's own children (a child's log also holds the record of its own spawn). */
 function spawnedBy(e: EventEnvelope, runId: string): boolean {
-  return e.type === 'agent.spawned' && (e.data as EventDataOf<'agent.spawned'>).parentRunId === runId;
+  return e.type === 'agent.spawned' && e.data.parentRunId === runId;
 }
 
 async function runChild(
@@ -287,12 +287,7 @@ async function conclude(
   const withheld = outside(changes.all, paths);
   const recorded = p.log
     .events()
-    .some(
-      (e) =>
-        e.type === 'agent.completed' &&
-        e.runId === p.runId &&
-        (e.data as EventDataOf<'agent.completed'>).childRunId === childRunId,
-    );
+    .some((e) => e.type === 'agent.completed' && e.runId === p.runId && e.data.childRunId === childRunId);
   if (!recorded)
     p.log.append('agent.completed', 'runtime', {
       ...completed(p.runId, childRunId, callId, outcome, changes.all, withheld),
@@ -313,12 +308,11 @@ async function conclude(
 /** Resume: the child of an unfinished delegate call continues from its own log, in a fresh sandbox. */
 async function resumeChild(p: ParentRun, callId: string, signal: AbortSignal): Promise<LocalResult | undefined> {
   const events = p.log.events();
-  const spawnedEvent = events.find(
-    (e) => spawnedBy(e, p.runId) && (e.data as EventDataOf<'agent.spawned'>).callId === callId,
-  );
+  const ownSpawns = events.filter((e) => isEvent(e, 'agent.spawned')).filter((e) => spawnedBy(e, p.runId));
+  const spawnedEvent = ownSpawns.find((e) => e.data.callId === callId);
   if (!spawnedEvent || !p.resume) return undefined;
-  const spawned = spawnedEvent.data as EventDataOf<'agent.spawned'>;
-  const index = events.filter((e) => spawnedBy(e, p.runId)).indexOf(spawnedEvent);
+  const spawned = spawnedEvent.data;
+  const index = ownSpawns.indexOf(spawnedEvent);
   const provider = p.env.provider.forChild?.(index) ?? p.env.provider;
   const runDir = path.join(path.dirname(p.runDir), spawned.childRunId);
   // Without a record of the hand-over, every file the child has is treated as its change.
@@ -329,7 +323,7 @@ async function resumeChild(p: ParentRun, callId: string, signal: AbortSignal): P
   const childEvents = readChildEvents(p, spawned.childRunId);
   const ended = lastEvent(childEvents, 'run.completed');
   if (ended) {
-    const d = ended.data as EventDataOf<'run.completed'>;
+    const d = ended.data;
     const outcome: AgentRunResult = {
       status: d.status,
       stopReason: d.stopReason,
@@ -511,21 +505,11 @@ function deniedIn(events: readonly EventEnvelope[]): string[] {
   const tools = new Map<string, string>();
   const out: string[] = [];
   for (const e of events) {
-    const d = e.data as {
-      callId?: string;
-      tool?: string;
-      decision?: string;
-      policyId?: string;
-      approver?: string;
-      reason?: string;
-    };
-    if (e.type === 'tool.intent' && d.callId && d.tool) tools.set(d.callId, d.tool);
-    if (e.type === 'tool.approval' && d.decision === 'deny')
-      out.push(`${tools.get(d.callId ?? '') ?? '?'}: denied by ${d.policyId ?? '?'}`);
+    if (e.type === 'tool.intent' && e.data.tool) tools.set(e.data.callId, e.data.tool);
+    if (e.type === 'tool.approval' && e.data.decision === 'deny')
+      out.push(`${tools.get(e.data.callId) ?? '?'}: denied by ${e.data.policyId}`);
     if (e.type === 'approval.denied')
-      out.push(
-        `${tools.get(d.callId ?? '') ?? '?'}: declined by ${d.approver ?? '?'} (${(d.reason ?? '').slice(0, 120)})`,
-      );
+      out.push(`${tools.get(e.data.callId) ?? '?'}: declined by ${e.data.approver} (${e.data.reason.slice(0, 120)})`);
   }
   return out.slice(0, 100);
 }
@@ -545,12 +529,11 @@ function citedEvidence(answer: string | undefined): string[] {
 /** Evidence by reference: the observation as the parent's log holds it, with its hash. */
 function evidenceOf(events: readonly EventEnvelope[], ids: readonly string[]): Evidence[] {
   const out: Evidence[] = [];
+  const observations = events.filter((x) => isEvent(x, 'tool.observation'));
   for (const id of ids) {
-    const e = events.find(
-      (x) => x.type === 'tool.observation' && (x.data as EventDataOf<'tool.observation'>).observationId === id,
-    );
+    const e = observations.find((x) => x.data.observationId === id);
     if (!e) continue;
-    const content = (e.data as EventDataOf<'tool.observation'>).content;
+    const content = e.data.content;
     out.push({ id, sha256: sha256Hex(content), content });
   }
   return out;

@@ -210,7 +210,8 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
       lost.abort();
     });
     const limits = { ...DEFAULT_LIMITS, ...o.limits };
-    const lineage = (log.events()[0]?.data as EventDataOf<'run.started'> | undefined)?.lineage ?? [runId];
+    const first = log.events()[0];
+    const lineage = (first?.type === 'run.started' ? first.data.lineage : undefined) ?? [runId];
     const startedAt = Date.now();
     const agent = o.agent ?? { depth: 0, maxDepth: 2, paths: ['**'], maxParallel: 4 };
     const scope = (): AgentScope => {
@@ -220,7 +221,7 @@ export async function drive(o: RunEnvironment, h: RunHandle): Promise<AgentRunRe
       const handed = { turns: 0, toolCalls: 0, tokens: 0 };
       for (const e of log.events()) {
         if (e.type !== 'agent.spawned') continue;
-        const d = e.data as EventDataOf<'agent.spawned'>;
+        const d = e.data;
         if (d.parentRunId !== runId) continue;
         handed.turns += d.budget.turns;
         handed.toolCalls += d.budget.toolCalls;

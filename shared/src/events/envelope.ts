@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Id, Sha256Hex } from '../ids';
+import type { EventDataOf, EventType } from './types';
 
 /** Who caused an event. Model output is the model's; decisions are policy's or a person's. */
 export const Actor = z.enum(['model', 'policy', 'user', 'runtime', 'sandbox']);
@@ -34,4 +35,29 @@ export const EventEnvelope = z.strictObject({
   schemaVersion: z.number().int().min(2).optional(),
   mac: z.string().max(128).optional(),
 });
-export type EventEnvelope = z.infer<typeof EventEnvelope>;
+/**
+ * An envelope as the schema above reads it from a line: `type` any string, `data` unchecked. The
+ * reader (orchestrator/src/events/scan.ts) then checks `data` against its type's schema, and only
+ * then is it an `EventEnvelope`.
+ */
+export type RawEventEnvelope = z.infer<typeof EventEnvelope>;
+
+/** An envelope whose `data` is of its `type`. The JSON on disk is the same as for any envelope. */
+type TypedEnvelope<T extends EventType> = Omit<RawEventEnvelope, 'type' | 'data'> & {
+  type: T;
+  data: EventDataOf<T>;
+};
+
+/**
+ * Any event, as a union discriminated on `type`: `event.type === 'tool.observation'` narrows
+ * `event.data` to that type's data. Only the types: the schema, and so the wire form, are unchanged.
+ */
+export type EventEnvelope = { [T in EventType]: TypedEnvelope<T> }[EventType];
+
+/** An event of one type (or of one of several). */
+export type EventOf<T extends EventType> = Extract<EventEnvelope, { type: T }>;
+
+/** Whether `event` is of `type`, narrowing it (for the places that cannot use `switch (event.type)`). */
+export function isEvent<T extends EventType>(event: EventEnvelope, type: T): event is EventOf<T> {
+  return event.type === type;
+}
