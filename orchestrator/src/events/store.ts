@@ -17,7 +17,7 @@ import { readHead, writeHead } from './heads';
 import { LogKey } from './key';
 import { ARTIFACTS_DIR, assertRunId, EVENTS_FILE, runDir as runDirOf, runsDir } from './paths';
 import { Redactor } from './redact';
-import { scanLog, type BadEvent } from './scan';
+import { scanLog, type BadEvent, type ScanResult } from './scan';
 
 /**
  * The embedded event store: one append-only JSONL file per run, `<stateDir>/runs/<runId>/events.jsonl`,
@@ -87,6 +87,14 @@ export class EventLogCorruptError extends Error {
     );
     this.name = 'EventLogCorruptError';
   }
+}
+
+/** A log with a bad line (other than a torn last one) is refused: corrupt, or of a newer schemaVersion. */
+function refuseUnreadable(file: string, runId: string, bad: ScanResult['firstBad']): void {
+  if (!bad || bad.kind === 'torn') return;
+  // Not corrupt as far as this gatehouse can tell: it says which one can read it.
+  if (bad.kind === 'newer') throw new Error(`run ${runId}: event log ${file}, line ${bad.line}: ${bad.reason}`);
+  throw new EventLogCorruptError(file, bad, runId);
 }
 
 function issues(error: z.ZodError): string {
@@ -190,7 +198,7 @@ export class RunLog {
     let headEvents = 0;
     try {
       scan = scanLog(readFileSync(file), { runId, keepEvents: true, key });
-      if (scan.firstBad && scan.firstBad.kind !== 'torn') throw new EventLogCorruptError(file, scan.firstBad, runId);
+      refuseUnreadable(file, runId, scan.firstBad);
       // Appending to a log that was cut or rewritten would anchor the forgery: check its head first.
       headEvents = checkHead(key, file, runId, scan.events);
     } catch (e) {
@@ -236,7 +244,7 @@ export class RunLog {
     const file = path.join(runDirOf(stateDir, runId), EVENTS_FILE);
     if (!existsSync(file)) throw new Error(`run ${runId} not found: no ${file}`);
     const scan = scanLog(readFileSync(file), { runId, keepEvents: true });
-    if (scan.firstBad && scan.firstBad.kind !== 'torn') throw new EventLogCorruptError(file, scan.firstBad, runId);
+    refuseUnreadable(file, runId, scan.firstBad);
     return scan.events;
   }
 

@@ -10,7 +10,20 @@ const Hash = Sha256Hex;
 /** prevHash of a run's first event. */
 export const GENESIS_HASH = '0'.repeat(64);
 
-/** The log format events are written in now. Events without `schemaVersion` are version 1 (no keyed MAC). */
+/**
+ * The log's schema version: the format events are written in now. It is the envelope's
+ * `schemaVersion`, on every event (run.started included) and covered by its hash, rather than one
+ * field of run.started: a log an older gatehouse began and a newer one resumed holds both versions.
+ *
+ * - 1: no `schemaVersion` field (logs written before keyed MACs): readers take a missing one as 1.
+ * - 2: `schemaVersion: 2` and a keyed `mac` on every event.
+ *
+ * A reader refuses an event of a version above this one (verify, show and resume all read through
+ * orchestrator/src/events/scan.ts, which says which version is needed): the data schemas are strict,
+ * so it could not tell a newer log from a tampered one. So anything that changes what is written (a
+ * new event type, a new field in an envelope or in any event's data, a new meaning) raises this
+ * number, and adds fixture logs under test/fixtures/logs/v<N>/ (see the README there).
+ */
 export const LOG_SCHEMA_VERSION = 2;
 
 /**
