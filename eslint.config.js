@@ -3,7 +3,16 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['.dependency-cruiser.cjs', '**/dist/**', '**/node_modules/**', 'images/**/build/**', '.gatehouse/**'] },
+  {
+    ignores: [
+      '.dependency-cruiser.cjs',
+      '**/dist/**',
+      '**/node_modules/**',
+      'images/**/build/**',
+      '.gatehouse/**',
+      'test/fixtures/logs/v*/**',
+    ],
+  },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

@@ -9,6 +9,7 @@ import {
   Invocation,
   InvocationResult,
   OutputChunk,
+  PROTOCOL_VERSION,
   sandboxSubjects,
   validate,
   verifyMessage,
@@ -88,7 +89,7 @@ export async function startDaemon(cfg: DaemonConfig): Promise<RunningDaemon> {
     nc.publish(
       kind === 'ready' ? subjects.ready : subjects.heartbeat,
       encodeMessage(Heartbeat, {
-        v: 1,
+        v: PROTOCOL_VERSION,
         kind,
         runId: cfg.runId,
         sandboxId: cfg.sandboxId,
@@ -259,7 +260,13 @@ class InvocationHandler {
               onOutput: (stream, text) =>
                 this.nc.publish(
                   this.subjects.output(inv.invocationId),
-                  encodeMessage(OutputChunk, { v: 1, invocationId: inv.invocationId, seq: seq++, stream, data: text }),
+                  encodeMessage(OutputChunk, {
+                    v: PROTOCOL_VERSION,
+                    invocationId: inv.invocationId,
+                    seq: seq++,
+                    stream,
+                    data: text,
+                  }),
                 ),
             });
       } catch (e) {
@@ -294,7 +301,7 @@ class InvocationHandler {
       }
       const durationMs = performance.now() - started;
       const ids = {
-        v: 1 as const,
+        v: PROTOCOL_VERSION,
         invocationId: inv.invocationId,
         runId: inv.runId,
         sandboxId: inv.sandboxId,

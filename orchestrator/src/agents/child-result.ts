@@ -33,12 +33,7 @@ export async function conclude(
   const withheld = outside(changes.all, paths);
   const recorded = p.log
     .events()
-    .some(
-      (e) =>
-        e.type === 'agent.completed' &&
-        e.runId === p.runId &&
-        (e.data as EventDataOf<'agent.completed'>).childRunId === childRunId,
-    );
+    .some((e) => e.type === 'agent.completed' && e.runId === p.runId && e.data.childRunId === childRunId);
   if (!recorded)
     p.log.append('agent.completed', 'runtime', {
       ...completed(p.runId, childRunId, callId, outcome, changes.all, withheld),

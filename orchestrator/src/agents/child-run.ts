@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { newId, sha256Hex, type EventDataOf, type EventEnvelope } from '@gatehouse/shared';
+import { isEvent, newId, sha256Hex, type EventDataOf, type EventEnvelope, type EventOf } from '@gatehouse/shared';
 import { RunLog } from '../events/store';
 import { lastEvent, StateTracker } from '../events/state';
 import type { LoopOutcome } from '../loop/loop';
@@ -172,10 +172,10 @@ function collector(
 export async function resumeChild(p: ParentRun, callId: string, signal: AbortSignal): Promise<LocalResult | undefined> {
   const events = p.log.events();
   const spawnedEvent = events.find(
-    (e) => spawnedBy(e, p.runId) && (e.data as EventDataOf<'agent.spawned'>).callId === callId,
+    (e): e is EventOf<'agent.spawned'> => spawnedBy(e, p.runId) && e.data.callId === callId,
   );
   if (!spawnedEvent || !p.resume) return undefined;
-  const spawned = spawnedEvent.data as EventDataOf<'agent.spawned'>;
+  const spawned = spawnedEvent.data;
   const index = events.filter((e) => spawnedBy(e, p.runId)).indexOf(spawnedEvent);
   const provider = p.env.provider.forChild?.(index) ?? p.env.provider;
   const runDir = path.join(path.dirname(p.runDir), spawned.childRunId);
@@ -187,7 +187,7 @@ export async function resumeChild(p: ParentRun, callId: string, signal: AbortSig
   const childEvents = readChildEvents(p, spawned.childRunId);
   const ended = lastEvent(childEvents, 'run.completed');
   if (ended) {
-    const d = ended.data as EventDataOf<'run.completed'>;
+    const d = ended.data;
     const outcome: AgentRunResult = {
       status: d.status,
       stopReason: d.stopReason,
@@ -232,10 +232,10 @@ function evidenceOf(events: readonly EventEnvelope[], ids: readonly string[]): E
   const out: Evidence[] = [];
   for (const id of ids) {
     const e = events.find(
-      (x) => x.type === 'tool.observation' && (x.data as EventDataOf<'tool.observation'>).observationId === id,
+      (x): x is EventOf<'tool.observation'> => isEvent(x, 'tool.observation') && x.data.observationId === id,
     );
     if (!e) continue;
-    const content = (e.data as EventDataOf<'tool.observation'>).content;
+    const content = e.data.content;
     out.push({ id, sha256: sha256Hex(content), content });
   }
   return out;

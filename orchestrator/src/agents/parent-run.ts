@@ -1,4 +1,4 @@
-import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
+import type { EventEnvelope, EventOf } from '@gatehouse/shared';
 import type { ResumeRun, RunEnvironment, RunHandle, AgentRunResult } from '../run/types';
 import type { Sandbox } from '../sandbox/index';
 import type { Observation, ToolCall } from '../tools/pipeline';
@@ -28,6 +28,6 @@ export interface ParentRun {
 }
 
 /** This run's own children (a child's log also holds the record of its own spawn). */
-export function spawnedBy(e: EventEnvelope, runId: string): boolean {
-  return e.type === 'agent.spawned' && (e.data as EventDataOf<'agent.spawned'>).parentRunId === runId;
+export function spawnedBy(e: EventEnvelope, runId: string): e is EventOf<'agent.spawned'> {
+  return e.type === 'agent.spawned' && e.data.parentRunId === runId;
 }

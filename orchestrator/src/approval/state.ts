@@ -1,4 +1,4 @@
-import type { EventDataOf, EventEnvelope, EventType } from '@gatehouse/shared';
+import type { EventEnvelope } from '@gatehouse/shared';
 
 /** One approval request as the log tells it. */
 export interface RequestState {
@@ -63,20 +63,20 @@ export function cloneApprovalState(s: ApprovalState): ApprovalState {
 }
 
 export function applyApproval(s: ApprovalState, event: EventEnvelope): void {
-  switch (event.type as EventType) {
+  switch (event.type) {
     case 'tool.intent': {
-      const d = event.data as EventDataOf<'tool.intent'>;
+      const d = event.data;
       s.calls[d.callId] = { callId: d.callId, tool: d.tool, input: d.input, completed: false, observed: false };
       return;
     }
     case 'tool.validation': {
-      const d = event.data as EventDataOf<'tool.validation'>;
+      const d = event.data;
       const call = s.calls[d.callId];
       if (call && d.ok) call.validated = d.input;
       return;
     }
     case 'tool.approval': {
-      const d = event.data as EventDataOf<'tool.approval'>;
+      const d = event.data;
       const call = s.calls[d.callId];
       if (call)
         call.decision = {
@@ -88,7 +88,7 @@ export function applyApproval(s: ApprovalState, event: EventEnvelope): void {
       return;
     }
     case 'approval.requested': {
-      const d = event.data as EventDataOf<'approval.requested'>;
+      const d = event.data;
       if (s.requests[d.requestId]) return; // a request id is used once
       s.requests[d.requestId] = { ...d, eventId: event.id, status: 'pending' };
       const call = s.calls[d.callId];
@@ -96,7 +96,7 @@ export function applyApproval(s: ApprovalState, event: EventEnvelope): void {
       return;
     }
     case 'approval.granted': {
-      const d = event.data as EventDataOf<'approval.granted'>;
+      const d = event.data;
       const r = s.requests[d.requestId];
       if (
         !r ||
@@ -116,7 +116,7 @@ export function applyApproval(s: ApprovalState, event: EventEnvelope): void {
       return;
     }
     case 'approval.denied': {
-      const d = event.data as EventDataOf<'approval.denied'>;
+      const d = event.data;
       const r = s.requests[d.requestId];
       if (!r || r.status !== 'pending' || r.actionHash !== d.actionHash) return;
       r.status = 'denied';
@@ -124,14 +124,14 @@ export function applyApproval(s: ApprovalState, event: EventEnvelope): void {
       return;
     }
     case 'tool.execution.started': {
-      const d = event.data as EventDataOf<'tool.execution.started'>;
+      const d = event.data;
       s.consumed.add(d.approvalId);
       const call = s.calls[d.callId];
       if (call) call.started = { invocationId: d.invocationId, approvalId: d.approvalId, eventId: event.id };
       return;
     }
     case 'tool.execution.completed': {
-      const d = event.data as EventDataOf<'tool.execution.completed'>;
+      const d = event.data;
       const call = s.calls[d.callId];
       if (call) {
         call.completed = true;
@@ -140,7 +140,7 @@ export function applyApproval(s: ApprovalState, event: EventEnvelope): void {
       return;
     }
     case 'tool.observation': {
-      const call = s.calls[(event.data as EventDataOf<'tool.observation'>).callId];
+      const call = s.calls[event.data.callId];
       if (call) call.observed = true;
       return;
     }

@@ -6,7 +6,6 @@ import { fold } from '../events/state';
 import { RunLog } from '../events/store';
 import { previewOf } from '../approval/channels/preview';
 import { oneLine, visible } from '../approval/channels/screen';
-import type { EventDataOf } from '@gatehouse/shared';
 
 /** An approval command that cannot be carried out (no such request, the run is over): nothing is recorded. */
 export class ApprovalCommandError extends GatehouseError {
@@ -27,9 +26,7 @@ export function runTree(stateDir: string, runId: string): string[] {
     } catch {
       continue; // a missing child log is reported by `show --tree`, not here
     }
-    for (const e of events)
-      if (e.type === 'agent.spawned' && (e.data as EventDataOf<'agent.spawned'>).parentRunId === id)
-        queue.push((e.data as EventDataOf<'agent.spawned'>).childRunId);
+    for (const e of events) if (e.type === 'agent.spawned' && e.data.parentRunId === id) queue.push(e.data.childRunId);
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
+import type { EventEnvelope } from '@gatehouse/shared';
 import { resolveStateDir } from '../events/paths';
 import { oneLine } from '../approval/channels/screen';
 import { listRuns } from '../events/runs';
@@ -31,43 +31,42 @@ export function showCommand(runId: string, stateDirFlag: string | undefined): nu
 /** Who or what allowed an execution: the policy rule, or the person's grant (and through which channel). */
 function authority(approvalId: string, byId: Map<string, EventEnvelope>): string {
   const a = byId.get(approvalId);
-  if (a?.type === 'tool.approval') return `allowed by ${String((a.data as EventDataOf<'tool.approval'>).policyId)}`;
+  if (a?.type === 'tool.approval') return `allowed by ${String(a.data.policyId)}`;
   if (a?.type === 'approval.granted') {
-    const g = a.data as EventDataOf<'approval.granted'>;
+    const g = a.data;
     return `approved by ${g.approver} via ${g.channel} (scope ${g.scope}, request ${g.requestId})`;
   }
   return `approval ${approvalId}`;
 }
 
 function describe(e: EventEnvelope, byId: Map<string, EventEnvelope>): string {
-  const d = e.data as Record<string, unknown>;
   switch (e.type) {
     case 'approval.requested': {
-      const r = d as EventDataOf<'approval.requested'>;
+      const r = e.data;
       return `${r.requestId} ${r.tool} asks by ${r.rule}: ${r.reason}`;
     }
     case 'approval.granted': {
-      const g = d as EventDataOf<'approval.granted'>;
+      const g = e.data;
       return `${g.requestId} approved by ${g.approver} via ${g.channel}, scope ${g.scope}${g.reason ? `: ${g.reason}` : ''}`;
     }
     case 'approval.denied': {
-      const g = d as EventDataOf<'approval.denied'>;
+      const g = e.data;
       return `${g.requestId} denied by ${g.approver} via ${g.channel}: ${g.reason}`;
     }
     case 'run.paused': {
-      const p = d as EventDataOf<'run.paused'>;
+      const p = e.data;
       return `waiting for ${p.pending.join(', ')}; workspace saved (${p.workspace.files.length + p.workspace.deleted.length} files)`;
     }
     case 'run.resumed': {
-      const r = d as EventDataOf<'run.resumed'>;
+      const r = e.data;
       return `from seq ${r.fromSeq}, workspace from ${r.workspaceFrom} (${r.files.length} files)`;
     }
     case 'run.started':
-      return `${String(d.task)} [${String(d.model)}]`;
+      return `${String(e.data.task)} [${String(e.data.model)}]`;
     case 'tool.intent':
-      return `${String(d.tool)} ${JSON.stringify(d.input).slice(0, 100)}`;
+      return `${String(e.data.tool)} ${JSON.stringify(e.data.input).slice(0, 100)}`;
     case 'tool.validation': {
-      const v = d as EventDataOf<'tool.validation'>;
+      const v = e.data;
       return v.ok
         ? 'ok'
         : `rejected at ${v.stage}: ${v.errors
@@ -76,22 +75,22 @@ function describe(e: EventEnvelope, byId: Map<string, EventEnvelope>): string {
             .slice(0, 120)}`;
     }
     case 'tool.approval':
-      return `${String(d.decision)} by ${String(d.policyId)}: ${String(d.reason)}`;
+      return `${String(e.data.decision)} by ${String(e.data.policyId)}: ${String(e.data.reason)}`;
     case 'tool.execution.started':
-      return `${String(d.primitive)} ${JSON.stringify(d.input).slice(0, 100)} (timeout ${String(d.timeoutMs)} ms) — ${authority(String(d.approvalId), byId)}`;
+      return `${String(e.data.primitive)} ${JSON.stringify(e.data.input).slice(0, 100)} (timeout ${String(e.data.timeoutMs)} ms) — ${authority(String(e.data.approvalId), byId)}`;
     case 'tool.execution.completed':
-      return `${String(d.status)} exit ${String(d.exitCode)} ${String(d.bytes)} bytes${d.truncated ? ' (truncated)' : ''} in ${String(d.durationMs)} ms`;
+      return `${String(e.data.status)} exit ${String(e.data.exitCode)} ${String(e.data.bytes)} bytes${e.data.truncated ? ' (truncated)' : ''} in ${String(e.data.durationMs)} ms`;
     case 'tool.observation':
-      return `${String(d.observationId)} ${String(d.outcome)}`;
+      return `${String(e.data.observationId)} ${String(e.data.outcome)}`;
     case 'model.output': {
-      const m = d as EventDataOf<'model.output'>;
+      const m = e.data;
       return m.error
         ? `error ${m.error.kind}: ${m.error.message}`
         : `${m.text.replace(/\s+/g, ' ').slice(0, 80)} [${m.toolCalls.map((c) => c.name).join(', ')}]`;
     }
     case 'run.completed':
-      return `${String(d.status)} (${String(d.stopReason)})`;
+      return `${String(e.data.status)} (${String(e.data.stopReason)})`;
     default:
-      return JSON.stringify(d).slice(0, 120);
+      return JSON.stringify(e.data).slice(0, 120);
   }
 }

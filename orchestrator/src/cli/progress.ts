@@ -1,4 +1,4 @@
-import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
+import type { EventEnvelope } from '@gatehouse/shared';
 import { oneLine } from '../approval/channels/screen';
 
 /** Short, single-line rendering of a tool's arguments for a person watching. */
@@ -37,7 +37,7 @@ export function humanProgress(
     };
     switch (e.type) {
       case 'agent.spawned': {
-        const d = e.data as EventDataOf<'agent.spawned'>;
+        const d = e.data;
         if (e.runId === d.parentRunId)
           write(
             `  ⇢ sub-agent ${d.childRunId}: ${d.reason.replace(/\s+/g, ' ').slice(0, 80)} [tools ${d.tools.join(', ')}; paths ${d.paths.join(', ')}]`,
@@ -45,7 +45,7 @@ export function humanProgress(
         break;
       }
       case 'agent.completed': {
-        const d = e.data as EventDataOf<'agent.completed'>;
+        const d = e.data;
         if (e.runId === d.parentRunId)
           write(
             `  ⇠ sub-agent ${d.childRunId} ${d.status} (${d.stopReason})${d.filesChanged.length ? `, changed ${d.filesChanged.join(', ')}` : ''}`,
@@ -53,7 +53,7 @@ export function humanProgress(
         break;
       }
       case 'tool.execution.started': {
-        const d = e.data as EventDataOf<'tool.execution.started'>;
+        const d = e.data;
         const t = tools.get(d.callId);
         if (!tty || child) break;
         const started = Date.now();
@@ -70,12 +70,12 @@ export function humanProgress(
         break;
       }
       case 'run.started': {
-        const d = e.data as EventDataOf<'run.started'>;
+        const d = e.data;
         write(`▶ ${e.runId}  ${d.model ?? ''}  mode ${d.mode}\n  task: ${oneLine(d.task).slice(0, 300)}`);
         break;
       }
       case 'sandbox.started': {
-        const d = e.data as EventDataOf<'sandbox.started'>;
+        const d = e.data;
         write(`  sandbox ${d.sandboxId} ready in ${Math.round(d.timings.total ?? 0)} ms`);
         if (d.withheldCount) {
           const shown = (d.withheld ?? []).slice(0, 5).map(oneLine).join(', ');
@@ -92,7 +92,7 @@ export function humanProgress(
         break;
       }
       case 'model.output': {
-        const d = e.data as EventDataOf<'model.output'>;
+        const d = e.data;
         const said = oneLine(d.text.trim().replace(/\s+/g, ' '));
         if (d.error) write(`turn ${d.turn}: model error (${d.error.kind}): ${oneLine(d.error.message)}`);
         else
@@ -102,25 +102,25 @@ export function humanProgress(
         break;
       }
       case 'tool.intent': {
-        const d = e.data as EventDataOf<'tool.intent'>;
+        const d = e.data;
         tools.set(d.callId, { tool: d.tool, args: brief(d.input) });
         break;
       }
       case 'tool.validation': {
-        const d = e.data as EventDataOf<'tool.validation'>;
+        const d = e.data;
         const t = tools.get(d.callId);
         if (!d.ok) write(`  ✗ ${t?.tool} ${t?.args}  rejected (${d.stage}): ${oneLine(d.errors[0]?.message ?? '')}`);
         break;
       }
       case 'tool.approval': {
-        const d = e.data as EventDataOf<'tool.approval'>;
+        const d = e.data;
         const t = tools.get(d.callId);
         if (d.decision !== 'allow')
           write(`  ✗ ${t?.tool} ${t?.args}  ${d.decision} (${oneLine(d.policyId)}): ${oneLine(d.reason)}`);
         break;
       }
       case 'tool.execution.completed': {
-        const d = e.data as EventDataOf<'tool.execution.completed'>;
+        const d = e.data;
         const t = tools.get(d.callId);
         const mark = d.status === 'ok' ? '✓' : '✗';
         const exit = d.exitCode !== null ? `exit ${d.exitCode}, ` : '';
@@ -128,12 +128,12 @@ export function humanProgress(
         break;
       }
       case 'run.feedback': {
-        const d = e.data as EventDataOf<'run.feedback'>;
+        const d = e.data;
         write(`  ! answer sent back: ${oneLine(d.reason)}`);
         break;
       }
       case 'sandbox.lost': {
-        const d = e.data as EventDataOf<'sandbox.lost'>;
+        const d = e.data;
         write(`  ! sandbox lost: ${d.reason}`);
         break;
       }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { newId, type EventDataOf, type EventEnvelope } from '@gatehouse/shared';
+import { newId, type EventEnvelope } from '@gatehouse/shared';
 import { resolveStateDir } from '../events/paths';
 import { RunLog } from '../events/store';
 import { resumeAgent, ResumeError } from '../run/resume';
@@ -64,7 +64,7 @@ export async function runCommand(task: string, flags: RunFlags): Promise<number>
 export async function resumeCommand(runId: string, flags: ResumeFlags): Promise<number> {
   const stateDir = resolveStateDir(flags.stateDir);
   const events = RunLog.readEvents(stateDir, runId);
-  const started = events[0]?.type === 'run.started' ? (events[0].data as EventDataOf<'run.started'>) : undefined;
+  const started = events[0]?.type === 'run.started' ? events[0].data : undefined;
   if (!started?.model) throw new ResumeError(`run ${runId} does not record its model; it cannot be resumed`);
   // A sub-agent is resumed by its root, held to its handoff; on its own it would lose that scope.
   const root = started.lineage?.[0];

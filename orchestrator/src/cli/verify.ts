@@ -21,6 +21,12 @@ function meaning(bad: BadEvent): string {
       `Events before line ${bad.line} verified; gatehouse refuses to resume this run.`
     );
   }
+  if (bad.reason.startsWith('schemaVersion ')) {
+    return (
+      `from line ${bad.line} on, the log is in a newer format than this gatehouse reads: nothing says it was ` +
+      'modified, but this gatehouse cannot check it, nor show or resume the run. Verify it with a newer gatehouse.'
+    );
+  }
   if (bad.reason.startsWith('artifact')) {
     return 'a stored output was changed or removed after the event that records it was written.';
   }

@@ -1,4 +1,4 @@
-import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
+import type { EventEnvelope } from '@gatehouse/shared';
 import type { ModelMessage, ModelRequest, ModelToolSpec } from '../providers/types';
 
 export interface CompiledContext {
@@ -30,7 +30,7 @@ export function compileContext(events: readonly EventEnvelope[], o: CompileOptio
   const messages: ModelMessage[] = [{ role: 'user', content: o.task }];
   for (const e of events) {
     if (e.type === 'model.output') {
-      const d = e.data as EventDataOf<'model.output'>;
+      const d = e.data;
       if (d.error) continue;
       messages.push({
         role: 'assistant',
@@ -38,7 +38,7 @@ export function compileContext(events: readonly EventEnvelope[], o: CompileOptio
         toolCalls: d.toolCalls.map((c) => ({ id: c.callId, name: c.name, input: c.input })),
       });
     } else if (e.type === 'tool.observation') {
-      const d = e.data as EventDataOf<'tool.observation'>;
+      const d = e.data;
       messages.push({
         role: 'tool',
         callId: d.callId,
@@ -47,7 +47,7 @@ export function compileContext(events: readonly EventEnvelope[], o: CompileOptio
         isError: d.outcome !== 'ok',
       });
     } else if (e.type === 'run.feedback') {
-      const d = e.data as EventDataOf<'run.feedback'>;
+      const d = e.data;
       messages.push({
         role: 'user',
         content: `Your answer was not accepted: ${d.reason}\nContinue the task, or answer again with citations.`,

@@ -50,12 +50,12 @@ const BRIEF = 120;
 
 /** One agent's own account, from its own log. */
 export function nodeFromEvents(runId: string, events: readonly EventEnvelope[], depth: number): AgentNode {
-  const started = events.find((e) => e.type === 'run.started')?.data as EventDataOf<'run.started'> | undefined;
+  const started = events.find((e) => e.type === 'run.started')?.data;
   let status: AgentStatus = 'running';
   let stopReason: string | null = null;
   for (const e of events) {
     if (e.type === 'run.completed') {
-      const d = e.data as EventDataOf<'run.completed'>;
+      const d = e.data;
       status = d.status;
       stopReason = d.stopReason;
     } else if (e.type === 'run.paused') {
@@ -96,40 +96,38 @@ function actionsOf(events: readonly EventEnvelope[], problems: string[]): AgentA
   }
   const calls = new Map<string, Call>();
   for (const e of events) {
-    const d = e.data as { callId?: unknown };
     if (!e.type.startsWith('tool.') && e.type !== 'approval.requested') continue;
-    if (typeof d.callId !== 'string') continue;
+    if (!('callId' in e.data)) continue;
     if (e.type === 'tool.intent') {
-      const x = e.data as EventDataOf<'tool.intent'>;
+      const x = e.data;
       if (!calls.has(x.callId)) calls.set(x.callId, { callId: x.callId, tool: x.tool, input: x.input });
       continue;
     }
-    const c = calls.get(d.callId);
+    const c = calls.get(e.data.callId);
     if (!c) continue;
     switch (e.type) {
       case 'tool.validation': {
-        const x = e.data as EventDataOf<'tool.validation'>;
+        const x = e.data;
         if (!x.ok) c.rejectedAt = x.stage;
         break;
       }
       case 'tool.approval':
-        c.decision = e.data as EventDataOf<'tool.approval'>;
+        c.decision = e.data;
         break;
       case 'approval.requested':
-        c.requestId = (e.data as EventDataOf<'approval.requested'>).requestId;
+        c.requestId = e.data.requestId;
         break;
       case 'tool.execution.started':
-        c.approvalId = (e.data as EventDataOf<'tool.execution.started'>).approvalId;
+        c.approvalId = e.data.approvalId;
         break;
       case 'tool.observation':
-        c.outcome = (e.data as EventDataOf<'tool.observation'>).outcome;
+        c.outcome = e.data.outcome;
         break;
     }
   }
   const answers = new Map<string, EventEnvelope>();
   for (const e of events) {
-    if (e.type === 'approval.granted' || e.type === 'approval.denied')
-      answers.set((e.data as { requestId: string }).requestId, e);
+    if (e.type === 'approval.granted' || e.type === 'approval.denied') answers.set(e.data.requestId, e);
   }
   return [...calls.values()].map((c) => ({
     callId: c.callId,
@@ -145,13 +143,13 @@ function actionsOf(events: readonly EventEnvelope[], problems: string[]): AgentA
 function authority(callId: string, approvalId: string, byId: Map<string, EventEnvelope>, problems: string[]): string {
   const a = byId.get(approvalId);
   if (a?.type === 'tool.approval') {
-    const d = a.data as EventDataOf<'tool.approval'>;
+    const d = a.data;
     if (d.decision !== 'allow' || d.callId !== callId)
       problems.push(`${callId} ran under ${approvalId}, a ${d.decision} decision for ${d.callId}`);
     return d.policyId;
   }
   if (a?.type === 'approval.granted') {
-    const g = a.data as EventDataOf<'approval.granted'>;
+    const g = a.data;
     if (a.actor !== 'user')
       problems.push(`${callId} ran under ${approvalId}, a grant not recorded as a person's (actor ${a.actor})`);
     return `user:${g.approver} via ${g.channel} (${g.scope})`;
@@ -169,11 +167,11 @@ function stoppedBy(
   if (c.requestId) {
     const a = answers.get(c.requestId);
     if (a?.type === 'approval.denied') {
-      const d = a.data as EventDataOf<'approval.denied'>;
+      const d = a.data;
       return `none (denied by user:${d.approver} via ${d.channel})`;
     }
     if (a?.type === 'approval.granted') {
-      const g = a.data as EventDataOf<'approval.granted'>;
+      const g = a.data;
       return `none (granted by user:${g.approver} via ${g.channel}, not run)`;
     }
     return `none (awaiting ${c.requestId})`;

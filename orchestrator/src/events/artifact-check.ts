@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, lstatSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
-import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
+import type { EventEnvelope } from '@gatehouse/shared';
 import { ARTIFACT_REF } from './artifacts';
 
 /**
@@ -40,11 +40,11 @@ function referenced(events: readonly EventEnvelope[]): Map<string, Expected> {
   };
   for (const e of events) {
     if (e.type === 'tool.execution.completed') {
-      const d = e.data as EventDataOf<'tool.execution.completed'>;
+      const d = e.data;
       for (const a of d.artifacts ?? []) note(a.ref, e.seq, { sha256: a.sha256, bytes: a.bytes });
       for (const ref of d.artifactRefs) note(ref, e.seq);
     } else if (e.type === 'tool.observation') {
-      const ref = (e.data as EventDataOf<'tool.observation'>).artifactRef;
+      const ref = e.data.artifactRef;
       if (ref !== undefined) note(ref, e.seq);
     }
   }

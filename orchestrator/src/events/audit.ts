@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
+import type { EventEnvelope } from '@gatehouse/shared';
 import { checkArtifacts, type ArtifactCheck } from './artifact-check';
 import { readHead } from './heads';
 import type { LogKey } from './key';
@@ -106,7 +106,7 @@ export function auditRun(stateDir: string, runId: string, key: LogKey | undefine
   if (key && events.length > 0 && (!scan.firstBad || torn)) checkHeadOf(key, runId, events, report);
   const completed = events.findLast((e) => e.type === 'run.completed');
   if (completed) {
-    report.completion = { seq: completed.seq, status: (completed.data as EventDataOf<'run.completed'>).status };
+    report.completion = { seq: completed.seq, status: completed.data.status };
   }
 
   report.artifacts = checkArtifacts(dir, path.join(dir, ARTIFACTS_DIR), events);

@@ -24,18 +24,18 @@ export interface ActionAccount {
 export function explainRun(events: readonly EventEnvelope[]): ActionAccount[] {
   const byCall = new Map<string, Partial<ActionAccount> & { callId: string }>();
   for (const e of events) {
-    const d = e.data as { callId?: string };
-    if (!d.callId || !e.type.startsWith('tool.')) continue;
-    const a = byCall.get(d.callId) ?? { callId: d.callId };
-    byCall.set(d.callId, a);
+    if (!e.type.startsWith('tool.') || !('callId' in e.data)) continue;
+    const callId = e.data.callId;
+    const a = byCall.get(callId) ?? { callId };
+    byCall.set(callId, a);
     switch (e.type) {
       case 'tool.intent': {
-        const x = e.data as EventDataOf<'tool.intent'>;
+        const x = e.data;
         Object.assign(a, { turn: x.turn, proposed: { tool: x.tool, input: x.input, eventId: e.id } });
         break;
       }
       case 'tool.validation': {
-        const x = e.data as EventDataOf<'tool.validation'>;
+        const x = e.data;
         a.validation = {
           ok: x.ok,
           stage: x.stage,
@@ -45,12 +45,12 @@ export function explainRun(events: readonly EventEnvelope[]): ActionAccount[] {
         break;
       }
       case 'tool.approval': {
-        const x = e.data as EventDataOf<'tool.approval'>;
+        const x = e.data;
         a.approval = { decision: x.decision, policyId: x.policyId, reason: x.reason, actionHash: x.actionHash };
         break;
       }
       case 'tool.execution.started': {
-        const x = e.data as EventDataOf<'tool.execution.started'>;
+        const x = e.data;
         a.executed = {
           primitive: x.primitive,
           input: x.input,
@@ -61,7 +61,7 @@ export function explainRun(events: readonly EventEnvelope[]): ActionAccount[] {
         break;
       }
       case 'tool.execution.completed': {
-        const x = e.data as EventDataOf<'tool.execution.completed'>;
+        const x = e.data;
         a.result = {
           status: x.status,
           exitCode: x.exitCode,
@@ -74,7 +74,7 @@ export function explainRun(events: readonly EventEnvelope[]): ActionAccount[] {
         break;
       }
       case 'tool.observation': {
-        const x = e.data as EventDataOf<'tool.observation'>;
+        const x = e.data;
         a.shown = { observationId: x.observationId, outcome: x.outcome, content: x.content };
         break;
       }

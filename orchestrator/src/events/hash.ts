@@ -1,10 +1,13 @@
 import { hash as oneShotHash } from 'node:crypto';
-import { canonicalJson, GENESIS_HASH, sha256Hex, type EventEnvelope } from '@gatehouse/shared';
+import { canonicalJson, GENESIS_HASH, sha256Hex, type RawEventEnvelope } from '@gatehouse/shared';
 
 export { GENESIS_HASH };
 
-/** An event before it is sealed: every envelope field but `hash` and `mac`. */
-export type UnsealedEvent = Omit<EventEnvelope, 'hash' | 'mac'>;
+/**
+ * An event before it is sealed: every envelope field but `hash` and `mac`. Hashing reads any
+ * envelope, typed or not (the verifier hashes a line before it checks its data).
+ */
+export type UnsealedEvent = Omit<RawEventEnvelope, 'hash' | 'mac'>;
 
 /**
  * The chain hash of an event: SHA-256 of the canonical JSON of every field except `hash` itself

@@ -1,5 +1,5 @@
 import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
-import { sha256Hex } from '@gatehouse/shared';
+import { isEvent, sha256Hex } from '@gatehouse/shared';
 import { asStatus, nodeFromEvents, type AgentNode } from './agent-node';
 import { listRuns } from './runs';
 import { lastEvent } from './state';
@@ -25,10 +25,8 @@ export const TREE_LIMITS: TreeLimits = { maxDepth: 16, maxNodes: 1000 };
 export function buildTree(stateDir: string, rootRunId: string, limits: TreeLimits = TREE_LIMITS): AgentNode {
   const rootEvents = RunLog.readEvents(stateDir, rootRunId);
   const ctx: Ctx = { stateDir, limits, seen: new Set([rootRunId]), count: 1, claimedBy: claimedParents(stateDir) };
-  const ownSpawn = rootEvents.find(
-    (e) => e.type === 'agent.spawned' && (e.data as EventDataOf<'agent.spawned'>).childRunId === rootRunId,
-  );
-  const depth = ownSpawn ? (ownSpawn.data as EventDataOf<'agent.spawned'>).depth : 0;
+  const ownSpawn = rootEvents.filter((e) => isEvent(e, 'agent.spawned')).find((e) => e.data.childRunId === rootRunId);
+  const depth = ownSpawn ? ownSpawn.data.depth : 0;
   const root = nodeFromEvents(rootRunId, rootEvents, depth);
   expand(ctx, root, rootEvents, 0);
   return root;
@@ -79,7 +77,7 @@ function expand(ctx: Ctx, node: AgentNode, events: readonly EventEnvelope[], lev
   const completions = new Map<string, EventDataOf<'agent.completed'>>();
   for (const e of events) {
     if (e.type === 'agent.spawned') {
-      const d = e.data as EventDataOf<'agent.spawned'>;
+      const d = e.data;
       if (d.childRunId === node.runId) continue; // its own spawn, copied from its parent
       if (d.parentRunId !== node.runId)
         node.problems.push(
@@ -88,7 +86,7 @@ function expand(ctx: Ctx, node: AgentNode, events: readonly EventEnvelope[], lev
       if (spawns.has(d.childRunId)) node.problems.push(`${d.childRunId} is spawned twice (again at seq ${e.seq})`);
       else spawns.set(d.childRunId, d);
     } else if (e.type === 'agent.completed') {
-      const d = e.data as EventDataOf<'agent.completed'>;
+      const d = e.data;
       if (d.childRunId === node.runId) continue;
       if (!spawns.has(d.childRunId))
         node.problems.push(`agent.completed (seq ${e.seq}) for ${d.childRunId}, which this run never spawned`);
@@ -176,7 +174,7 @@ function checkChild(
       `${foreign.length} event(s) do not name ${parent.runId} as their parent (first: seq ${foreign[0]!.seq}, parentRunId ${String(foreign[0]!.parentRunId)})`,
     );
 
-  const own = events.filter((e) => e.type === 'agent.spawned').map((e) => e.data as EventDataOf<'agent.spawned'>);
+  const own = events.filter((e) => e.type === 'agent.spawned').map((e) => e.data);
   const mine = own.find((d) => d.childRunId === child.runId);
   if (!mine) p.push("the child's log has no agent.spawned for itself");
   else {
@@ -187,7 +185,7 @@ function checkChild(
   }
   if (spawn.depth !== child.depth)
     p.push(`agent.spawned gives depth ${spawn.depth}, but the child sits at depth ${child.depth}`);
-  const started = events[0]?.type === 'run.started' ? (events[0].data as EventDataOf<'run.started'>) : undefined;
+  const started = events[0]?.type === 'run.started' ? events[0].data : undefined;
   if (!started) p.push("the child's log does not begin with run.started");
   else if (started.lineage && (started.lineage.at(-1) !== child.runId || started.lineage.at(-2) !== parent.runId)) {
     p.push(`run.started lineage ${started.lineage.join(' > ')} does not end with ${parent.runId} > ${child.runId}`);
@@ -195,9 +193,9 @@ function checkChild(
 
   const childDone = events
     .filter((e) => e.type === 'agent.completed')
-    .map((e) => e.data as EventDataOf<'agent.completed'>)
+    .map((e) => e.data)
     .find((d) => d.childRunId === child.runId);
-  const runDone = lastEvent(events, 'run.completed')?.data as EventDataOf<'run.completed'> | undefined;
+  const runDone = lastEvent(events, 'run.completed')?.data;
   if (parentDone && childDone) {
     if (parentDone.status !== childDone.status)
       p.push(`agent.completed disagrees on status: parent's log ${parentDone.status}, child's log ${childDone.status}`);

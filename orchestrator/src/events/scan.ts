@@ -1,8 +1,9 @@
 import { isUtf8 } from 'node:buffer';
-import { EventData, EventEnvelope, GENESIS_HASH, LOG_SCHEMA_VERSION } from '@gatehouse/shared';
+import { EventData, EventEnvelope, GENESIS_HASH } from '@gatehouse/shared';
 import type { z } from 'zod';
 import { sealEvent } from './hash';
 import { EVENT_MAC, type LogKey } from './key';
+import { newerSchemaReason } from './schema-version';
 
 /**
  * Reading a log back: the one place that decides whether a line is a trustworthy event. Both
@@ -25,7 +26,9 @@ export type BadKind =
   /** A line that is not JSON, in the middle of the file. */
   | 'garbled'
   /** Parses, but is not a sound event: schema, canonical form, sequence, chain or hash. */
-  | 'invalid';
+  | 'invalid'
+  /** Written in a newer schemaVersion than this gatehouse reads: not checked, neither good nor bad. */
+  | 'newer';
 
 export interface ScanResult {
   /** The good events, in order (empty unless `keepEvents`). */
@@ -125,6 +128,8 @@ export function scanLog(buf: Buffer, opts: ScanOptions = {}): ScanResult {
       );
     }
     const loose = (typeof raw === 'object' && raw !== null ? raw : {}) as { seq?: unknown; id?: unknown };
+    const newer = newerSchemaReason(raw);
+    if (newer !== undefined) return fail('newer', newer, loose);
     const parsed = EventEnvelope.safeParse(raw);
     if (!parsed.success) return fail('invalid', `not a valid event envelope (${describeIssues(parsed.error)})`, loose);
     const e = parsed.data;
@@ -156,10 +161,6 @@ export function scanLog(buf: Buffer, opts: ScanOptions = {}): ScanResult {
           : `prevHash does not match event ${expectedSeq - 1}: an event was removed or reordered`,
         e,
       );
-    }
-    if (e.schemaVersion !== undefined && e.schemaVersion > LOG_SCHEMA_VERSION) {
-      const newer = `schemaVersion ${e.schemaVersion} is newer than this gatehouse reads (${LOG_SCHEMA_VERSION})`;
-      return fail('invalid', `${newer}: verify it with a newer gatehouse`, e);
     }
     if (e.schemaVersion === undefined && (keyed || e.mac !== undefined)) {
       const why = keyed
@@ -216,7 +217,8 @@ export function scanLog(buf: Buffer, opts: ScanOptions = {}): ScanResult {
     if (!data.success)
       return fail('invalid', `data does not match the schema of ${e.type} (${describeIssues(data.error)})`, e);
 
-    if (keep) events.push(e);
+    // Its data was just checked against its type's schema: from here it is a typed event.
+    if (keep) events.push(e as EventEnvelope);
     count++;
     prevHash = e.hash;
     pos = nl + 1;

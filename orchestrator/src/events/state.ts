@@ -1,4 +1,4 @@
-import type { EventDataOf, EventEnvelope, EventType } from '@gatehouse/shared';
+import { isEvent, type EventDataOf, type EventEnvelope, type EventOf, type EventType } from '@gatehouse/shared';
 import { applyApproval, cloneApprovalState, initialApprovalState, type ApprovalState } from '../approval/state';
 
 export interface ObservationRef {
@@ -105,14 +105,14 @@ function apply(s: Mutable<RunState>, event: EventEnvelope): void {
   if (event.seq <= s.lastSeq) return;
   s.lastSeq = event.seq;
   applyApproval(s.approvals, event);
-  switch (event.type as EventType) {
+  switch (event.type) {
     case 'run.started': {
-      const d = event.data as EventDataOf<'run.started'>;
+      const d = event.data;
       Object.assign(s, { runId: event.runId, task: d.task, mode: d.mode, surface: [...d.surface], status: 'running' });
       return;
     }
     case 'run.completed': {
-      const d = event.data as EventDataOf<'run.completed'>;
+      const d = event.data;
       s.status = d.status;
       s.stopReason = d.stopReason;
       return;
@@ -124,18 +124,18 @@ function apply(s: Mutable<RunState>, event: EventEnvelope): void {
       s.turns += 1;
       return;
     case 'model.output': {
-      const u = (event.data as EventDataOf<'model.output'>).usage;
+      const u = event.data.usage;
       s.tokens += u.inputTokens + u.outputTokens;
       return;
     }
     case 'tool.execution.completed': {
-      const d = event.data as EventDataOf<'tool.execution.completed'>;
+      const d = event.data;
       for (const p of d.filesChanged) delete s.fileHashes[p];
       Object.assign(s.fileHashes, d.fileHashes ?? {});
       return;
     }
     case 'tool.observation': {
-      const d = event.data as EventDataOf<'tool.observation'>;
+      const d = event.data;
       s.observations.push({ id: d.observationId, callId: d.callId, tool: d.tool, outcome: d.outcome });
       return;
     }
@@ -150,7 +150,10 @@ export function nextObservationId(state: RunState): string {
 }
 
 /** The newest event of a type in a run's events (resume, lineage and delegation all ask this). */
-export function lastEvent(events: readonly EventEnvelope[], type: EventType): EventEnvelope | undefined {
-  for (let i = events.length - 1; i >= 0; i--) if (events[i]?.type === type) return events[i];
+export function lastEvent<T extends EventType>(events: readonly EventEnvelope[], type: T): EventOf<T> | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!;
+    if (isEvent(e, type)) return e;
+  }
   return undefined;
 }

@@ -1,7 +1,7 @@
 import { createHash, createPublicKey, verify as verifySignature } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { canonicalJson, type EventDataOf } from '@gatehouse/shared';
+import { canonicalJson } from '@gatehouse/shared';
 import { checkArtifacts, type ArtifactCheck } from './artifact-check';
 import type { AuditReport } from './audit';
 import type { LogKey } from './key';
@@ -116,7 +116,7 @@ export function checkStatement(stateDir: string, runId: string, file: string, pi
   const done = s.completed ? events[s.completed.seq] : undefined;
   if (s.completed && done?.type !== 'run.completed') {
     problems.push(`the statement records run.completed at seq ${s.completed.seq}; the log does not have it`);
-  } else if (s.completed && (done!.data as EventDataOf<'run.completed'>).status !== s.completed.status) {
+  } else if (done?.type === 'run.completed' && s.completed && done.data.status !== s.completed.status) {
     problems.push('run.completed differs from the statement');
   }
   const artifacts = checkArtifacts(dir, path.join(dir, ARTIFACTS_DIR), events.slice(0, s.events));

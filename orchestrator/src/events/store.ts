@@ -7,6 +7,7 @@ import {
   GENESIS_HASH,
   LOG_SCHEMA_VERSION,
   type EventDataOf,
+  type EventOf,
   type EventEnvelope,
   type EventType,
 } from '@gatehouse/shared';
@@ -17,7 +18,7 @@ import { checkAgainstHead, writeHead } from './heads';
 import { LogKey } from './key';
 import { ARTIFACTS_DIR, assertRunId, EVENTS_FILE, runDir as runDirOf, runsDir } from './paths';
 import { Redactor } from './redact';
-import { scanLog, type BadEvent } from './scan';
+import { scanLog, type BadEvent, type ScanResult } from './scan';
 import { GatehouseError } from '../errors';
 
 /**
@@ -90,6 +91,14 @@ export class EventLogCorruptError extends GatehouseError {
     );
     this.name = 'EventLogCorruptError';
   }
+}
+
+/** A log with a bad line (other than a torn last one) is refused: corrupt, or of a newer schemaVersion. */
+function refuseUnreadable(file: string, runId: string, bad: ScanResult['firstBad']): void {
+  if (!bad || bad.kind === 'torn') return;
+  // Not corrupt as far as this gatehouse can tell: it says which one can read it.
+  if (bad.kind === 'newer') throw new Error(`run ${runId}: event log ${file}, line ${bad.line}: ${bad.reason}`);
+  throw new EventLogCorruptError(file, bad, runId);
 }
 
 function issues(error: z.ZodError): string {
@@ -193,7 +202,7 @@ export class RunLog {
     let headEvents = 0;
     try {
       scan = scanLog(readFileSync(file), { runId, keepEvents: true, key });
-      if (scan.firstBad && scan.firstBad.kind !== 'torn') throw new EventLogCorruptError(file, scan.firstBad, runId);
+      refuseUnreadable(file, runId, scan.firstBad);
       // Appending to a log that was cut or rewritten would anchor the forgery: check its head first.
       const head = checkAgainstHead(key, runId, scan.events);
       if ('refusal' in head)
@@ -242,7 +251,7 @@ export class RunLog {
     const file = path.join(runDirOf(stateDir, runId), EVENTS_FILE);
     if (!existsSync(file)) throw new Error(`run ${runId} not found: no ${file}`);
     const scan = scanLog(readFileSync(file), { runId, keepEvents: true });
-    if (scan.firstBad && scan.firstBad.kind !== 'torn') throw new EventLogCorruptError(file, scan.firstBad, runId);
+    refuseUnreadable(file, runId, scan.firstBad);
     return scan.events;
   }
 
@@ -250,7 +259,7 @@ export class RunLog {
    * Record an event. Synchronous: when it returns, the line is written (see the durability note).
    * Bad `data` is a bug in the caller and throws; nothing is written then.
    */
-  append<T extends EventType>(type: T, actor: Actor, data: EventDataOf<T>, opts: AppendOptions = {}): EventEnvelope {
+  append<T extends EventType>(type: T, actor: Actor, data: EventDataOf<T>, opts: AppendOptions = {}): EventOf<T> {
     if (this.#fd === undefined) throw new Error(`run log ${this.runId} is closed`);
     if (this.#broken)
       throw new Error(
@@ -314,7 +323,8 @@ export class RunLog {
     this.#events.push(event);
     this.#prevHash = hash;
     if (type === 'run.completed') this.#completedSeq = seq;
-    return event;
+    // Built from `type` and data checked against that type's schema above.
+    return event as EventOf<T>;
   }
 
   #write(line: string): void {

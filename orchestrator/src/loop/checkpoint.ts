@@ -1,4 +1,4 @@
-import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
+import type { EventEnvelope } from '@gatehouse/shared';
 import type { Sandbox } from '../sandbox/index';
 import { saveWorkspace, type SavedWorkspace, type WorkspaceManifest } from '../sandbox/workspace-save';
 import type { LogPort } from '../tools/ports';
@@ -31,8 +31,7 @@ export class Checkpointer {
   constructor(private readonly deps: CheckpointDeps) {
     // A resumed run continues the numbering of its log.
     for (const e of deps.log.events()) {
-      if (e.type === 'workspace.checkpoint')
-        this.count = Math.max(this.count, (e.data as EventDataOf<'workspace.checkpoint'>).checkpoint);
+      if (e.type === 'workspace.checkpoint') this.count = Math.max(this.count, e.data.checkpoint);
       else this.note(e);
     }
   }
@@ -44,17 +43,15 @@ export class Checkpointer {
 
   /** Sees every event the run writes; a completed call that can change the workspace schedules a checkpoint. */
   observe(e: EventEnvelope): void {
-    const d = e.data as { callId?: string; status?: string };
-    if (e.type === 'tool.execution.completed' && d.callId && d.status !== 'rejected' && this.canChange(d.callId))
+    if (e.type === 'tool.execution.completed' && e.data.status !== 'rejected' && this.canChange(e.data.callId))
       this.schedule();
     else this.note(e);
   }
 
   private note(e: EventEnvelope): void {
-    const d = e.data as { callId?: string; tool?: string; input?: unknown; ok?: boolean };
-    if (e.type === 'tool.intent' && d.callId) this.calls.set(d.callId, { tool: d.tool });
-    else if (e.type === 'tool.validation' && d.callId && d.ok)
-      this.calls.set(d.callId, { ...this.calls.get(d.callId), input: d.input });
+    if (e.type === 'tool.intent') this.calls.set(e.data.callId, { tool: e.data.tool });
+    else if (e.type === 'tool.validation' && e.data.ok)
+      this.calls.set(e.data.callId, { ...this.calls.get(e.data.callId), input: e.data.input });
   }
 
   private canChange(callId: string): boolean {

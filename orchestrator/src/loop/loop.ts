@@ -165,7 +165,7 @@ async function finishLastTurn(d: LoopDeps, progress: Progress): Promise<LoopOutc
   const events = d.log.events();
   const last = lastEvent(events, 'model.output');
   if (!last) return undefined;
-  const out = last.data as EventDataOf<'model.output'>;
+  const out = last.data;
   for (const call of out.toolCalls) {
     if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
     const known = d.tracker.state.approvals.calls[call.callId];

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import type { EventDataOf } from '@gatehouse/shared';
 import { createDelegator } from '../agents/delegation';
 import type { AgentScope } from '../agents/handoff';
 import { pendingRequests } from '../approval/state';
@@ -112,7 +111,8 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
       lost.abort();
     });
     const limits = { ...DEFAULT_LIMITS, ...o.limits };
-    const lineage = (log.events()[0]?.data as EventDataOf<'run.started'> | undefined)?.lineage ?? [runId];
+    const first = log.events()[0];
+    const lineage = (first?.type === 'run.started' ? first.data.lineage : undefined) ?? [runId];
     const startedAt = Date.now();
     const agent = o.agent ?? { depth: 0, maxDepth: 2, paths: ['**'], maxParallel: 4 };
     const scope = (): AgentScope => {
@@ -122,7 +122,7 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
       const handed = { turns: 0, toolCalls: 0, tokens: 0 };
       for (const e of log.events()) {
         if (e.type !== 'agent.spawned') continue;
-        const d = e.data as EventDataOf<'agent.spawned'>;
+        const d = e.data;
         if (d.parentRunId !== runId) continue;
         handed.turns += d.budget.turns;
         handed.toolCalls += d.budget.toolCalls;

@@ -80,7 +80,7 @@ async function fromLog(
   const advice =
     'The run cannot continue with its completed work; start a new run (the log and everything saved are kept for review).';
   if (checkpoint) {
-    const c = checkpoint.data as EventDataOf<'workspace.checkpoint'>;
+    const c = checkpoint.data;
     let manifest: WorkspaceManifest;
     try {
       manifest = await loadWorkspace(runDir, c.manifest, c.manifestSha256);
@@ -104,7 +104,7 @@ async function fromLog(
   }
   const paused = lastEvent(events, 'run.paused');
   if (paused && (!lastChange || lastChange.seq < paused.seq)) {
-    const snap = (paused.data as EventDataOf<'run.paused'>).workspace;
+    const snap = paused.data.workspace;
     if (snap.dir && !existsSync(path.join(runDir, snap.dir)))
       return { refusal: `the workspace saved at the pause (${snap.dir}) is missing. ${advice}` };
     return {
@@ -137,15 +137,14 @@ export function changingCalls(
   const calls = new Map<string, { tool?: string; input?: unknown }>();
   const out: Array<{ seq: number; tool: string; callId: string }> = [];
   for (const e of events) {
-    const d = e.data as { callId?: string; tool?: string; input?: unknown; ok?: boolean; status?: string };
-    if (!d.callId) continue;
-    if (e.type === 'tool.intent') calls.set(d.callId, { tool: d.tool });
-    else if (e.type === 'tool.validation' && d.ok) calls.set(d.callId, { ...calls.get(d.callId), input: d.input });
-    else if (e.type === 'tool.execution.completed' && d.status !== 'rejected') {
-      const c = calls.get(d.callId);
+    if (e.type === 'tool.intent') calls.set(e.data.callId, { tool: e.data.tool });
+    else if (e.type === 'tool.validation' && e.data.ok)
+      calls.set(e.data.callId, { ...calls.get(e.data.callId), input: e.data.input });
+    else if (e.type === 'tool.execution.completed' && e.data.status !== 'rejected') {
+      const c = calls.get(e.data.callId);
       const tool = c?.tool ? registry.get(c.tool) : undefined;
       const changes = !tool || c?.input === undefined || (tool.sideEffect !== 'delegate' && !tool.isReadOnly(c.input));
-      if (changes) out.push({ seq: e.seq, tool: c?.tool ?? 'unknown', callId: d.callId });
+      if (changes) out.push({ seq: e.seq, tool: c?.tool ?? 'unknown', callId: e.data.callId });
     }
   }
   return out;

@@ -1,4 +1,4 @@
-import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
+import type { EventEnvelope } from '@gatehouse/shared';
 import { LogKey } from '../events/key';
 import { GatehouseError } from '../errors';
 import { RunLog } from '../events/store';
@@ -40,7 +40,7 @@ export async function resumeAgent(
     const events = raw.events();
     const tracker = new StateTracker(events);
     const state = tracker.state;
-    const started = events[0]?.type === 'run.started' ? (events[0].data as EventDataOf<'run.started'>) : undefined;
+    const started = events[0]?.type === 'run.started' ? events[0].data : undefined;
     if (!started?.repo)
       throw new ResumeError(`run ${runId} has no run.started event with a repository; it cannot be resumed`);
     if (state.status !== 'running')

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type Docker from 'dockerode';
-import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
+import type { EventEnvelope } from '@gatehouse/shared';
 import { LogKey } from '../events/key';
 import { EVENTS_FILE, resolveStateDir, runDir as runDirOf } from '../events/paths';
 import { scanLog } from '../events/scan';
@@ -137,7 +137,7 @@ async function salvage(
 async function lastCheckpoint(dir: string, events: readonly EventEnvelope[]): Promise<WorkspaceManifest | undefined> {
   const e = events.findLast((x) => x.type === 'workspace.checkpoint');
   if (!e) return undefined;
-  const c = e.data as EventDataOf<'workspace.checkpoint'>;
+  const c = e.data;
   // A checkpoint that does not match its event is not used: every file is read again instead.
   return readManifest(dir, c.manifest, c.manifestSha256).catch(() => undefined);
 }

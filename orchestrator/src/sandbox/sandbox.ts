@@ -14,6 +14,7 @@ import {
   MAX_OUTPUT_CAP,
   newId,
   OutputChunk,
+  PROTOCOL_VERSION,
   signMessage,
   type ApprovalRef,
   type ChangedFile,
@@ -136,7 +137,7 @@ export class Sandbox {
     const invocationId = opts.invocationId ?? newId('inv');
     const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const unsigned = {
-      v: 1,
+      v: PROTOCOL_VERSION,
       invocationId,
       intentId: opts.intentId ?? invocationId,
       runId: this.runId,
@@ -152,7 +153,7 @@ export class Sandbox {
     const outputSub = opts.onOutput ? this.subscribeOutput(invocationId, opts.onOutput) : undefined;
     const cancel = (): void => {
       const message = {
-        v: 1 as const,
+        v: PROTOCOL_VERSION,
         runId: this.runId,
         sandboxId: this.sandboxId,
         invocationId,

@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { newId, type Actor, type EventDataOf, type EventEnvelope, type EventType } from '@gatehouse/shared';
+import {
+  newId,
+  type Actor,
+  type EventDataOf,
+  type EventEnvelope,
+  type EventOf,
+  type EventType,
+} from '@gatehouse/shared';
 import { LogKey } from '../events/key';
 import { Redactor } from '../events/redact';
 import { RunLog } from '../events/store';
@@ -47,7 +54,7 @@ export class TestLog implements LogPort {
     actor: Actor,
     data: EventDataOf<T>,
     opts?: { causationId?: string | null },
-  ): EventEnvelope {
+  ): EventOf<T> {
     return this.log.append(type, actor, data, opts);
   }
 

@@ -1,7 +1,7 @@
 import type {
   Actor,
   EventDataOf,
-  EventEnvelope,
+  EventOf,
   EventType,
   InvocationResult,
   OutputChunk,
@@ -17,7 +17,7 @@ export interface LogPort {
     actor: Actor,
     data: EventDataOf<T>,
     opts?: { causationId?: string | null },
-  ): EventEnvelope;
+  ): EventOf<T>;
   /** Makes everything appended so far durable. */
   sync(): void;
   /** The log's own secret redaction, for text that is cut before it is appended. */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   actionHash,
+  isEvent,
   type InvocationResult,
   type PathResolution,
   type PrimitiveInput,
@@ -222,7 +223,7 @@ function harness(opts: { mode?: Mode; answers?: ApprovalAnswer[] } = {}) {
   const pipeline = new ToolPipeline({ log, tracker, registry, surface, policy, sandbox, limits, channel });
   let n = 0;
   const call = (tool: string, input: unknown) => pipeline.run({ callId: `call_${++n}`, turn: 1, tool, input });
-  const events = () => log.events().filter((e) => (e.data as { callId?: string }).callId === `call_${n}`);
+  const events = () => log.events().filter((e) => 'callId' in e.data && e.data.callId === `call_${n}`);
   return { sandbox, call, events, asked: () => asked };
 }
 
@@ -264,7 +265,7 @@ describe('pipeline: path stage against a sandbox double', () => {
     expect(obs.outcome).toBe('ok');
     const read = h.sandbox.calls.find((c) => c.primitive === 'read_file')!;
     expect(read.input).toEqual({ path: 'src/doclink', limit: 100, expectReal: 'docs/readme.txt' });
-    const approval = h.events().find((e) => e.type === 'tool.approval')!.data as { executionHash: string };
+    const approval = h.events().find((e) => isEvent(e, 'tool.approval'))!.data;
     expect(approval.executionHash).toBe(actionHash({ name: 'read_file', input: read.input }));
     expect(read.actionHash).toBe(approval.executionHash);
   });

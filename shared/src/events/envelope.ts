@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Id, Sha256Hex } from '../ids';
+import type { EventDataOf, EventType } from './types';
 
 /** Who caused an event. Model output is the model's; decisions are policy's or a person's. */
 export const Actor = z.enum(['model', 'policy', 'user', 'runtime', 'sandbox']);
@@ -9,7 +10,20 @@ const Hash = Sha256Hex;
 /** prevHash of a run's first event. */
 export const GENESIS_HASH = '0'.repeat(64);
 
-/** The log format events are written in now. Events without `schemaVersion` are version 1 (no keyed MAC). */
+/**
+ * The log's schema version: the format events are written in now. It is the envelope's
+ * `schemaVersion`, on every event (run.started included) and covered by its hash, rather than one
+ * field of run.started: a log an older gatehouse began and a newer one resumed holds both versions.
+ *
+ * - 1: no `schemaVersion` field (logs written before keyed MACs): readers take a missing one as 1.
+ * - 2: `schemaVersion: 2` and a keyed `mac` on every event.
+ *
+ * A reader refuses an event of a version above this one (verify, show and resume all read through
+ * orchestrator/src/events/scan.ts, which says which version is needed): the data schemas are strict,
+ * so it could not tell a newer log from a tampered one. So anything that changes what is written (a
+ * new event type, a new field in an envelope or in any event's data, a new meaning) raises this
+ * number, and adds fixture logs under test/fixtures/logs/v<N>/ (see the README there).
+ */
 export const LOG_SCHEMA_VERSION = 2;
 
 /**
@@ -34,4 +48,29 @@ export const EventEnvelope = z.strictObject({
   schemaVersion: z.number().int().min(2).optional(),
   mac: z.string().max(128).optional(),
 });
-export type EventEnvelope = z.infer<typeof EventEnvelope>;
+/**
+ * An envelope as the schema above reads it from a line: `type` any string, `data` unchecked. The
+ * reader (orchestrator/src/events/scan.ts) then checks `data` against its type's schema, and only
+ * then is it an `EventEnvelope`.
+ */
+export type RawEventEnvelope = z.infer<typeof EventEnvelope>;
+
+/** An envelope whose `data` is of its `type`. The JSON on disk is the same as for any envelope. */
+type TypedEnvelope<T extends EventType> = Omit<RawEventEnvelope, 'type' | 'data'> & {
+  type: T;
+  data: EventDataOf<T>;
+};
+
+/**
+ * Any event, as a union discriminated on `type`: `event.type === 'tool.observation'` narrows
+ * `event.data` to that type's data. Only the types: the schema, and so the wire form, are unchanged.
+ */
+export type EventEnvelope = { [T in EventType]: TypedEnvelope<T> }[EventType];
+
+/** An event of one type (or of one of several). */
+export type EventOf<T extends EventType> = Extract<EventEnvelope, { type: T }>;
+
+/** Whether `event` is of `type`, narrowing it (for the places that cannot use `switch (event.type)`). */
+export function isEvent<T extends EventType>(event: EventEnvelope, type: T): event is EventOf<T> {
+  return event.type === type;
+}

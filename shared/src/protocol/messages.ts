@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { Id, Sha256Hex } from '../ids';
-import { MAX_OUTPUT_CAP, MAX_TIMEOUT_MS } from './limits';
+import { MAX_OUTPUT_CAP, MAX_TIMEOUT_MS, PROTOCOL_VERSION } from './limits';
 import { PrimitiveInputs, PrimitiveName, type PrimitiveInput } from './primitives';
 import { SIGNATURE_PATTERN } from './signing';
 
-const Version = z.literal(1);
+/** Every message carries the protocol version; a message of another version does not parse. */
+const Version = z.literal(PROTOCOL_VERSION);
 const Signature = z.string().regex(SIGNATURE_PATTERN, 'an Ed25519 signature in base64');
 const Sha256 = Sha256Hex;
 
@@ -218,7 +219,7 @@ export function errorResult(o: {
   path?: string;
 }): InvocationResult {
   return {
-    v: 1,
+    v: PROTOCOL_VERSION,
     invocationId: o.invocationId,
     runId: o.runId,
     sandboxId: o.sandboxId,

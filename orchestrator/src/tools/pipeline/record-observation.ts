@@ -1,4 +1,3 @@
-import type { EventDataOf } from '@gatehouse/shared';
 import { nextObservationId } from '../../events/state';
 import { frame } from '../observe/frame';
 import { argsHashOf } from '../recorded-values';
@@ -48,7 +47,7 @@ export function recordObservation(deps: PipelineDeps, o: ObservationDraft): Obse
     o.causationId,
   );
   // What the log holds (after secret redaction) is what the model gets.
-  const recorded = event.data as EventDataOf<'tool.observation'>;
+  const recorded = event.data;
   return {
     kind: 'observed',
     observation: {

@@ -1,4 +1,4 @@
-import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
+import type { EventDataOf, EventOf } from '@gatehouse/shared';
 import type { LogPort } from '../ports';
 import type { PipelineDeps } from './types';
 
@@ -9,7 +9,7 @@ export function record<T extends Parameters<LogPort['append']>[0]>(
   actor: Parameters<LogPort['append']>[1],
   data: EventDataOf<T>,
   causationId: string | null = null,
-): EventEnvelope {
+): EventOf<T> {
   const event = deps.log.append(type, actor, data, { causationId });
   deps.tracker.apply(event);
   return event;
