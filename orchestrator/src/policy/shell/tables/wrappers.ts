@@ -13,15 +13,15 @@ export const SHELLS = new Set(names('sh bash dash zsh ksh mksh ash fish rbash'))
 
 /** Wrappers of the form `NAME [options] command…`, with their options. */
 export const PREFIX: Record<string, CommandSpec> = {
-  nice: spec('n:', 'adjustment=', { abbrev: 'exact' }),
-  nohup: spec('', '', { abbrev: 'exact' }),
-  stdbuf: spec('i:o:e:', 'input= output= error=', { abbrev: 'exact' }),
+  nice: spec('n:', 'adjustment='),
+  nohup: spec('', ''),
+  stdbuf: spec('i:o:e:', 'input= output= error='),
   builtin: spec('', '', { abbrev: 'exact' }),
   coproc: spec('', '', { abbrev: 'exact' }),
-  setsid: spec('cfw', 'ctty fork wait', { abbrev: 'exact' }),
+  setsid: spec('cfw', 'ctty fork wait'),
   // `-t` is `--ignore`, a flag, but is read as taking a value as it always was here: that can only
   // make the wrapped command unknown, never hide one.
-  ionice: spec('c:n:p:P:t:u:', 'class= classdata= pid= pgid= ignore uid=', { abbrev: 'exact' }),
+  ionice: spec('c:n:p:P:t:u:', 'class= classdata= pid= pgid= ignore uid='),
   exec: spec('cla:', '', { abbrev: 'exact' }),
   busybox: spec('', '', { abbrev: 'exact' }),
 };
@@ -41,7 +41,7 @@ export const XARGS = spec(
   open-tty interactive max-chars= show-limits verbose exit max-procs= process-slot-var= no-run-if-empty`,
 );
 export const TIME = spec('pavqf:o:', 'format= portability output= append verbose quiet');
-export const TIMEOUT = spec('fpvk:s:', 'foreground kill-after= preserve-status signal= verbose', { abbrev: 'exact' });
+export const TIMEOUT = spec('fpvk:s:', 'foreground kill-after= preserve-status signal= verbose');
 /** bash's `command [-pVv] NAME…`. */
 export const COMMAND = spec('pvV', '', { abbrev: 'exact' });
 /**
@@ -53,7 +53,6 @@ export const SUDO = spec(
   `askpass background bell close-from= chdir= preserve-env? edit group= set-home help host= login
   remove-timestamp reset-timestamp list no-update non-interactive preserve-groups prompt= chroot= role= stdin
   shell command-timeout= type= other-user= user= version validate`,
-  { abbrev: 'exact' },
 );
 /**
  * OpenBSD doas takes no long options; `--login` and `--shell` are listed so that they read as
@@ -63,7 +62,6 @@ export const DOAS = spec('Lnsu:C:', 'login shell', { abbrev: 'exact' });
 export const WATCH = spec(
   'bcCdeghprtwxvn:q:',
   'beep color no-color differences? errexit chgexit interval= precise equexit= no-rerun no-title no-wrap exec',
-  { abbrev: 'exact' },
 );
 
 /** Names `unwrap` knows as running another command (a package runner launching one is followed). */
