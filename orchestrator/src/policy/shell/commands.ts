@@ -7,7 +7,7 @@ import { PACKAGE_MANAGER_JUDGES } from './package-managers';
 import { SYSTEM_JUDGES } from './system-tools';
 import { BUILD_ALIASES, BUILD_CLASSES } from './tables/build-tools';
 import { COREUTILS_ALIASES, COREUTILS_CLASSES, RUNS_PROGRAM } from './tables/coreutils';
-import { classTable } from './tables/family';
+import { classTable, lookup } from './tables/family';
 import { INTERPRETER_ALIASES } from './tables/interpreters';
 import { PACKAGE_MANAGER_ALIASES } from './tables/package-managers';
 import { CUSTOM_JUDGES, FREE, READ_ONLY_SPECS } from './tables/readonly';
@@ -69,13 +69,15 @@ export function readOnlyCommands(): string[] {
  */
 export function classifyCommand(typed: string, args: readonly Word[]): Verdict {
   const base = typed.replace(/^(python|pip)[\d.]+$/, '$1').replace(/^mkfs\..*$/, 'mkfs');
-  const name = ALIASES[base] ?? base;
+  const name = lookup(ALIASES, base) ?? base;
   const a = args.map((w) => w.value);
-  const runs = RUNS_PROGRAM[name]?.find((o) => a.some((x) => x === o || x.startsWith(o.length === 2 ? o : `${o}=`)));
+  const runs = lookup(RUNS_PROGRAM, name)?.find((o) =>
+    a.some((x) => x === o || x.startsWith(o.length === 2 ? o : `${o}=`)),
+  );
   if (runs) return v('unknown', `${typed} ${runs} runs another program`);
-  const judge = JUDGES[name];
+  const judge = lookup(JUDGES, name);
   if (judge) return judge(args, typed, classifyCommand);
-  const cls = CLASSES[name];
+  const cls = lookup(CLASSES, name);
   if (cls === 'read-only') return readOnly(name, typed, args);
   return cls ? plain(typed, cls) : plain(typed, 'unknown');
 }
@@ -86,8 +88,8 @@ export function classifyCommand(typed: string, args: readonly Word[]): Verdict {
  */
 function readOnly(name: string, typed: string, args: readonly Word[]): Verdict {
   if (FREE.has(name)) return plain(typed, 'read-only');
-  const spec = READ_ONLY_SPECS[name];
-  const custom = CUSTOM_JUDGES[name];
+  const spec = lookup(READ_ONLY_SPECS, name);
+  const custom = lookup(CUSTOM_JUDGES, name);
   if (!spec && !custom) return v('unknown', `${typed}: no read-only options are listed for it`);
   return fromOptions(typed, custom ? custom(args) : judgeOptions(typed, spec!, args));
 }

@@ -103,7 +103,7 @@ export function git(args: readonly Word[]): Verdict {
   let risky: string | undefined;
   for (; i < args.length && args[i]!.literal; i++) {
     const [opt, inline] = args[i]!.value.split(/=(.*)/s, 2) as [string, string | undefined];
-    if (!(opt in GIT_GLOBAL_OPTIONS)) break;
+    if (!Object.hasOwn(GIT_GLOBAL_OPTIONS, opt)) break;
     const value = GIT_GLOBAL_OPTIONS[opt] && inline === undefined ? args[++i]?.value : inline;
     if (opt === '-c' || opt === '--config-env') {
       if (!SAFE_GIT_CONFIG.test(value ?? ''))

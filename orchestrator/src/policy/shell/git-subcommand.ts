@@ -1,4 +1,5 @@
 import { hasFlag, operands } from './arguments';
+import { lookup } from './tables/family';
 import { GIT_SUBCOMMANDS, SAFE_GIT_CONFIG } from './tables/git';
 import type { CommandClass } from './types';
 import { PHRASE } from './verdict';
@@ -189,7 +190,7 @@ export function gitSubcommand(sub: string, a: string[]): [CommandClass, string] 
         ? ['write', 'git archive writes a file']
         : ['read-only', 'git archive prints an archive'];
   }
-  const cls = GIT_SUBCOMMANDS[sub];
+  const cls = lookup(GIT_SUBCOMMANDS, sub);
   if (cls === 'network') return [cls, `git ${sub} talks to a remote`];
   return cls
     ? [cls, `git ${sub}: ${PHRASE[cls]}`]

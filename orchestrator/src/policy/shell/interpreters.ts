@@ -1,4 +1,5 @@
 import { pip } from './package-managers';
+import { lookup } from './tables/family';
 import { INTERPRETERS, PYTHON_MODULES, type Interpreter } from './tables/interpreters';
 import { PHRASE, v, type Judge, type Verdict } from './verdict';
 import type { Word } from './words';
@@ -21,7 +22,7 @@ function interpreter(name: string, spec: Interpreter, args: readonly Word[]): Ve
     if (name === 'python' && a.startsWith('-m')) {
       const mod = a.length > 2 ? a.slice(2) : (args[i + 1]?.value ?? '');
       if (mod === 'pip') return pip(args.slice(a.length > 2 ? i + 1 : i + 2));
-      const cls = PYTHON_MODULES[mod];
+      const cls = lookup(PYTHON_MODULES, mod);
       return cls
         ? v(cls, `python -m ${mod}: ${PHRASE[cls]}`)
         : v('unknown', `python -m ${mod}: not a module this classifier knows`);

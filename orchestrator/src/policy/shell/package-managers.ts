@@ -1,4 +1,5 @@
 import { operands } from './arguments';
+import { lookup } from './tables/family';
 import { readOptions } from './read-options';
 import {
   NPM_GLOBAL_OPTIONS as NPM_GLOBAL,
@@ -25,7 +26,7 @@ function afterNpmOptions(words: readonly Word[], from: number): number {
   let i = from;
   for (; i < words.length && words[i]!.literal; i++) {
     const [opt, inline] = words[i]!.value.split(/=(.*)/s, 2) as [string, string | undefined];
-    if (!(opt in NPM_GLOBAL)) break;
+    if (!Object.hasOwn(NPM_GLOBAL, opt)) break;
     if (NPM_GLOBAL[opt] && inline === undefined) i++;
   }
   return i;
@@ -75,7 +76,7 @@ function npm(args: readonly Word[], classify: Classify): Verdict {
         { argv },
       );
   }
-  const cls = NPM_SUBCOMMANDS[sub.value];
+  const cls = lookup(NPM_SUBCOMMANDS, sub.value);
   const reason =
     cls === 'test-build'
       ? `npm ${sub.value} runs a package.json script`
@@ -170,7 +171,7 @@ function packageManager(name: string, all: readonly Word[], classify: Classify):
 export function pip(args: readonly Word[]): Verdict {
   const a = args.map((w) => w.value);
   const sub = operands(a)[0];
-  const cls = sub === undefined ? 'read-only' : Object.hasOwn(PIP_SUBCOMMANDS, sub) ? PIP_SUBCOMMANDS[sub] : undefined;
+  const cls = sub === undefined ? 'read-only' : lookup(PIP_SUBCOMMANDS, sub);
   if (cls === 'network') return v('network', `pip ${sub} reaches the package index`);
   if (cls === 'write') return v('write', `pip ${sub} removes packages`);
   if (cls === 'read-only') return v('read-only', `pip ${sub ?? ''}: ${PHRASE['read-only']}`.replace(' :', ':'));

@@ -2,6 +2,7 @@ import { isAssignment } from './arguments';
 import { launcher } from './package-managers';
 import { RUNNER_OPTIONS } from './tables/package-managers';
 import { readOptions } from './read-options';
+import { lookup } from './tables/family';
 import { COMMAND, DOAS, ENV, PREFIX, SHELLS, SUDO, TIME, TIMEOUT, WATCH, WRAPPERS, XARGS } from './tables/wrappers';
 import type { Inner, Verdict } from './verdict';
 import type { Word } from './words';
@@ -173,7 +174,7 @@ function launch(label: string, words: Word[], next: number): Unwrapped | null {
  * like a bare `env`, which is then classified as itself).
  */
 export function unwrap(name: string, words: Word[]): Unwrapped | null {
-  const spec = PREFIX[name];
+  const spec = lookup(PREFIX, name);
   if (spec) {
     const o = readOptions(words, 1, spec);
     return o.next < words.length ? { runs: [{ label: name, argv: words.slice(o.next) }] } : null;

@@ -39,3 +39,11 @@ export function classTable(...families: ClassLists[]): Record<string, CommandCla
   }
   return table;
 }
+
+/**
+ * `table[key]` for a key taken from a command line: only the table's own entries, so that a
+ * word such as `constructor` or `toString` does not find what every object inherits.
+ */
+export function lookup<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
