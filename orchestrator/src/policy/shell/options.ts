@@ -3,13 +3,13 @@ import type { Condition } from './variables';
 import { isGlob, short, type Word } from './words';
 
 /**
- * The option-spec language (`spec`), shared by the read-only allowlist (tables/readonly.ts) and the
- * option reader of wrappers and builtins (read-options.ts), and the allowlist's judge. A command is read-only only when
- * every option it is given is one known to be read-only, however it is spelled: `--opt=value`,
- * `--opt value`, clustered short flags (`-nr`, `-oFILE`), and, for tools parsed by GNU
- * getopt_long, any unambiguous abbreviation of a long option (`sort --compress-prog=x` is
- * `--compress-program`). Abbreviations are therefore decided against the tool's full list of long
- * options, including the ones that are not read-only.
+ * The option-spec language (`spec`), shared by the read-only allowlist (tables/readonly.ts) and
+ * the option reader of wrappers and builtins (read-options.ts), and the allowlist's judge. A
+ * command is read-only only when every option it is given is one known to be read-only, however
+ * it is spelled: `--opt=value`, `--opt value`, clustered short flags (`-nr`, `-oFILE`), and, for
+ * tools parsed by GNU getopt_long, any unambiguous abbreviation of a long option (`sort
+ * --compress-prog=x` is `--compress-program`). Abbreviations are therefore decided against the
+ * tool's full list of long options, including the ones that are not read-only.
  */
 
 /** What an option does beyond reading: `>` writes its value (a file), `!` runs a program, `+` changes files otherwise, `#` changes the system. */
