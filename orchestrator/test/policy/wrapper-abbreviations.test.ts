@@ -42,3 +42,16 @@ describe('an abbreviated long option of a wrapper is read as the option it stand
     expect(texts('ionice --p 5 git status')).toContain('5 git status');
   });
 });
+
+describe('short options of a wrapper are read as the tool reads them', () => {
+  it.each([
+    ['ionice -t rm ls', 'rm ls'],
+    ['ionice -t sh echo', 'sh echo'],
+    ['ionice -tc3 git push', 'git push'],
+  ])('%s runs %s', (command, inner) => {
+    expect(texts(command)).toContain(inner);
+  });
+  it('ionice -t rm ls is destructive, not read-only', () => {
+    expect(shell.classify('ionice -t rm ls').class).toBe('destructive');
+  });
+});

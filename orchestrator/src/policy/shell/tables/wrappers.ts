@@ -19,9 +19,9 @@ export const PREFIX: Record<string, CommandSpec> = {
   builtin: spec('', '', { abbrev: 'exact' }),
   coproc: spec('', '', { abbrev: 'exact' }),
   setsid: spec('cfw', 'ctty fork wait'),
-  // `-t` is `--ignore`, a flag, but is read as taking a value as it always was here: that can only
-  // make the wrapped command unknown, never hide one.
-  ionice: spec('c:n:p:P:t:u:', 'class= classdata= pid= pgid= ignore uid='),
+  // util-linux's getopt string is `+n:c:p:P:u:tVh`: `-t` (--ignore) is a flag, so in
+  // `ionice -t rm ls` the command is `rm ls`, not `ls`.
+  ionice: spec('c:n:p:P:u:tVh', 'class= classdata= pid= pgid= ignore uid='),
   exec: spec('cla:', '', { abbrev: 'exact' }),
   busybox: spec('', '', { abbrev: 'exact' }),
 };
