@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readOnlyCommands } from '../../src/policy/shell/commands';
 import { judgeOptions, spec } from '../../src/policy/shell/options';
-import { CUSTOM_JUDGES, FREE, READ_ONLY_SPECS } from '../../src/policy/shell/readonly-table';
+import { CUSTOM_JUDGES, FREE, READ_ONLY_SPECS } from '../../src/policy/shell/tables/readonly';
 import { loadShellClassifier, type ShellClassifier } from '../../src/policy/shell/index';
 import type { Word } from '../../src/policy/shell/words';
 

@@ -1,71 +1,10 @@
 import type { Word } from './words';
 
 /**
- * Option-syntax helpers shared by the wrapper and command tables. They only know how options are
- * spelled (which take a value, where the operands start); what an option means for safety is
- * decided in wrappers.ts and commands.ts.
+ * Argument helpers shared by the judges: rough option and operand checks, and scanners for the
+ * scripts sed and awk take. How options are read word by word is read-options.ts; what an option
+ * means for safety is decided by the judges and the tables.
  */
-
-export interface OptionSpec {
-  /** Short options that take a value, attached (`-n5`) or as the next word (`-n 5`). */
-  short?: string;
-  /** Long options (without `--`) that take a value, as `--x=v` or `--x v`. */
-  long?: string[];
-  /** Short options whose value can only be attached (`sed -i.bak`, `xargs -i{}`); they end the cluster. */
-  optional?: string;
-}
-
-export interface Options {
-  /** Index of the first operand (the wrapped command, a script, a file…). */
-  next: number;
-  /** Every option seen, normalised to `-x` or `--name`. */
-  flags: Set<string>;
-  /** Values of the options that take one, by their normalised name. */
-  values: Map<string, Word>;
-}
-
-/**
- * Reads options from `words[start]` on and stops at the first operand, at `--` (skipped) or at a
- * word only known at run time (`$OPT` could be anything, so it is treated as the operand and the
- * caller decides what that means).
- */
-export function readOptions(words: readonly Word[], start: number, spec: OptionSpec = {}): Options {
-  const flags = new Set<string>();
-  const values = new Map<string, Word>();
-  let i = start;
-  while (i < words.length) {
-    const w = words[i]!;
-    if (!w.literal) break;
-    const v = w.value;
-    if (v === '--') {
-      i++;
-      break;
-    }
-    if (!v.startsWith('-') || v === '-') break;
-    i++;
-    if (v.startsWith('--')) {
-      const eq = v.indexOf('=');
-      const name = eq < 0 ? v.slice(2) : v.slice(2, eq);
-      flags.add(`--${name}`);
-      if (eq >= 0) values.set(`--${name}`, { ...w, value: v.slice(eq + 1), pattern: v.slice(eq + 1) });
-      else if (spec.long?.includes(name) && i < words.length) values.set(`--${name}`, words[i++]!);
-      continue;
-    }
-    for (let k = 1; k < v.length; k++) {
-      const c = v[k]!;
-      flags.add(`-${c}`);
-      if (spec.optional?.includes(c)) {
-        if (k + 1 < v.length) values.set(`-${c}`, { ...w, value: v.slice(k + 1), pattern: v.slice(k + 1) });
-        break;
-      }
-      if (!spec.short?.includes(c)) continue;
-      if (k + 1 < v.length) values.set(`-${c}`, { ...w, value: v.slice(k + 1), pattern: v.slice(k + 1) });
-      else if (i < words.length) values.set(`-${c}`, words[i++]!);
-      break;
-    }
-  }
-  return { next: i, flags, values };
-}
 
 /** Short option letters anywhere in the words (`-fdx` has f, d and x), for "does it force?" checks. */
 export function hasFlag(args: readonly string[], short: string, ...long: string[]): boolean {

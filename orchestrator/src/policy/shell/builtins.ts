@@ -1,8 +1,7 @@
-import { readOptions } from './arguments';
-import type { Verdict } from './verdict';
-import type { CommandClass } from './types';
+import { spec } from './options';
+import { readOptions } from './read-options';
+import { v, type Inner, type Judge, type Verdict } from './verdict';
 import { ANY_VALUE, hasCommandText, nameProblem, riskyVariable, type Condition } from './variables';
-import type { Inner } from './wrappers';
 import { short, type Word } from './words';
 
 /**
@@ -13,11 +12,12 @@ import { short, type Word } from './words';
  * `command` are removed), so the check holds however they are reached.
  */
 
-const v = (cls: CommandClass, reason: string, extra: Partial<Verdict> = {}): Verdict => ({
-  class: cls,
-  reason,
-  ...extra,
-});
+/** The options of each builtin (bash 5.2's help): only these letters take a value; builtins take no long options. */
+const READ = spec('ersa:d:i:n:N:p:t:u:', '', { abbrev: 'exact' });
+const MAPFILE = spec('td:n:O:s:u:C:c:', '', { abbrev: 'exact' });
+const WAIT = spec('fnp:', '', { abbrev: 'exact' });
+const HASH = spec('lrdtp:', '', { abbrev: 'exact' });
+const UNSET = spec('fvn', '', { abbrev: 'exact' });
 
 /** A literal string with `$(…)` or backticks that bash evaluates: parsed too, so rules still see its commands. */
 function payload(label: string, w: Word | undefined): Inner[] {
@@ -66,7 +66,7 @@ class Findings {
 /** Builtins read options up to their first operand (`read -r NAME`); a name is checked by nameProblem. */
 function read(args: readonly Word[]): Verdict {
   const f = new Findings();
-  const o = readOptions(args, 0, { short: 'adinNptu' });
+  const o = readOptions(args, 0, READ);
   const names = [...(o.values.has('-a') ? [o.values.get('-a')!] : []), ...args.slice(o.next)];
   for (const w of names) {
     f.add(nameProblem('read', w));
@@ -77,7 +77,7 @@ function read(args: readonly Word[]): Verdict {
 
 function mapfile(name: string, args: readonly Word[]): Verdict {
   const f = new Findings();
-  const o = readOptions(args, 0, { short: 'dnOsuCc' });
+  const o = readOptions(args, 0, MAPFILE);
   const callback = o.values.get('-C');
   if (callback) {
     // `mapfile -C CODE` evaluates CODE every few lines: a shell string.
@@ -115,7 +115,7 @@ function getopts(args: readonly Word[]): Verdict {
 
 function wait(args: readonly Word[]): Verdict {
   const f = new Findings();
-  const o = readOptions(args, 0, { short: 'p' });
+  const o = readOptions(args, 0, WAIT);
   const name = o.values.get('-p');
   f.add(name && nameProblem('wait -p', name));
   f.payload('wait -p', name);
@@ -126,7 +126,7 @@ function wait(args: readonly Word[]): Verdict {
 
 function hash(args: readonly Word[]): Verdict {
   const f = new Findings();
-  const o = readOptions(args, 0, { short: 'p' });
+  const o = readOptions(args, 0, HASH);
   if (o.values.has('-p')) f.add('hash -p makes a command name run another program');
   for (const w of args) f.option('hash', w);
   return f.verdict('hash', 'hash lists or forgets remembered command locations');
@@ -243,7 +243,7 @@ export function declaration(keyword: string, words: readonly Word[]): Verdict {
 /** `unset NAME…`: a subscript is evaluated; `-f` names functions, which are not evaluated. */
 export function unset(words: readonly Word[]): Verdict {
   const f = new Findings();
-  const o = readOptions(words, 0);
+  const o = readOptions(words, 0, UNSET);
   const functions = o.flags.has('-f');
   for (const w of words.slice(o.next)) {
     if (functions) f.add(w.literal ? undefined : `unset -f ${short(w.value)}: the name is only known at run time`);
@@ -256,7 +256,7 @@ export function unset(words: readonly Word[]): Verdict {
   return f.verdict('unset', 'unset removes shell variables');
 }
 
-export const BUILTINS: Record<string, (args: readonly Word[], typed: string) => Verdict> = {
+export const BUILTINS: Record<string, Judge> = {
   read: (args) => read(args),
   mapfile: (args, typed) => mapfile(typed, args),
   readarray: (args, typed) => mapfile(typed, args),

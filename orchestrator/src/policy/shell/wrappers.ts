@@ -1,6 +1,10 @@
-import { isAssignment, readOptions, type OptionSpec } from './arguments';
-import { launcher, type Verdict } from './commands';
-import { readGnuOptions, spec } from './options';
+import { isAssignment } from './arguments';
+import { launcher } from './package-managers';
+import { RUNNER_OPTIONS } from './tables/package-managers';
+import { readOptions } from './read-options';
+import { lookup } from './tables/family';
+import { COMMAND, DOAS, ENV, PREFIX, SHELLS, SUDO, TIME, TIMEOUT, WATCH, WRAPPERS, XARGS } from './tables/wrappers';
+import type { Inner, Verdict } from './verdict';
 import type { Word } from './words';
 
 /**
@@ -8,17 +12,6 @@ import type { Word } from './words';
  * `timeout 5 git push`, `sudo git push` or `bash -c "git push"`, so these are unwrapped and the
  * inner command is classified in their place (the wrapper is recorded in `via`).
  */
-
-/** One thing a wrapper runs. */
-export type Inner =
-  /** An argv (`nice git push` runs `git push`). */
-  | { label: string; argv: Word[] }
-  /** A shell script given as a string (`bash -c STR`); `opaque` says why even a literal one cannot be followed. */
-  | { label: string; script: Word; opaque?: string }
-  /** A shell that reads its script from standard input (`bash`, `bash -s`, `bash <<EOF`). */
-  | { label: string; stdin: true }
-  /** A shell running a script file (`bash deploy.sh`): its commands cannot be seen. */
-  | { label: string; file: Word };
 
 export interface Unwrapped {
   /** The wrapper is itself a command to judge (`sudo` is privilege, `find -delete` destructive). */
@@ -29,37 +22,6 @@ export interface Unwrapped {
   /** Files the wrapper itself writes (`find -fprint f`, `time -o f`). */
   writes?: Word[];
 }
-
-const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish', 'rbash']);
-
-/** Wrappers of the form `NAME [options] command…`, with the options that take a value. */
-const PREFIX: Record<string, OptionSpec> = {
-  nice: { short: 'n', long: ['adjustment'] },
-  nohup: {},
-  stdbuf: { short: 'ioe', long: ['input', 'output', 'error'] },
-  builtin: {},
-  coproc: {},
-  setsid: {},
-  ionice: { short: 'cnpPtu', long: ['class', 'classdata', 'pid', 'pgid', 'uid'] },
-  exec: { short: 'a' },
-  busybox: {},
-};
-
-/**
- * GNU env, xargs and time (coreutils 9.1, findutils 4.9, time 1.9: their --help): read with the GNU
- * rules, so `env --sp=…` is `--split-string` and `xargs --repl` is `--replace`.
- */
-const ENV = spec(
-  'i0vu:C:S:a:',
-  `ignore-environment null unset= chdir= split-string= block-signal? default-signal?
-  ignore-signal? list-signal-handling debug argv0=`,
-);
-const XARGS = spec(
-  '0prtxoa:d:E:I:L:n:P:s:e::i::l::',
-  `null arg-file= delimiter= eof? replace? max-lines? max-args=
-  open-tty interactive max-chars= show-limits verbose exit max-procs= process-slot-var= no-run-if-empty`,
-);
-const TIME = spec('pavqf:o:', 'format= portability output= append verbose quiet');
 
 /** A wrapper given an option it does not have, or an abbreviation of several: it refuses to run, but ask. */
 const badOption = (name: string, bad: string | undefined): Verdict | undefined =>
@@ -178,32 +140,6 @@ function find(words: Word[]): Unwrapped {
   return { self, runs, writes };
 }
 
-/** Names `unwrap` knows as running another command (a package runner launching one is followed). */
-const WRAPPERS = new Set([
-  ...Object.keys(PREFIX),
-  ...SHELLS,
-  'env',
-  'timeout',
-  'time',
-  'command',
-  'xargs',
-  'find',
-  'sudo',
-  'doas',
-  'su',
-  'eval',
-  'alias',
-  'trap',
-  'watch',
-  'npx',
-  'pnpx',
-  'bunx',
-  'npm',
-  'pnpm',
-  'yarn',
-  'bun',
-]);
-
 /**
  * A package runner (`npx`, `npm exec`, `pnpm dlx`…; see `launcher`). What it runs may be a package
  * the registry supplies rather than the program of that name, so when TOOL is a wrapper (`npx env
@@ -212,7 +148,7 @@ const WRAPPERS = new Set([
  * classifies it as that tool (and an unknown one as unknown).
  */
 function launch(label: string, words: Word[], next: number): Unwrapped | null {
-  const o = readOptions(words, next, { short: 'pc', long: ['package', 'call'] });
+  const o = readOptions(words, next, RUNNER_OPTIONS);
   const call = o.values.get('-c') ?? o.values.get('--call');
   if (call || o.flags.has('--shell-mode')) {
     const script = call ?? joinWords(words.slice(o.next));
@@ -238,7 +174,7 @@ function launch(label: string, words: Word[], next: number): Unwrapped | null {
  * like a bare `env`, which is then classified as itself).
  */
 export function unwrap(name: string, words: Word[]): Unwrapped | null {
-  const spec = PREFIX[name];
+  const spec = lookup(PREFIX, name);
   if (spec) {
     const o = readOptions(words, 1, spec);
     return o.next < words.length ? { runs: [{ label: name, argv: words.slice(o.next) }] } : null;
@@ -251,10 +187,10 @@ export function unwrap(name: string, words: Word[]): Unwrapped | null {
   }
   switch (name) {
     case 'env': {
-      let o = readGnuOptions(words, 1, ENV);
+      let o = readOptions(words, 1, ENV);
       let bad = o.bad;
       while (words[o.next]?.value === '-') {
-        o = readGnuOptions(words, o.next + 1, ENV);
+        o = readOptions(words, o.next + 1, ENV);
         bad ??= o.bad;
       }
       const split = o.values.get('-S') ?? o.values.get('--split-string');
@@ -266,11 +202,11 @@ export function unwrap(name: string, words: Word[]): Unwrapped | null {
       return found && cleared.length ? { ...found, assignments: [...cleared, ...(found.assignments ?? [])] } : found;
     }
     case 'timeout': {
-      const o = readOptions(words, 1, { short: 'sk', long: ['signal', 'kill-after'] });
+      const o = readOptions(words, 1, TIMEOUT);
       return o.next + 1 < words.length ? { runs: [{ label: 'timeout', argv: words.slice(o.next + 1) }] } : null;
     }
     case 'time': {
-      const o = readGnuOptions(words, 1, TIME);
+      const o = readOptions(words, 1, TIME);
       const out = o.values.get('-o') ?? o.values.get('--output');
       const self = badOption('time', o.bad);
       const wrote = out ? [out] : [];
@@ -279,12 +215,12 @@ export function unwrap(name: string, words: Word[]): Unwrapped | null {
         : null;
     }
     case 'command': {
-      const o = readOptions(words, 1);
+      const o = readOptions(words, 1, COMMAND);
       if (o.flags.has('-v') || o.flags.has('-V')) return null; // only looks the name up
       return o.next < words.length ? { runs: [{ label: 'command', argv: words.slice(o.next) }] } : null;
     }
     case 'xargs': {
-      const o = readGnuOptions(words, 1, XARGS);
+      const o = readOptions(words, 1, XARGS);
       if (o.next >= words.length) return null;
       // Input items replace the placeholder (`-I {}`), or are appended: either way only known at run time.
       const replace =
@@ -301,28 +237,7 @@ export function unwrap(name: string, words: Word[]): Unwrapped | null {
     case 'sudo':
     case 'doas': {
       const self: Verdict = { class: 'privilege', reason: `${name} runs a command as another user` };
-      const o = readOptions(
-        words,
-        1,
-        name === 'sudo'
-          ? {
-              short: 'CDgpRrtTUu',
-              long: [
-                'close-from',
-                'chdir',
-                'group',
-                'host',
-                'prompt',
-                'chroot',
-                'role',
-                'type',
-                'command-timeout',
-                'other-user',
-                'user',
-              ],
-            }
-          : { short: 'uC' },
-      );
+      const o = readOptions(words, 1, name === 'sudo' ? SUDO : DOAS);
       const inner = withAssignments(name, words, o.next, self);
       if (inner?.runs.length) return inner;
       // `sudo -i`, `sudo -s`: an interactive root shell, whose commands come from standard input.
@@ -368,7 +283,7 @@ export function unwrap(name: string, words: Word[]): Unwrapped | null {
       return { runs: [{ label: 'trap', script: args[0]! }] };
     }
     case 'watch': {
-      const o = readOptions(words, 1, { short: 'nq', long: ['interval', 'equexit'] });
+      const o = readOptions(words, 1, WATCH);
       if (o.next >= words.length) return null;
       const rest = words.slice(o.next);
       return o.flags.has('-x') || o.flags.has('--exec')

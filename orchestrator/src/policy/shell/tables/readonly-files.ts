@@ -1,84 +1,10 @@
-import { outputOperand, spec, type CommandSpec, type OperandEffect, type OptionVerdict } from './options';
-import { isGlob, short, type Word } from './words';
+import { outputOperand, spec, type CommandSpec, type OperandEffect } from '../options';
+import type { Word } from '../words';
 
 /**
- * The read-only allowlist: for each command the classifier may call read-only, the options that
- * keep it so. Syntax: see `spec` in options.ts (`o:>` is a short option with a value it writes,
- * `compress-program=!` a long one whose value is a program run). Long lists for GNU tools are
- * complete as of Debian 12 (coreutils 9.1, grep 3.8, diffutils 3.8, util-linux 2.38, procps 4),
- * taken from each tool's --help, because abbreviations are decided against them; where a list
- * is not known to be complete the spec says `abbrev: 'exact'`.
- *
- * Compared with Codex (read for this table, not copied; see docs/decisions/0002-git-config-programs.md):
- *  - codex-rs/core/src/command_safety/is_safe_command.rs accepts a fixed set (cat, cut, grep, head,
- *    ls, nl, paste, rev, seq, stat, tail, tr, uniq, wc, which…) with ANY arguments, so `uniq IN OUT`
- *    passes there; here every option and output operand is checked.
- *  - It refuses `find -exec/-execdir/-ok/-okdir/-delete/-fls/-fprint*` (so does wrappers.ts),
- *    `base64 -o/--output` (a BSD option; GNU base64 has none), and `rg --pre`, `--hostname-bin`,
- *    `--search-zip`, `-z` by exact spelling only: `rg -zn` or a cluster passes there, not here.
- *  - For git it allows only status/log/diff/show/branch, refuses any `-c`/`--config-env` and
- *    `--output`, `--ext-diff`, `--textconv`, `--exec`, `--paginate`. Here `-c` with a key that
- *    names no program is allowed, `--paginate` too (no terminal, and core.pager is forced to cat),
- *    and the repository's own config is neutralised by the git wrapper, which Codex does not do.
- *  - Its older execpolicy (codex-rs/execpolicy, tests ls.rs, head.rs) listed allowed flags per
- *    program, as this table does, but as exact words: no clusters, `=` forms or abbreviations.
- *  - Neither has rules for sort, shuf, tree, sdiff, xxd, date -s, less, file, man or dmesg.
+ * The read-only allowlist, part one: file and text tools (see tables/readonly.ts for the syntax
+ * and the sources of these lists).
  */
-
-/** Commands whose arguments never make them write or run anything (operands, not options). */
-export const FREE = new Set([
-  'echo',
-  'true',
-  'false',
-  ':',
-  'yes',
-  'sleep',
-  'expr',
-  'factor',
-  'tsort',
-  'pwd',
-  'cd',
-  'pushd',
-  'popd',
-  'dirs',
-  'exit',
-  'return',
-  'break',
-  'continue',
-  'shift',
-  'times',
-  'umask',
-  'ulimit',
-  'unalias',
-  'set',
-  'shopt',
-  'help',
-  'printenv',
-  'env',
-  'nice',
-  'nohup',
-  'timeout',
-  'time',
-  'xargs',
-  'command',
-  'builtin',
-  'exec',
-  'stdbuf',
-  'setsid',
-  'coproc',
-  'trap',
-  'ps',
-  'pstree',
-  'pgrep',
-  'top',
-  'htop',
-  'vmstat',
-  'exa',
-  'eza',
-  'type',
-  '[[',
-  'find',
-]);
 
 const GREP_LONG = `extended-regexp fixed-strings basic-regexp perl-regexp regexp= file= ignore-case no-ignore-case
   word-regexp line-regexp null-data no-messages invert-match max-count= byte-offset line-number line-buffered
@@ -108,12 +34,6 @@ const DIFF = spec('abBdeEfilnNpPqrsStTuvwWxyZC:U:D:F:I:L:S:W:X:x:l!', DIFF_LONG,
 const SUMS = spec('bctzw', SUM_LONG);
 const BASE = spec('diw:', 'decode ignore-garbage wrap=');
 
-/** `date +FORMAT` prints; `date MMDDhhmm[[CC]YY][.ss]` sets the clock. */
-function dateOperands(ops: readonly Word[]): OperandEffect | undefined {
-  const set = ops.find((o) => !o.literal || !o.value.startsWith('+'));
-  return set ? { class: 'privilege', reason: 'date with a time operand sets the clock' } : undefined;
-}
-
 /** `less +CMD` and `more +CMD` run CMD as a pager command first; only `+N` and `+/pattern` are plain. */
 function pagerOperands(ops: readonly Word[]): OperandEffect | undefined {
   const cmd = ops.find((o) => !o.literal || (o.value.startsWith('+') && !/^\+(\d+|\/[^!|]*)$/.test(o.value)));
@@ -132,10 +52,7 @@ function batOperands(ops: readonly Word[]): OperandEffect | undefined {
   return ops[0]?.value === 'cache' ? { class: 'write', reason: 'bat cache changes its syntax cache' } : undefined;
 }
 
-/** bash's `history`: printing (or `-p`) only reads; the other options change or write the history. */
-const HISTORY = spec('pc+d:+a+n+r+w+s+', '');
-
-export const READ_ONLY_SPECS: Record<string, CommandSpec> = {
+export const FILE_TOOL_SPECS: Record<string, CommandSpec> = {
   ls: LS,
   dir: LS,
   vdir: LS,
@@ -302,7 +219,7 @@ export const READ_ONLY_SPECS: Record<string, CommandSpec> = {
     `decode ignore-garbage wrap= base64 base64url base32 base32hex base16 base2msbf base2lsbf
     z85`,
   ),
-  // xxd's options are single-dash words (`-cols 16`): see xxdVerdict in commands.ts.
+  // xxd's options are single-dash words (`-cols 16`): see xxd.ts.
   hexdump: spec(
     'bcCdoxvL::e:f:n:s:',
     `one-byte-octal one-byte-char canonical two-bytes-decimal two-bytes-octal
@@ -319,53 +236,6 @@ export const READ_ONLY_SPECS: Record<string, CommandSpec> = {
     encoding= unicode= output-separator=`,
     { numeric: true, operands: responseFiles },
   ),
-  du: spec(
-    '0aAbcDhHklLmPsSxB:d:t:X:',
-    `files0-from= null all apparent-size block-size= bytes total
-    dereference-args max-depth= summarize human-readable inodes dereference count-links no-dereference
-    separate-dirs si threshold= time? time-style= exclude-from= exclude= one-file-system`,
-  ),
-  df: spec(
-    'ahHiklPTvB:t:x:',
-    `all block-size= human-readable si inodes local no-sync output? portability sync
-    total type= print-type exclude-type=`,
-  ),
-  free: spec(
-    'bkmgtplhvwLs:c:',
-    'bytes kilo mega giga tera peta kibi mebi gibi tebi pebi human si lohi total committed seconds= count= wide line',
-  ),
-  uptime: spec('psh', 'pretty since'),
-  uname: spec(
-    'asnrvmpio',
-    `all kernel-name nodename kernel-release kernel-version machine processor
-    hardware-platform operating-system`,
-  ),
-  whoami: spec('', ''),
-  logname: spec('', ''),
-  users: spec('', ''),
-  groups: spec('', ''),
-  who: spec(
-    'abdHlmpqrsTtuw',
-    'all boot dead heading login process count runlevel short time mesg users message writable',
-  ),
-  id: spec('aZgGnruz', 'context group groups name real user zero'),
-  date: spec(
-    'IRus#d:f:r:I::',
-    'date= debug file= iso-8601? resolution rfc-email rfc-3339= reference= set=# universal utc',
-    { operands: dateOperands },
-  ),
-  cal: spec('13bhjJmSvwyY', '', { abbrev: 'exact', numeric: true }),
-  locale: spec('acmkv', 'all-locales charmaps category-name keyword-name verbose usage'),
-  nproc: spec('', 'all ignore='),
-  lscpu: spec(
-    'abBcJxyhVs:e::p::C::',
-    'all online bytes caches? offline json extended? parse? sysroot= hex physical output-all',
-  ),
-  getconf: spec('av:', '', { abbrev: 'exact' }),
-  tty: spec('s', 'silent quiet'),
-  tput: spec('SVxT:', '', { abbrev: 'exact' }),
-  clear: spec('VxT:', '', { abbrev: 'exact' }),
-  lsof: spec('abhlnNPRtUVwXc:d:g:i:p:s:u:', '', { abbrev: 'exact' }),
   tree: spec(
     'adfFgilpqsuACDJnNrtUvxXhQSL:P:I:H:T:o:>R+',
     `noreport charset= filelimit= dirsfirst filesfirst
@@ -399,31 +269,6 @@ export const READ_ONLY_SPECS: Record<string, CommandSpec> = {
     'stdout decompress force keep list quiet no-warn test verbose threads= format= memlimit=',
     { abbrev: 'exact' },
   ),
-  man: spec(
-    'aDdfhikKlwWZIc+u+C:!E:H::!L:m:M:p:P:!r:R:S:s:T::t!X::!e:',
-    `config-file=! debug default warnings?
-    whatis apropos global-apropos local-file where path location where-cat location-cat catman+ recode= locale=
-    systems= manpath= sections= extension= ignore-case match-case regex wildcard names-only all update+
-    no-subpages pager=! prompt= ascii encoding= no-hyphenation nh no-justification nj preprocessor= troff!
-    troff-device?! html?! gxditview?! ditroff! usage`,
-  ),
-  info: spec('akvwd:f:n:', 'apropos= directory= file= index-search= node= show-options usage vi-keys where all', {
-    abbrev: 'exact',
-  }),
-  apropos: spec(
-    'dverwalC:!L:m:M:s:',
-    `debug verbose exact regex wildcard and long config-file=! locale= systems=
-    manpath= sections= section= usage`,
-  ),
-  whatis: spec(
-    'dvrwlC:!L:m:M:s:',
-    `debug verbose regex wildcard long config-file=! locale= systems= manpath=
-    sections= section= usage`,
-  ),
-  history: HISTORY,
-  jobs: spec('lnprsx!', '', { abbrev: 'exact' }),
-  lsattr: spec('RVadlpv', '', { abbrev: 'exact' }),
-  getcap: spec('rvn', '', { abbrev: 'exact' }),
   numfmt: spec(
     'zd:',
     `debug delimiter= field= format= from= from-unit= grouping header? invalid= padding= round=
@@ -432,12 +277,6 @@ export const READ_ONLY_SPECS: Record<string, CommandSpec> = {
   shuf: spec('erzi:n:o:>', 'echo input-range= head-count= output=> random-source= repeat zero-terminated'),
   envsubst: spec('v', 'variables'),
   diffstat: spec('bcCdDkKlmqrRstTuvVD:e:>f:n:N:o:>p:r:S:w:', '', { abbrev: 'exact' }),
-  dmesg: spec(
-    'dehHkPrStTuwWxJc#C#D#E#F:f:l:L::n:#s:',
-    `clear# read-clear# console-off# console-on# file= facility=
-    human json kernel color? level= console-level=# nopager force-prefix raw noescape syslog buffer-size=
-    userspace follow follow-new decode show-delta reltime ctime notime time-format= since= until=`,
-  ),
   sort: spec(
     'bcCdfghiMmnRrsuVzk:S:t:T:o:>',
     `files0-from= ignore-leading-blanks dictionary-order ignore-case
@@ -447,43 +286,3 @@ export const READ_ONLY_SPECS: Record<string, CommandSpec> = {
     { numeric: true },
   ),
 };
-
-/** xxd's own option syntax: single-dash words (`-c 16`, `-cols 16`, `-c16`); a second operand is its output file. */
-const XXD_FLAGS =
-  /^-(a|autoskip|b|bits|C|capitalize|d|decimal|e|E|EBCDIC|h|help|i|include|p|ps|postscript|plain|r|revert|u|uppercase|v|version)$/;
-const XXD_VALUED = /^-(c|cols|g|groupsize|l|len|n|name|o|offset|s|seek|R)$/;
-function xxd(args: readonly Word[]): OptionVerdict {
-  const judged = (cls: OptionVerdict['class'], reason?: string, writes: string[] = []): OptionVerdict => ({
-    class: cls,
-    ...(reason ? { reason } : {}),
-    writes,
-    conditions: [],
-  });
-  const ops: Word[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const w = args[i]!;
-    if (!w.literal)
-      return judged('unknown', `xxd ${short(w.value)}: an argument only known at run time could be an output file`);
-    if (w.value === '--') {
-      ops.push(...args.slice(i + 1));
-      break;
-    }
-    if (isGlob(w.pattern))
-      return judged('unknown', `xxd ${short(w.value)}: the glob could expand to an option or to an output file`);
-    if (!w.value.startsWith('-') || w.value === '-') ops.push(w);
-    else if (XXD_VALUED.test(w.value)) i++;
-    else if (!XXD_FLAGS.test(w.value) && !/^-[cglnosR][^a-z]/.test(w.value))
-      return judged('unknown', `xxd ${short(w.value)}: not an option known to be read-only`);
-  }
-  const out = ops[1];
-  return out && out.value !== '-'
-    ? judged('write', `xxd IN OUT writes ${short(out.value)}`, [out.value])
-    : judged('read-only');
-}
-
-/** Commands whose option syntax the spec language does not cover. */
-export const CUSTOM_JUDGES: Record<string, (args: readonly Word[]) => OptionVerdict> = { xxd };
-
-// Debian's names for fd and bat (the classifier resolves them to fd and bat first).
-READ_ONLY_SPECS.fdfind = READ_ONLY_SPECS.fd!;
-READ_ONLY_SPECS.batcat = READ_ONLY_SPECS.bat!;
