@@ -10,7 +10,7 @@ import { ArtifactError } from '../src/events/artifacts';
 import { LogKeyError } from '../src/events/key';
 import { RunLockedError } from '../src/events/lock';
 import { InvalidRunIdError } from '../src/events/paths';
-import { EventDataError, EventLogCorruptError } from '../src/events/store';
+import { EventDataError, EventLogCorruptError, LogSchemaTooNewError } from '../src/events/log-errors';
 import { ApplyError } from '../src/loop/change-set';
 import { ResumeError } from '../src/run/resume';
 import { PolicyFileError } from '../src/policy/file';
@@ -48,6 +48,7 @@ const CLASSES: Record<string, [Error, ErrorKind]> = {
   LogKeyError: [new LogKeyError('key file is world-readable'), 'environment'],
   ProtocolError: [new ProtocolError('invalid result'), 'internal'],
   EventDataError: [new EventDataError('tool.intent', 'does not fit'), 'internal'],
+  LogSchemaTooNewError: [new LogSchemaTooNewError('run run_a: event log x, line 1: newer'), 'refused'],
 };
 
 describe('every error class has its kind', () => {

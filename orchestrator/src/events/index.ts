@@ -8,14 +8,8 @@ export {
   type ArtifactInfo,
   type ArtifactPage,
 } from './artifacts';
-export {
-  RunLog,
-  EventDataError,
-  EventLogCorruptError,
-  type RunLogOptions,
-  type AppendOptions,
-  type Recovered,
-} from './store';
+export { EventDataError, EventLogCorruptError, LogSchemaTooNewError } from './log-errors';
+export { RunLog, type RunLogOptions, type AppendOptions, type Recovered } from './store';
 export { verifyLog, type VerifyResult, type BadEvent } from './verify';
 export { listRuns, type RunSummary } from './runs';
 export {

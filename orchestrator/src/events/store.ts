@@ -18,8 +18,8 @@ import { checkAgainstHead, writeHead } from './heads';
 import { LogKey } from './key';
 import { ARTIFACTS_DIR, assertRunId, EVENTS_FILE, runDir as runDirOf, runsDir } from './paths';
 import { Redactor } from './redact';
-import { scanLog, type BadEvent, type ScanResult } from './scan';
-import { GatehouseError } from '../errors';
+import { scanLog } from './scan';
+import { EventDataError, EventLogCorruptError, refuseUnreadable } from './log-errors';
 
 /**
  * The embedded event store: one append-only JSONL file per run, `<stateDir>/runs/<runId>/events.jsonl`,
@@ -63,42 +63,6 @@ export interface AppendOptions {
 export interface Recovered {
   droppedBytes: number;
   reason: string;
-}
-
-/** Data that does not fit its event type's schema: a bug in the code that appends, not bad input. */
-export class EventDataError extends GatehouseError {
-  readonly kind = 'internal';
-  constructor(
-    readonly type: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'EventDataError';
-  }
-}
-
-/** The log on disk cannot be trusted: the open is refused. */
-export class EventLogCorruptError extends GatehouseError {
-  readonly kind = 'refused';
-  constructor(
-    readonly file: string,
-    readonly bad: BadEvent,
-    readonly runId: string,
-  ) {
-    super(
-      `event log ${file} is corrupt at line ${bad.line}${bad.seq !== undefined ? ` (seq ${bad.seq})` : ''}: ${bad.reason}. ` +
-        `Refusing to append to it. Run \`gatehouse verify ${runId}\` to inspect it.`,
-    );
-    this.name = 'EventLogCorruptError';
-  }
-}
-
-/** A log with a bad line (other than a torn last one) is refused: corrupt, or of a newer schemaVersion. */
-function refuseUnreadable(file: string, runId: string, bad: ScanResult['firstBad']): void {
-  if (!bad || bad.kind === 'torn') return;
-  // Not corrupt as far as this gatehouse can tell: it says which one can read it.
-  if (bad.kind === 'newer') throw new Error(`run ${runId}: event log ${file}, line ${bad.line}: ${bad.reason}`);
-  throw new EventLogCorruptError(file, bad, runId);
 }
 
 function issues(error: z.ZodError): string {
