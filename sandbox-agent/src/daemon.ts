@@ -121,6 +121,13 @@ class InvocationHandler {
   /** The end of the last sweep of command-user processes (see users.ts); every call waits for it. */
   private sweeping: Promise<void> = Promise.resolve();
   private sweepOwed = false;
+  /**
+   * Calls past the sweep and running. Not `inflight.size`: that also holds calls still waiting for
+   * the sweep (tracked early so a cancel finds them), and counting those skipped the very sweep they
+   * wait for, so a call started with the last command's processes still alive (smoke and red-team
+   * suites, under load).
+   */
+  private running = 0;
 
   constructor(
     private readonly cfg: DaemonConfig,
@@ -244,6 +251,7 @@ class InvocationHandler {
       // Tracked before the first await, so a cancel that arrives meanwhile finds it (calls-in-flight.ts).
       const signal = this.inflight.start(inv.invocationId);
       await this.sweeping;
+      this.running++;
       let seq = 0;
       let outcome: Outcome | PrimitiveError;
       try {
@@ -276,6 +284,7 @@ class InvocationHandler {
           log('error', 'primitive threw', { err: String(e), primitive: inv.primitive });
       } finally {
         this.inflight.end(inv.invocationId);
+        this.running--;
         // Nothing of the command user may outlive its call. Off the reply's path; the next call
         // waits for it (sweeping), so no command-user process exists while the daemon works.
         // Owed after an exec, and paid once nothing is in flight: an exec that ends while another
@@ -286,7 +295,7 @@ class InvocationHandler {
           // waits until the reply has gone out.
           this.sweeping = new Promise<void>((done) =>
             setImmediate(() => {
-              if (this.inflight.size > 0) return done();
+              if (this.running > 0) return done();
               this.sweepOwed = false;
               sweepCommandUser(this.cfg.user)
                 .then(
