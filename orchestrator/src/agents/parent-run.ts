@@ -1,7 +1,7 @@
 import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
 import type { ResumeRun, RunEnvironment, RunHandle, AgentRunResult } from '../run/types';
 import type { Sandbox } from '../sandbox/index';
-import type { Observation, ToolCall } from '../tools/pipeline';
+import type { CallResult, ToolCall } from '../tools/pipeline';
 import type { LogPort } from '../tools/ports';
 import type { AgentScope } from './handoff';
 
@@ -17,7 +17,7 @@ export interface ParentRun {
   log: LogPort & { events(): readonly EventEnvelope[] };
   sandbox: Sandbox;
   /** The parent's own pipeline: the only way a child's changes reach the parent's workspace. */
-  run: (call: ToolCall) => Promise<Observation>;
+  run: (call: ToolCall) => Promise<CallResult>;
   drive: (env: RunEnvironment, h: RunHandle) => Promise<AgentRunResult>;
   /** The parent's run folder (its children's folders are its siblings). */
   runDir: string;
