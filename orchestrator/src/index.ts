@@ -2,7 +2,7 @@ export { GatehouseError, errorKindOf, type ErrorKind } from './errors';
 export * from './sandbox/index';
 export * from './events/index';
 export { fold, reduce, initialState, StateTracker, nextObservationId, type RunState } from './events/state';
-export { ToolPipeline, type ToolCall, type Observation, type PipelineDeps } from './tools/pipeline';
+export { ToolPipeline, type CallResult, type ToolCall, type Observation, type PipelineDeps } from './tools/pipeline';
 export { ToolRegistry, resolveSurface } from './tools/registry';
 export { codingTools, CODING_TOOLS } from './tools/builtin/index';
 export type { Tool, ToolLimits } from './tools/tool';

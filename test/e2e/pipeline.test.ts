@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalAnswer, Sandbox, SandboxDriver } from '@gatehouse/orchestrator';
 import { makeRepo, startDriver } from '../support/sandbox';
-import { pipelineFor, type PipelineHarness } from '../support/pipeline';
+import { observed, pipelineFor, type PipelineHarness } from '../support/pipeline';
 
 const types = (h: PipelineHarness) => h.eventsOf(h.lastCallId()).map((e) => e.type);
 const VALIDATION_REJECTED = ['tool.intent', 'tool.validation', 'tool.observation'];
@@ -223,9 +223,11 @@ describe('tool pipeline: one intent per failure class', () => {
   it('a call whose run was already cancelled is not sent to the sandbox', async () => {
     const ac = new AbortController();
     ac.abort();
-    const obs = await h.pipeline.run(
-      { callId: 'call_cancelled', turn: 1, tool: 'bash', input: { command: 'touch cancelled-but-ran' } },
-      ac.signal,
+    const obs = observed(
+      await h.pipeline.run(
+        { callId: 'call_cancelled', turn: 1, tool: 'bash', input: { command: 'touch cancelled-but-ran' } },
+        ac.signal,
+      ),
     );
     expect(h.eventsOf('call_cancelled').map((e) => e.type)).toEqual([
       'tool.intent',
@@ -240,20 +242,22 @@ describe('tool pipeline: one intent per failure class', () => {
   });
 
   it('tool-call arguments that were not valid JSON: rejected at "schema" with the parse error', async () => {
-    const obs = await h.pipeline.run({
-      callId: 'call_badjson',
-      turn: 1,
-      tool: 'read_file',
-      input: '{"path": "a.txt"',
-      parseError: 'Unexpected end of JSON input',
-    });
+    const obs = observed(
+      await h.pipeline.run({
+        callId: 'call_badjson',
+        turn: 1,
+        tool: 'read_file',
+        input: '{"path": "a.txt"',
+        parseError: 'Unexpected end of JSON input',
+      }),
+    );
     expect(h.eventsOf('call_badjson').map((e) => e.type)).toEqual(VALIDATION_REJECTED);
     expect(h.eventsOf('call_badjson')[1]!.data).toMatchObject({ stage: 'schema', errors: [{ code: 'invalid_json' }] });
     expect(obs.content).toContain('the arguments are not valid JSON (Unexpected end of JSON input)');
   });
 
   it('a malformed call id or turn from the model does not break the pipeline', async () => {
-    const obs = await h.pipeline.run({ callId: '', turn: -1, tool: 'list_files', input: {} });
+    const obs = observed(await h.pipeline.run({ callId: '', turn: -1, tool: 'list_files', input: {} }));
     expect(obs.outcome).toBe('ok');
     expect(obs.callId).toMatch(/^call_/);
   });

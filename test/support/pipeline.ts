@@ -15,6 +15,7 @@ import {
   StateTracker,
   ToolPipeline,
   type Mode,
+  type CallResult,
   type Observation,
   type Sandbox,
   type ToolLimits,
@@ -35,10 +36,17 @@ export interface PipelineHarness {
   log: RunLog;
   tracker: StateTracker;
   surface: string[];
+  /** A call that must end in an observation (one left pending fails the test). */
   call(tool: unknown, input: unknown): Promise<Observation>;
   /** Events recorded for one call, in order. */
   eventsOf(callId: string): EventEnvelope[];
   lastCallId(): string;
+}
+
+/** The observation a call ended in; a call still pending fails the test here. */
+export function observed(result: CallResult): Observation {
+  if (result.kind === 'pending') throw new Error(`${result.callId} waits for approval ${result.requestId}`);
+  return result.observation;
 }
 
 /** A run's pipeline against a real sandbox and a real on-disk log. */
@@ -77,9 +85,9 @@ export function pipelineFor(
     log,
     tracker,
     surface,
-    call(tool, input) {
+    async call(tool, input) {
       last = `call_${++n}`;
-      return pipeline.run({ callId: last, turn: 1, tool, input });
+      return observed(await pipeline.run({ callId: last, turn: 1, tool, input }));
     },
     eventsOf: (callId) => log.events().filter((e) => (e.data as { callId?: string }).callId === callId),
     lastCallId: () => last,

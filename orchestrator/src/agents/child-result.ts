@@ -6,6 +6,7 @@ import type { LoopOutcome } from '../loop/loop';
 import type { WorkspaceSnapshot } from '../loop/workspace';
 import { pathPattern } from '../policy/rules';
 import type { AgentRunResult } from '../run/types';
+import type { CallResult } from '../tools/pipeline';
 import type { LocalResult } from '../tools/tool';
 import { normaliseGlob } from './handoff';
 import type { ParentRun } from './parent-run';
@@ -82,8 +83,15 @@ export function outside(files: string[], paths: readonly string[]): string[] {
 interface Applied {
   file: string;
   outcome: string;
-  observation: string;
+  /** The parent's observation of the write (`obs-N`); none when the file was not written or the write waits for approval. */
+  observation?: string;
   requestId?: string;
+}
+
+function appliedOf(file: string, result: CallResult): Applied {
+  if (result.kind === 'observed')
+    return { file, outcome: result.observation.outcome, observation: result.observation.id };
+  return { file, outcome: 'pending', ...(result.requestId ? { requestId: result.requestId } : {}) };
 }
 
 /** Each changed file goes through the parent's pipeline: read (for the freshness check), then write. */
@@ -103,39 +111,29 @@ async function applyToParent(
     const bytes = readFileSync(path.join(runDir, result.dir, file));
     const content = bytes.toString('utf8');
     if (!Buffer.from(content, 'utf8').equals(bytes) || bytes.includes(0)) {
-      applied.push({ file, outcome: 'withheld (binary: not applied through write_file)', observation: '' });
+      applied.push({ file, outcome: 'withheld (binary: not applied through write_file)' });
       continue;
     }
     await p.run({ callId: `${callId}.read${++n}`, turn, tool: 'read_file', input: { path: file } });
-    const obs = await p.run({
+    const written = await p.run({
       callId: `${callId}.write${n}`,
       turn,
       tool: 'write_file',
       input: { path: file, content },
     });
-    applied.push({
-      file,
-      outcome: obs.outcome,
-      observation: obs.id,
-      ...(obs.requestId ? { requestId: obs.requestId } : {}),
-    });
-    if (obs.outcome === 'pending') return applied;
+    applied.push(appliedOf(file, written));
+    if (written.kind === 'pending') return applied;
   }
   for (const file of changes.deleted) {
     if (withheld.includes(file)) continue;
-    const obs = await p.run({
+    const removed = await p.run({
       callId: `${callId}.rm${++n}`,
       turn,
       tool: 'bash',
       input: { command: `rm -f -- '${file.replace(/'/g, `'\\''`)}'` },
     });
-    applied.push({
-      file: `${file} (deleted)`,
-      outcome: obs.outcome,
-      observation: obs.id,
-      ...(obs.requestId ? { requestId: obs.requestId } : {}),
-    });
-    if (obs.outcome === 'pending') return applied;
+    applied.push(appliedOf(`${file} (deleted)`, removed));
+    if (removed.kind === 'pending') return applied;
   }
   return applied;
 }

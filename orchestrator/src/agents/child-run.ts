@@ -4,10 +4,9 @@ import { isEvent, newId, sha256Hex, type EventDataOf, type EventEnvelope, type E
 import { RunLog } from '../events/store';
 import { lastEvent, StateTracker } from '../events/state';
 import type { LoopOutcome } from '../loop/loop';
-import { restoreWorkspace, snapshotWorkspace, type WorkspaceSnapshot } from '../loop/workspace';
+import { restoreWorkspace, snapshotWorkspace, type WorkspaceFiles, type WorkspaceSnapshot } from '../loop/workspace';
 import { tee } from '../run/tee';
 import type { AgentRunResult, RunEnvironment } from '../run/types';
-import type { Sandbox } from '../sandbox/index';
 import { codingTools } from '../tools/builtin/index';
 import type { LogPort } from '../tools/ports';
 import type { LocalResult } from '../tools/tool';
@@ -155,7 +154,7 @@ function collector(
   let result: WorkspaceSnapshot = { dir: null, files: [], deleted: [] };
   return {
     result: () => result,
-    finish: async (sandbox: Sandbox, o: LoopOutcome): Promise<void> => {
+    finish: async (sandbox: WorkspaceFiles, o: LoopOutcome): Promise<void> => {
       if (o.status === 'paused') return;
       result = await snapshotWorkspace(sandbox, runDir, 'result').catch(() => result);
       writeFileSync(path.join(runDir, RESULT_FILE), JSON.stringify(result));

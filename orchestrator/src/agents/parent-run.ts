@@ -1,9 +1,19 @@
 import type { EventEnvelope, EventOf } from '@gatehouse/shared';
 import type { ResumeRun, RunEnvironment, RunHandle, AgentRunResult } from '../run/types';
-import type { Sandbox } from '../sandbox/index';
-import type { Observation, ToolCall } from '../tools/pipeline';
+import type { LoopOutcome } from '../loop/loop';
+import type { WorkspaceFiles } from '../loop/workspace';
+import type { CallResult, ToolCall } from '../tools/pipeline';
 import type { LogPort } from '../tools/ports';
 import type { AgentScope } from './handoff';
+
+/**
+ * A child's run handle: its hooks only copy files in and out, so any sandbox with the file
+ * transfer will do (drive.ts gives a real one; the unit tests an in-memory one).
+ */
+export type ChildRunHandle = Omit<RunHandle, 'prepare' | 'finish'> & {
+  prepare?: (sandbox: WorkspaceFiles) => Promise<void>;
+  finish?: (sandbox: WorkspaceFiles, outcome: LoopOutcome) => Promise<void>;
+};
 
 /** What the delegator is given of the run it belongs to: the child runs are started, resumed and concluded against it. */
 export interface ParentRun {
@@ -15,10 +25,11 @@ export interface ParentRun {
   maxParallel: number;
   repoDir: string;
   log: LogPort & { events(): readonly EventEnvelope[] };
-  sandbox: Sandbox;
+  /** The parent's sandbox, whose workspace is handed over as it is now. */
+  sandbox: WorkspaceFiles;
   /** The parent's own pipeline: the only way a child's changes reach the parent's workspace. */
-  run: (call: ToolCall) => Promise<Observation>;
-  drive: (env: RunEnvironment, h: RunHandle) => Promise<AgentRunResult>;
+  run: (call: ToolCall) => Promise<CallResult>;
+  drive: (env: RunEnvironment, h: ChildRunHandle) => Promise<AgentRunResult>;
   /** The parent's run folder (its children's folders are its siblings). */
   runDir: string;
   /** What this agent may still hand down (its budget minus what it used and already handed out). */

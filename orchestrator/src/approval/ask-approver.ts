@@ -3,11 +3,10 @@ import type { ApprovalAnswer, ApprovalPrompt } from '../approval/channels/types'
 import { previewOf } from '../approval/channels/preview';
 import { record } from '../tools/pipeline/record';
 import { recordObservation } from '../tools/pipeline/record-observation';
-import type { Grant, PendingCall, PipelineDeps, RecordedObservation } from '../tools/pipeline/types';
+import type { Grant, PendingCall, PipelineDeps, Observation } from '../tools/pipeline/types';
 
 /** Where approval leaves a call: cleared to run, declined (its observation recorded), or waiting. */
-export type Approved =
-  { kind: 'ready'; grant: Grant } | { kind: 'denied'; observation: RecordedObservation } | PendingCall;
+export type Approved = { kind: 'ready'; grant: Grant } | { kind: 'denied'; observation: Observation } | PendingCall;
 
 /** Without a channel nobody can answer, and a headless run must never hang: the ask is denied. */
 const NO_APPROVER: ApprovalAnswer = {
@@ -86,7 +85,7 @@ export function declinedByPerson(
   deps: PipelineDeps,
   request: RequestState,
   input: unknown,
-): { kind: 'denied'; observation: RecordedObservation } {
+): { kind: 'denied'; observation: Observation } {
   const who = request.answer?.approver ?? 'the approver';
   const { observation } = recordObservation(deps, {
     callId: request.callId,

@@ -142,18 +142,18 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
         ),
       );
       if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
-      for (const [k, obs] of observed.entries()) {
+      for (const [k, result] of observed.entries()) {
         const call = batch[k]!;
         // The rest of the turn waits too: a later call may depend on this one.
-        if (obs.outcome === 'pending') return paused(obs.requestId);
-        if (repeated.record(call.name, call.input, obs.outcome !== 'ok'))
+        if (result.kind === 'pending') return paused(result.requestId);
+        if (repeated.record(call.name, call.input, result.observation.outcome !== 'ok'))
           return { status: 'partial', stopReason: 'repeated_failure' };
       }
     }
   }
 }
 
-function paused(requestId: string | undefined): LoopOutcome {
+function paused(requestId: string): LoopOutcome {
   return { status: 'paused', stopReason: 'awaiting_approval', pending: requestId ? [requestId] : [] };
 }
 
@@ -170,12 +170,12 @@ async function finishLastTurn(d: LoopDeps, progress: Progress): Promise<LoopOutc
     if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
     const known = d.tracker.state.approvals.calls[call.callId];
     if (known?.observed) continue;
-    let obs;
-    if (known) obs = await d.pipeline.continueCall(call.callId, d.signal);
+    let result;
+    if (known) result = await d.pipeline.continueCall(call.callId, d.signal);
     else {
       if (progress.toolCalls >= d.budgets.maxToolCalls) return { status: 'partial', stopReason: 'max_tool_calls' };
       progress.toolCalls++;
-      obs = await d.pipeline.run(
+      result = await d.pipeline.run(
         {
           callId: call.callId,
           turn: out.turn,
@@ -187,7 +187,7 @@ async function finishLastTurn(d: LoopDeps, progress: Progress): Promise<LoopOutc
       );
     }
     if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
-    if (obs?.outcome === 'pending') return paused(obs.requestId);
+    if (result?.kind === 'pending') return paused(result.requestId);
   }
   return undefined;
 }

@@ -7,7 +7,7 @@ import { exportChanges, type ExportResult } from '../loop/changes';
 import { Checkpointer, gateInvocations } from '../loop/checkpoint';
 import { runLoop, type LoopOutcome } from '../loop/loop';
 import type { Sandbox } from '../sandbox/index';
-import { ToolPipeline, type Observation, type ToolCall } from '../tools/pipeline';
+import { ToolPipeline, type CallResult, type ToolCall } from '../tools/pipeline';
 import type { ToolLimits } from '../tools/tool';
 import type { AgentRunResult, ResumeRun, RunEnvironment, RunHandle } from './types';
 
@@ -148,18 +148,24 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
     let pipeline: ToolPipeline;
     // The delegator's own calls (applying a child's files) may be asked again after a resume: one
     // already on record is continued or reported, never started twice.
-    const runOrContinue = async (call: ToolCall): Promise<Observation> => {
+    const runOrContinue = async (call: ToolCall): Promise<CallResult> => {
       const known = tracker.state.approvals.calls[call.callId];
       if (!known) return pipeline.run(call, signal);
       if (known.observed) {
         const seen = tracker.state.observations.find((x) => x.callId === call.callId);
+        // Both are folded from the call's one `tool.observation`, which is never recorded pending.
+        if (!seen || seen.outcome === 'pending')
+          throw new Error(`call ${call.callId} is marked observed but has no observation on record`);
         return {
-          id: seen?.id ?? '',
-          callId: call.callId,
-          tool: known.tool,
-          outcome: seen?.outcome ?? 'ok',
-          content: '',
-          truncated: false,
+          kind: 'observed',
+          observation: {
+            id: seen.id,
+            callId: call.callId,
+            tool: known.tool,
+            outcome: seen.outcome,
+            content: '',
+            truncated: false,
+          },
         };
       }
       return (await pipeline.continueCall(call.callId, signal)) ?? pipeline.run(call, signal);

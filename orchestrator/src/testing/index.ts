@@ -6,3 +6,4 @@ export { MemorySandbox, type MemorySandboxOptions, type SandboxCall } from './me
 export type { ExecReply, ExecRequest, ExecResponder } from './memory-primitives';
 export { MemoryWorkspace, PrimitiveFailure, type MemoryWorkspaceInit } from './memory-workspace';
 export { TestLog, type TestLogOptions } from './test-log';
+export { noDriver } from './no-driver';

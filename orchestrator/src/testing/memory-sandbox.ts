@@ -1,11 +1,15 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import {
   actionHash,
   type ApprovalRef,
+  type ChangedFile,
   type InvocationResult,
   type OutputChunk,
   type PrimitiveInput,
   type PrimitiveName,
 } from '@gatehouse/shared';
+import { runtimeApproval } from '../approval/runtime-approval';
 import type { SandboxPort } from '../tools/ports';
 import { runMemoryPrimitive, type ExecResponder } from './memory-primitives';
 import { MemoryWorkspace, PrimitiveFailure, type MemoryWorkspaceInit } from './memory-workspace';
@@ -66,6 +70,37 @@ export class MemorySandbox implements SandboxPort {
   /** The next invocation of `primitive` gets no answer (the sandbox was lost): `invoke` rejects with `message`. */
   loseNext(primitive: PrimitiveName, message = 'the sandbox stopped answering'): void {
     this.#lose.set(primitive, message);
+  }
+
+  /** The workspace's changes since start-up, as `Sandbox.changes` gives them (hand-overs, results). */
+  async changes(): Promise<{ diff: string; files: ChangedFile[]; truncated: boolean }> {
+    const approval = runtimeApproval('changes', {}, 'export-changes');
+    const result = await this.invoke('changes', {}, { approval });
+    if (result.status !== 'ok' || result.data?.kind !== 'changes')
+      throw new Error(`exporting changes failed: ${result.error?.message ?? result.status}`);
+    return { diff: result.output, files: result.data.files, truncated: result.truncated };
+  }
+
+  /** Copies workspace files into a host folder, as `Sandbox.exportFiles` does through Docker. */
+  exportFiles(paths: string[], destDir: string): Promise<void> {
+    for (const p of paths) {
+      const target = path.join(destDir, p);
+      mkdirSync(path.dirname(target), { recursive: true });
+      writeFileSync(target, this.workspace.read(this.workspace.resolve(p)));
+    }
+    return Promise.resolve();
+  }
+
+  /** Puts files from a host folder into the workspace, as `Sandbox.importFiles` does through Docker. */
+  importFiles(srcDir: string, paths: string[]): Promise<void> {
+    for (const p of paths)
+      this.workspace.write(this.workspace.resolve(p).rel, readFileSync(path.join(srcDir, p), 'utf8'));
+    return Promise.resolve();
+  }
+
+  removeFiles(paths: string[]): Promise<void> {
+    for (const p of paths) this.workspace.remove(this.workspace.resolve(p).rel);
+    return Promise.resolve();
   }
 
   async invoke<P extends PrimitiveName>(

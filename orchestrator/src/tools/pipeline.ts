@@ -5,19 +5,11 @@ import { decide } from './pipeline/decide';
 import { executeAndObserve } from './pipeline/execute-and-observe';
 import { record } from './pipeline/record';
 import { recordObservation } from './pipeline/record-observation';
-import type { CallResult, Observation, PipelineDeps, ToolCall } from './pipeline/types';
+import type { CallResult, PipelineDeps, ToolCall } from './pipeline/types';
 import { validate } from './pipeline/validate';
 import { canonicalOrDescribe, jsonSafe } from './recorded-values';
 
-export type {
-  CallResult,
-  Observation,
-  ObservedCall,
-  PendingCall,
-  PipelineDeps,
-  RecordedObservation,
-  ToolCall,
-} from './pipeline/types';
+export type { CallResult, Observation, ObservedCall, PendingCall, PipelineDeps, ToolCall } from './pipeline/types';
 
 /**
  * The one path from a model's proposed tool call to what the model is shown. Each phase is a
@@ -31,19 +23,15 @@ export type {
  *   4. execute   `tool.execution.started`, then the plan runs on its executor        → cancelled | ran
  *   5. observe   `tool.execution.completed` and the one `tool.observation`           → observed | pending
  *
- * Whatever happens, a call ends in exactly one observation or waits pending an approval, and bad
- * model input never throws. `continueCall` finishes a call a stopped run left open, reusing the
+ * Whatever happens, a call ends in exactly one observation (`observed`) or waits for an approval
+ * with no observation yet (`pending`, with the request it waits for), and bad model input never
+ * throws. `continueCall` finishes a call a stopped run left open, reusing the
  * same phases from where the call got to.
  */
 export class ToolPipeline {
   constructor(private readonly deps: PipelineDeps) {}
 
-  async run(call: ToolCall, signal?: AbortSignal): Promise<Observation> {
-    return asLoopObservation(await this.runCall(call, signal));
-  }
-
-  /** Like `run`, with a pending call as its own variant. */
-  async runCall(call: ToolCall, signal?: AbortSignal): Promise<CallResult> {
+  async run(call: ToolCall, signal?: AbortSignal): Promise<CallResult> {
     const deps = this.deps;
     const toolName =
       typeof call.tool === 'string' ? call.tool.slice(0, 200) : String(canonicalOrDescribe(call.tool)).slice(0, 200);
@@ -95,25 +83,7 @@ export class ToolPipeline {
    * whose execution started but never completed is reported as interrupted, not run again; one
    * that waits for approval runs only with a grant from the log.
    */
-  async continueCall(callId: string, signal?: AbortSignal): Promise<Observation | undefined> {
-    const result = await continueCall(this.deps, callId, signal);
-    return result && asLoopObservation(result);
+  continueCall(callId: string, signal?: AbortSignal): Promise<CallResult | undefined> {
+    return continueCall(this.deps, callId, signal);
   }
-}
-
-/**
- * The loop still takes one observation type for both ends of a call, so a pending call reaches it
- * as an observation with no id, outcome `pending` and the request it waits for.
- */
-function asLoopObservation(result: CallResult): Observation {
-  if (result.kind === 'observed') return result.observation;
-  return {
-    id: '',
-    callId: result.callId,
-    tool: result.tool,
-    outcome: 'pending',
-    content: '',
-    truncated: false,
-    requestId: result.requestId,
-  };
 }

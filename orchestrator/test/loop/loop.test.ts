@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createProvider, runLoop, RunLog, StateTracker, type Observation } from '../../src/index';
+import { createProvider, runLoop, RunLog, StateTracker, type CallResult } from '../../src/index';
 
 /**
  * The stop policy is pure logic over the loop: a real scripted model and a real log, with a
@@ -31,7 +31,7 @@ function setup(
   };
   let n = 0;
   const pipeline = {
-    run: async (call: { callId: string; tool: unknown }): Promise<Observation> => {
+    run: async (call: { callId: string; tool: unknown }): Promise<CallResult> => {
       if (slowMs) await new Promise((r) => setTimeout(r, slowMs));
       const id = `obs-${++n}`;
       tee.append('tool.observation', 'runtime', {
@@ -42,7 +42,17 @@ function setup(
         content: 'fine',
         truncated: false,
       });
-      return { id, callId: call.callId, tool: String(call.tool), outcome: 'ok', content: 'fine', truncated: false };
+      return {
+        kind: 'observed',
+        observation: {
+          id,
+          callId: call.callId,
+          tool: String(call.tool),
+          outcome: 'ok',
+          content: 'fine',
+          truncated: false,
+        },
+      };
     },
     continueCall: async () => undefined,
   };

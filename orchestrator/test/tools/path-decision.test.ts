@@ -222,7 +222,11 @@ function harness(opts: { mode?: Mode; answers?: ApprovalAnswer[] } = {}) {
   const policy = policyOf(POLICY, opts.mode);
   const pipeline = new ToolPipeline({ log, tracker, registry, surface, policy, sandbox, limits, channel });
   let n = 0;
-  const call = (tool: string, input: unknown) => pipeline.run({ callId: `call_${++n}`, turn: 1, tool, input });
+  const call = async (tool: string, input: unknown) => {
+    const result = await pipeline.run({ callId: `call_${++n}`, turn: 1, tool, input });
+    if (result.kind === 'pending') throw new Error(`call_${n} waits for approval ${result.requestId}`);
+    return result.observation;
+  };
   const events = () => log.events().filter((e) => 'callId' in e.data && e.data.callId === `call_${n}`);
   return { sandbox, call, events, asked: () => asked };
 }

@@ -3,7 +3,17 @@ import { approve } from '../../src/approval/approve';
 import { decide, type AskCall } from '../../src/tools/pipeline/decide';
 import { record } from '../../src/tools/pipeline/record';
 import { validate } from '../../src/tools/pipeline/validate';
-import { deny, grant, harness, pause, policyOf, RAN, scriptedChannel, type Harness } from './pipeline-harness';
+import {
+  deny,
+  grant,
+  harness,
+  observed,
+  pause,
+  policyOf,
+  RAN,
+  scriptedChannel,
+  type Harness,
+} from './pipeline-harness';
 
 const POLICY = { ask: ['bash(echo hi*)', 'write_file(config/**)'] };
 const ASKED = ['tool.intent', 'tool.validation', 'tool.approval', 'approval.requested'];
@@ -107,10 +117,10 @@ describe('approve phase: asking a channel, recording the grant or the denial', (
 describe('approval through the pipeline, and after a pause', () => {
   it('pending, then granted on the log (as `gatehouse approve` does): continueCall runs it once', async () => {
     const h = harness({ sandbox: echo, policy: policyOf(POLICY), channel: scriptedChannel(pause) });
-    const obs = await h.call('bash', { command: 'echo hi' });
-    expect(obs).toMatchObject({ outcome: 'pending', id: '', content: '' });
+    const result = await h.callResult('bash', { command: 'echo hi' });
     const requested = h.event<{ requestId: string; actionHash: string; executionHash: string }>('approval.requested');
-    expect(obs.requestId).toBe(requested.requestId);
+    expect(result).toEqual({ kind: 'pending', callId: h.lastCallId(), tool: 'bash', requestId: requested.requestId });
+    expect(h.types()).not.toContain('tool.observation');
     const granted = h.log.append(
       'approval.granted',
       'user',
@@ -127,7 +137,7 @@ describe('approval through the pipeline, and after a pause', () => {
       { causationId: h.eventsOf().at(-1)!.id },
     );
     h.tracker.apply(granted);
-    const resumed = await h.pipeline.continueCall(h.lastCallId());
+    const resumed = observed(await h.pipeline.continueCall(h.lastCallId()));
     expect(resumed).toMatchObject({ outcome: 'ok', id: expect.stringMatching(/^obs-/) as unknown });
     expect(h.types()).toEqual([
       ...ASKED,
@@ -143,7 +153,7 @@ describe('approval through the pipeline, and after a pause', () => {
 
   it('pending, then declined on the log: continueCall reports the decline and runs nothing', async () => {
     const h = harness({ sandbox: echo, policy: policyOf(POLICY), channel: scriptedChannel(pause) });
-    await h.call('bash', { command: 'echo hi' });
+    await h.callResult('bash', { command: 'echo hi' });
     const requested = h.event<{ requestId: string; actionHash: string }>('approval.requested');
     h.tracker.apply(
       h.log.append('approval.denied', 'user', {
@@ -155,7 +165,7 @@ describe('approval through the pipeline, and after a pause', () => {
         reason: 'wrong branch',
       }),
     );
-    const resumed = await h.pipeline.continueCall(h.lastCallId());
+    const resumed = observed(await h.pipeline.continueCall(h.lastCallId()));
     expect(resumed?.outcome).toBe('denied');
     expect(resumed?.content).toContain('declined by user:cli: wrong branch');
     expect(h.sandbox.executed()).toEqual([]);
@@ -164,8 +174,8 @@ describe('approval through the pipeline, and after a pause', () => {
   it('pending, still unanswered on resume: the same request is asked again, not a new one', async () => {
     const channel = scriptedChannel(pause, grant());
     const h = harness({ sandbox: echo, policy: policyOf(POLICY), channel });
-    await h.call('bash', { command: 'echo hi' });
-    const resumed = await h.pipeline.continueCall(h.lastCallId());
+    await h.callResult('bash', { command: 'echo hi' });
+    const resumed = observed(await h.pipeline.continueCall(h.lastCallId()));
     expect(resumed?.outcome).toBe('ok');
     expect(channel.asked.map((p) => p.requestId)).toEqual([channel.asked[0]!.requestId, channel.asked[0]!.requestId]);
     expect(h.types().filter((t) => t === 'approval.requested')).toHaveLength(1);

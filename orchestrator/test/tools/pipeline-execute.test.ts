@@ -5,7 +5,7 @@ import { observe } from '../../src/tools/pipeline/observe';
 import { ToolRegistry } from '../../src/tools/registry';
 import { defineTool, type ExecutionPlan } from '../../src/tools/tool';
 import { readFile } from '../../src/tools/builtin/read-file';
-import { harness, RAN } from './pipeline-harness';
+import { harness, observed, RAN } from './pipeline-harness';
 
 const completed = (h: ReturnType<typeof harness>) =>
   h.event<{ status: string; exitCode: number | null; filesChanged: string[]; artifactRefs: string[] }>(
@@ -55,7 +55,9 @@ describe('execute phase', () => {
     const h = harness();
     const stop = new AbortController();
     stop.abort();
-    const obs = await h.pipeline.run({ callId: 'c1', turn: 1, tool: 'bash', input: { command: 'true' } }, stop.signal);
+    const obs = observed(
+      await h.pipeline.run({ callId: 'c1', turn: 1, tool: 'bash', input: { command: 'true' } }, stop.signal),
+    );
     expect(h.types('c1')).toEqual(['tool.intent', 'tool.validation', 'tool.approval', 'tool.observation']);
     expect(obs.content).toContain('cancelled before it ran');
     expect(h.sandbox.executed()).toEqual([]);
@@ -136,7 +138,7 @@ describe('observe phase', () => {
       h.tracker.apply(
         withSecret.append('run.started', 'user', { task: 't', mode: 'sandboxed-auto', surface: ['bash'] }),
       );
-      const obs = await h.pipeline.run({ callId: 'c1', turn: 1, tool: 'bash', input: { command: 'env' } });
+      const obs = observed(await h.pipeline.run({ callId: 'c1', turn: 1, tool: 'bash', input: { command: 'env' } }));
       expect(obs.content).not.toContain(secret);
       expect(JSON.stringify(withSecret.events())).not.toContain(secret);
     } finally {

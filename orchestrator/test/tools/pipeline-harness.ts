@@ -7,7 +7,7 @@ import type { ApprovalPolicy } from '../../src/policy/approval-policy';
 import type { Mode } from '../../src/policy/mode';
 import { MemorySandbox, TestLog, type MemorySandboxOptions } from '../../src/testing/index';
 import { codingTools } from '../../src/tools/builtin/index';
-import { ToolPipeline, type Observation, type PipelineDeps } from '../../src/tools/pipeline';
+import { ToolPipeline, type CallResult, type Observation, type PipelineDeps } from '../../src/tools/pipeline';
 import type { ToolRegistry } from '../../src/tools/registry';
 import type { ToolLimits } from '../../src/tools/tool';
 
@@ -79,13 +79,24 @@ export interface Harness {
   log: TestLog;
   sandbox: MemorySandbox;
   tracker: StateTracker;
+  /** A call that must end in an observation (one left pending fails the test). */
   call(tool: unknown, input: unknown): Promise<Observation>;
+  /** A call as the pipeline gives it back: observed or pending. */
+  callResult(tool: unknown, input: unknown): Promise<CallResult>;
   lastCallId(): string;
   /** The event types of one call (default the last), in order. */
   types(callId?: string): string[];
   eventsOf(callId?: string): EventEnvelope[];
   /** The first event of this type for one call (default the last). */
   event<D = Record<string, unknown>>(type: string, callId?: string): D;
+}
+
+/** The observation a call ended in; a call still pending fails the test here. */
+export function observed(result: CallResult): Observation;
+export function observed(result: CallResult | undefined): Observation | undefined;
+export function observed(result: CallResult | undefined): Observation | undefined {
+  if (result?.kind === 'pending') throw new Error(`${result.callId} waits for approval ${result.requestId}`);
+  return result?.observation;
 }
 
 /**
@@ -142,7 +153,8 @@ export function harness(
     log,
     sandbox,
     tracker,
-    call: (tool, input) => pipeline.run({ callId: `call_${++n}`, turn: 1, tool, input }),
+    call: async (tool, input) => observed(await pipeline.run({ callId: `call_${++n}`, turn: 1, tool, input })),
+    callResult: (tool, input) => pipeline.run({ callId: `call_${++n}`, turn: 1, tool, input }),
     lastCallId: last,
     types: (callId) => eventsOf(callId).map((e) => e.type),
     eventsOf,

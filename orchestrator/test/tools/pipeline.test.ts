@@ -2,7 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ToolRegistry } from '../../src/tools/registry';
 import { defineTool } from '../../src/tools/tool';
-import { DENIED, harness, pause, policyOf, RAN, REJECTED, scriptedChannel, stoppedAfter } from './pipeline-harness';
+import {
+  DENIED,
+  harness,
+  observed,
+  pause,
+  policyOf,
+  RAN,
+  REJECTED,
+  scriptedChannel,
+  stoppedAfter,
+} from './pipeline-harness';
 
 const FILES = { 'a.txt': 'one\ntwo\n', 'b.txt': 'three\n' };
 
@@ -35,12 +45,14 @@ describe('the pipeline as a whole: each call ends in exactly one observation, or
 
   it('model ids that cannot be used are replaced, never thrown on', async () => {
     const h = harness({ sandbox: { files: FILES } });
-    const obs = await h.pipeline.run({
-      callId: 'bad id with spaces',
-      turn: -3,
-      tool: 'read_file',
-      input: { path: 'a.txt' },
-    });
+    const obs = observed(
+      await h.pipeline.run({
+        callId: 'bad id with spaces',
+        turn: -3,
+        tool: 'read_file',
+        input: { path: 'a.txt' },
+      }),
+    );
     expect(obs.callId).toMatch(/^call/);
     expect(obs.callId).not.toBe('bad id with spaces');
     expect(h.event('tool.intent', obs.callId)).toMatchObject({ turn: 0, tool: 'read_file' });
@@ -66,9 +78,9 @@ describe('the pipeline as a whole: each call ends in exactly one observation, or
     expect(h.eventsOf().at(-1)!.causationId).toBe(h.eventsOf()[0]!.id);
   });
 
-  it('runCall gives a pending call as its own variant, with no observation id', async () => {
+  it('run gives a pending call as its own variant, with no observation', async () => {
     const h = harness({ policy: policyOf({ ask: ['bash(*)'] }), channel: scriptedChannel(pause) });
-    const result = await h.pipeline.runCall({ callId: 'c1', turn: 1, tool: 'bash', input: { command: 'ls' } });
+    const result = await h.pipeline.run({ callId: 'c1', turn: 1, tool: 'bash', input: { command: 'ls' } });
     expect(result).toEqual({
       kind: 'pending',
       callId: 'c1',
@@ -90,7 +102,7 @@ describe('continueCall: a call a stopped run left open is finished, never run tw
     const first = harness({ sandbox: { exec: () => ({ exitCode: 3, output: 'x' }) } });
     await first.call('bash', { command: 'make' });
     const h = harness({ resume: { events: stoppedAfter(first, 'tool.execution.completed'), sandbox: first.sandbox } });
-    const obs = await h.pipeline.continueCall('call_1');
+    const obs = observed(await h.pipeline.continueCall('call_1'));
     expect(obs?.outcome).toBe('failed');
     expect(obs?.content).toContain(
       'bash ran (status failed, exit code 3) before gatehouse stopped; it is not run again',
@@ -103,7 +115,7 @@ describe('continueCall: a call a stopped run left open is finished, never run tw
     const first = harness({ sandbox: { files: FILES } });
     await first.call('write_file', { path: 'c.txt', content: 'new\n' });
     const h = harness({ resume: { events: stoppedAfter(first, 'tool.execution.started'), sandbox: first.sandbox } });
-    const obs = await h.pipeline.continueCall('call_1');
+    const obs = observed(await h.pipeline.continueCall('call_1'));
     expect(obs?.content).toContain('write_file was interrupted');
     expect(h.event('tool.execution.completed', 'call_1')).toMatchObject({
       status: 'lost',
@@ -116,7 +128,7 @@ describe('continueCall: a call a stopped run left open is finished, never run tw
     const first = harness({ sandbox: { files: FILES } });
     await first.call('read_file', { path: 'a.txt' });
     const h = harness({ resume: { events: stoppedAfter(first, 'tool.validation'), sandbox: first.sandbox } });
-    const obs = await h.pipeline.continueCall('call_1');
+    const obs = observed(await h.pipeline.continueCall('call_1'));
     expect(obs?.content).toContain('read_file was interrupted before it was decided; it did not run');
     expect(h.types('call_1')).toEqual(REJECTED);
   });
@@ -132,7 +144,7 @@ describe('continueCall: a call a stopped run left open is finished, never run tw
       resume: { events: stoppedAfter(first, 'tool.approval'), sandbox: first.sandbox },
       policy: policyOf({ deny: ['write_file(*)'] }),
     });
-    const obs = await h.pipeline.continueCall('call_1');
+    const obs = observed(await h.pipeline.continueCall('call_1'));
     expect(obs?.outcome).toBe('ok');
     expect(h.types('call_1')).toEqual(RAN);
     const approval = h.eventsOf('call_1').find((e) => e.type === 'tool.approval')!;
@@ -145,7 +157,7 @@ describe('continueCall: a call a stopped run left open is finished, never run tw
     const first = harness({ sandbox: { files: FILES }, policy: policyOf({ deny: ['read_file(a.txt)'] }) });
     await first.call('read_file', { path: 'a.txt' });
     const h = harness({ resume: { events: stoppedAfter(first, 'tool.approval'), sandbox: first.sandbox } });
-    const obs = await h.pipeline.continueCall('call_1');
+    const obs = observed(await h.pipeline.continueCall('call_1'));
     expect(obs).toMatchObject({
       outcome: 'denied',
       content: expect.stringContaining('read_file was denied by policy') as unknown,
@@ -159,7 +171,7 @@ describe('continueCall: a call a stopped run left open is finished, never run tw
     first.sandbox.workspace.links.set('l.txt', 'b.txt');
     const before = first.sandbox.executed().length;
     const h = harness({ resume: { events: stoppedAfter(first, 'tool.approval'), sandbox: first.sandbox } });
-    const obs = await h.pipeline.continueCall('call_1');
+    const obs = observed(await h.pipeline.continueCall('call_1'));
     expect(obs?.outcome).toBe('failed');
     expect(obs?.content).toContain('what it would execute now differs from what was decided');
     expect(h.sandbox.executed()).toHaveLength(before);
@@ -170,7 +182,7 @@ describe('continueCall: a call a stopped run left open is finished, never run tw
     await first.call('read_file', { path: 'l.txt' });
     first.sandbox.workspace.links.set('l.txt', '/etc/passwd');
     const h = harness({ resume: { events: stoppedAfter(first, 'tool.approval'), sandbox: first.sandbox } });
-    const obs = await h.pipeline.continueCall('call_1');
+    const obs = observed(await h.pipeline.continueCall('call_1'));
     expect(obs?.content).toMatch(/read_file was not run: .*outside the workspace.*Propose it again/s);
   });
 
@@ -180,14 +192,14 @@ describe('continueCall: a call a stopped run left open is finished, never run tw
       channel: scriptedChannel(pause),
       sandbox: { exec: () => ({}) },
     });
-    await first.call('bash', { command: 'ls' });
+    await first.callResult('bash', { command: 'ls' });
     const channel = scriptedChannel({ decision: 'grant', scope: 'once', approver: 'user:later', channel: 'terminal' });
     const h = harness({
       resume: { events: stoppedAfter(first, 'tool.approval'), sandbox: first.sandbox },
       policy: policyOf({ ask: ['bash(*)'] }),
       channel,
     });
-    const obs = await h.pipeline.continueCall('call_1');
+    const obs = observed(await h.pipeline.continueCall('call_1'));
     expect(obs?.outcome).toBe('ok');
     const approval = h.eventsOf('call_1').find((e) => e.type === 'tool.approval')!;
     const requested = h.eventsOf('call_1').find((e) => e.type === 'approval.requested')!;

@@ -6,7 +6,7 @@ import type { ResolvedRef } from '../workspace-paths';
 import { planCall, type PlannedCall } from './plan-call';
 import { record } from './record';
 import { recordObservation } from './record-observation';
-import type { Grant, PipelineDeps, RecordedObservation } from './types';
+import type { Grant, PipelineDeps, Observation } from './types';
 import type { ValidCall } from './validate';
 
 /** A call the policy lets run as it is. */
@@ -24,7 +24,7 @@ export interface AskCall extends PlannedCall {
   approvalId: string;
 }
 
-export type Decided = AllowedCall | AskCall | { kind: 'denied'; observation: RecordedObservation };
+export type Decided = AllowedCall | AskCall | { kind: 'denied'; observation: Observation };
 
 /**
  * Phase 2, decide: the call is planned first, so the approval records the hash of exactly what

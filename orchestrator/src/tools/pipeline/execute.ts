@@ -5,7 +5,7 @@ import type { ExecutionPlan, RawResult, Tool } from '../tool';
 import { invokePlan } from './invoke-plan';
 import { record } from './record';
 import { recordObservation } from './record-observation';
-import type { Grant, PipelineDeps, RecordedObservation } from './types';
+import type { Grant, PipelineDeps, Observation } from './types';
 
 /** A call that ran (or was attempted): its raw result and the `tool.execution.started` it completes. */
 export interface RanCall {
@@ -16,7 +16,7 @@ export interface RanCall {
   durationMs: number;
 }
 
-export type Executed = RanCall | { kind: 'cancelled'; observation: RecordedObservation };
+export type Executed = RanCall | { kind: 'cancelled'; observation: Observation };
 
 /**
  * Phase 4, execute: with a grant in hand, `tool.execution.started` is recorded (and, unless the

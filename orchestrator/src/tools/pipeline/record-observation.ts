@@ -2,12 +2,12 @@ import { nextObservationId } from '../../events/state';
 import { frame } from '../observe/frame';
 import { argsHashOf } from '../recorded-values';
 import { record } from './record';
-import type { ObservedCall, PipelineDeps, RecordedObservation } from './types';
+import type { ObservedCall, PipelineDeps, Observation } from './types';
 
 export interface ObservationDraft {
   callId: string;
   tool: string;
-  outcome: RecordedObservation['outcome'];
+  outcome: Observation['outcome'];
   body: string;
   causationId: string | null;
   external?: boolean;

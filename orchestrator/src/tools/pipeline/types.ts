@@ -16,34 +16,23 @@ export interface ToolCall {
   parseError?: string;
 }
 
-/**
- * What the loop is given back for a call. A pending call has no observation yet; the loop still
- * takes one type for both (see `asLoopObservation`), so there `id` is empty and `requestId` set.
- */
+/** A call's one recorded `tool.observation`: what the model is shown. A pending call has none (see `PendingCall`). */
 export interface Observation {
-  /** `obs-N`; empty for a pending call (it has no observation yet). */
+  /** `obs-N`. */
   id: string;
   callId: string;
   tool: string;
-  outcome: EventDataOf<'tool.observation'>['outcome'];
+  outcome: Exclude<EventDataOf<'tool.observation'>['outcome'], 'pending'>;
   /** Exactly what the model is shown (as recorded in the log). */
   content: string;
   truncated: boolean;
   artifactRef?: string;
-  /** For outcome `pending`: the approval request the run waits for. */
-  requestId?: string;
-}
-
-/** A recorded `tool.observation`: the call is over. */
-export interface RecordedObservation extends Observation {
-  outcome: Exclude<Observation['outcome'], 'pending'>;
-  requestId?: undefined;
 }
 
 /** A call that is over: its one recorded observation. */
 export interface ObservedCall {
   kind: 'observed';
-  observation: RecordedObservation;
+  observation: Observation;
 }
 
 /** A call that waits for this approval request (its own, or a sub-agent's): it stays open, with no observation yet. */

@@ -7,7 +7,7 @@ import { checkWorkspacePaths, type ResolvedRef } from '../workspace-paths';
 import { record } from './record';
 import { recordObservation } from './record-observation';
 import { toolContext } from './tool-context';
-import type { PipelineDeps, RecordedObservation, ToolCall } from './types';
+import type { PipelineDeps, Observation, ToolCall } from './types';
 
 /** A call the checks passed: the parsed input, where its paths lead, and the `tool.validation` that says so. */
 export interface ValidCall {
@@ -21,7 +21,7 @@ export interface ValidCall {
   validationId: string;
 }
 
-export type Validated = ValidCall | { kind: 'rejected'; observation: RecordedObservation };
+export type Validated = ValidCall | { kind: 'rejected'; observation: Observation };
 
 /**
  * Phase 1, validate: the tool is known and on this run's surface, the arguments parse and fit its
