@@ -68,7 +68,9 @@ function appendPhase(
   return { rate, syncMs, file: log.file, seq: log.events().length, lastHash: log.lastHash };
 }
 
-/** Extend the chain to N.verify events by sealing directly: appending through the store would only measure append again. */
+/**
+ * Extend the chain to N.verify events by sealing directly: appending through the store would only measure append again.
+ */
 function fillTo(file: string, fromSeq: number, prevHash: string, key: LogKey): void {
   const ts = new Date().toISOString();
   let chunk: string[] = [];

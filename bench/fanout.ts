@@ -351,10 +351,13 @@ export async function benchFanout(runs = 2): Promise<Record<string, unknown>> {
         peakWorkingSetPerContainer: ws.length > 0 ? summarize(ws) : null,
         kernelMaxUsagePerContainer: kernel.length > 0 ? summarize(kernel) : null,
         sampledEveryMs: SAMPLE_EVERY_MS,
-        note: 'working set = usage minus inactive file cache (what docker stats shows), sampled; kernel max usage = cgroup high-water mark, page cache included',
+        note:
+          'working set = usage minus inactive file cache (what docker stats shows), sampled; kernel max usage = ' +
+          'cgroup high-water mark, page cache included',
       },
       target:
-        'eight children in one turn <= 3x one child (default maxParallel 4: two waves); <= 64 MB per idle child sandbox',
+        'eight children in one turn <= 3x one child (default maxParallel 4: two waves); <= 64 MB per idle ' +
+        'child sandbox',
     };
   } finally {
     rmSync(tmp, { recursive: true, force: true });

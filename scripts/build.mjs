@@ -61,5 +61,6 @@ await build({
 });
 await build(probe);
 console.error(
-  '[gatehouse] built bench/dist/run.mjs, bench/dist/probe.mjs,  images/sandbox/build/agent.mjs and orchestrator/dist/gatehouse.mjs',
+  '[gatehouse] built bench/dist/run.mjs, bench/dist/probe.mjs,  images/sandbox/build/agent.mjs and ' +
+    'orchestrator/dist/gatehouse.mjs',
 );

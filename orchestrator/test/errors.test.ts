@@ -63,7 +63,8 @@ describe('every error class has its kind', () => {
     expect(String(CLASSES.UsageError![0])).toBe('Error: --json needs --tree');
     expect(String(CLASSES.ModelSpecError![0])).toBe('ModelSpecError: Unknown model provider');
     expect(CLASSES.RunLockedError![0].message).toBe(
-      'run run_a is being written by a live gatehouse process (host:1:2); answer its approvals at its prompt or over NATS, or wait for it to stop',
+      'run run_a is being written by a live gatehouse process (host:1:2); answer its approvals at its prompt or over ' +
+        'NATS, or wait for it to stop',
     );
     expect(CLASSES.InvalidRunIdError![0].name).toBe('InvalidRunIdError');
   });

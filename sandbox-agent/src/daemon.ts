@@ -167,7 +167,9 @@ class InvocationHandler {
           sandboxId: result.sandboxId,
           status: 'failed',
           code: 'too_large',
-          message: `the result was ${payload.length} bytes, over the ${max}-byte message limit; narrow the request (a smaller limit, offset or output)`,
+          message:
+            `the result was ${payload.length} bytes, over the ${max}-byte message limit; narrow the request ` +
+            `(a smaller limit, offset or output)`,
         }),
         ...(result.primitive ? { primitive: result.primitive } : {}),
         durationMs: result.durationMs,

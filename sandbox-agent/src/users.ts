@@ -21,7 +21,8 @@ const NEEDED = [0, 1, 3, 5, 6, 7];
 export function checkPrivileges(status = readFileSync('/proc/self/status', 'utf8'), uid = process.getuid?.()): void {
   if (uid !== 0) {
     throw new Error(
-      `the daemon runs as uid ${uid}; it must run as root (uid 0) holding only CHOWN, DAC_OVERRIDE, FOWNER, KILL, SETGID and SETUID, so that commands can run as another user`,
+      `the daemon runs as uid ${uid}; it must run as root (uid 0) holding only CHOWN, DAC_OVERRIDE, FOWNER, KILL, ` +
+        `SETGID and SETUID, so that commands can run as another user`,
     );
   }
   const hex = /^CapEff:\s*([0-9a-f]+)$/m.exec(status)?.[1];
@@ -30,11 +31,13 @@ export function checkPrivileges(status = readFileSync('/proc/self/status', 'utf8
   const want = NEEDED.reduce((m, bit) => m | (1n << BigInt(bit)), 0n);
   if ((eff & want) !== want)
     throw new Error(
-      `the daemon lacks capabilities it needs (CapEff ${hex}); start the container with CapAdd CHOWN, DAC_OVERRIDE, FOWNER, KILL, SETGID, SETUID`,
+      `the daemon lacks capabilities it needs (CapEff ${hex}); start the container with CapAdd CHOWN, DAC_OVERRIDE, ` +
+        `FOWNER, KILL, SETGID, SETUID`,
     );
   if ((eff & ~want) !== 0n)
     throw new Error(
-      `the daemon holds more capabilities than it needs (CapEff ${hex}); start the container with CapDrop ALL and only CHOWN, DAC_OVERRIDE, FOWNER, KILL, SETGID, SETUID added`,
+      `the daemon holds more capabilities than it needs (CapEff ${hex}); start the container with CapDrop ALL and ` +
+        `only CHOWN, DAC_OVERRIDE, FOWNER, KILL, SETGID, SETUID added`,
     );
 }
 

@@ -71,50 +71,59 @@ const logOf = (stateDir: string): Event[] => {
 };
 
 describe('the terminal prompt (real pty, real CLI, real sandbox)', () => {
-  it('shows the command, rule, reason and risk; "approve for this run" is not asked again for the same action', async () => {
-    const s = setup();
-    const r = await onTerminal(
-      ['run', 'x', '--repo', s.repo, '--model', `scripted:${s.script}`, '--state-dir', s.stateDir],
-      [['[o] approve once', 'r\r']],
-    );
-    expect(r.code, r.screen).toBe(0);
-    expect(r.screen).toContain('echo ran >> ran.log');
-    expect(r.screen).toContain('ask[0] bash(echo ran*)');
-    expect(r.screen).toContain('writes the run log');
-    expect(r.screen).toContain('write: > ran.log');
-    expect(r.screen.split('[o] approve once').length - 1).toBe(1);
-    const log = logOf(s.stateDir);
-    const grants = log.filter((e) => e.type === 'approval.granted');
-    expect(grants).toHaveLength(1);
-    expect(grants[0]!.data).toMatchObject({
-      channel: 'terminal',
-      scope: 'run',
-      approver: expect.stringMatching(/^user:/) as unknown,
-    });
-    const runs = log.filter((e) => e.type === 'tool.execution.started');
-    expect(runs.map((e) => e.data.approvalId)).toEqual([grants[0]!.id, grants[0]!.id]);
-  });
+  it(
+    'shows the command, rule, reason and risk; ' + '"approve for this run" is not asked again for the same action',
+    async () => {
+      const s = setup();
+      const r = await onTerminal(
+        ['run', 'x', '--repo', s.repo, '--model', `scripted:${s.script}`, '--state-dir', s.stateDir],
+        [['[o] approve once', 'r\r']],
+      );
+      expect(r.code, r.screen).toBe(0);
+      expect(r.screen).toContain('echo ran >> ran.log');
+      expect(r.screen).toContain('ask[0] bash(echo ran*)');
+      expect(r.screen).toContain('writes the run log');
+      expect(r.screen).toContain('write: > ran.log');
+      expect(r.screen.split('[o] approve once').length - 1).toBe(1);
+      const log = logOf(s.stateDir);
+      const grants = log.filter((e) => e.type === 'approval.granted');
+      expect(grants).toHaveLength(1);
+      expect(grants[0]!.data).toMatchObject({
+        channel: 'terminal',
+        scope: 'run',
+        approver: expect.stringMatching(/^user:/) as unknown,
+      });
+      const runs = log.filter((e) => e.type === 'tool.execution.started');
+      expect(runs.map((e) => e.data.approvalId)).toEqual([grants[0]!.id, grants[0]!.id]);
+    },
+  );
 
-  it('deny with a reason: the reason reaches the model; "approve once" asks again for the next identical call', async () => {
-    const s = setup();
-    const r = await onTerminal(
-      ['run', 'x', '--repo', s.repo, '--model', `scripted:${s.script}`, '--state-dir', s.stateDir],
-      [
-        ['[o] approve once', 'd\r'],
-        ['reason', 'use the fixture\r'],
-        ['[o] approve once', 'o\r'],
-      ],
-    );
-    expect(r.code, r.screen).toBe(0);
-    const log = logOf(s.stateDir);
-    expect(log.find((e) => e.type === 'approval.denied')!.data).toMatchObject({
-      channel: 'terminal',
-      reason: 'use the fixture',
-    });
-    const observations = log.filter((e) => e.type === 'tool.observation');
-    expect(observations[0]!.data.outcome).toBe('denied');
-    expect(String(observations[0]!.data.content)).toContain('use the fixture');
-    expect(log.find((e) => e.type === 'approval.granted')!.data).toMatchObject({ channel: 'terminal', scope: 'once' });
-    expect(observations[1]!.data.outcome).toBe('ok');
-  });
+  it(
+    'deny with a reason: the reason reaches the model; ' + '"approve once" asks again for the next identical call',
+    async () => {
+      const s = setup();
+      const r = await onTerminal(
+        ['run', 'x', '--repo', s.repo, '--model', `scripted:${s.script}`, '--state-dir', s.stateDir],
+        [
+          ['[o] approve once', 'd\r'],
+          ['reason', 'use the fixture\r'],
+          ['[o] approve once', 'o\r'],
+        ],
+      );
+      expect(r.code, r.screen).toBe(0);
+      const log = logOf(s.stateDir);
+      expect(log.find((e) => e.type === 'approval.denied')!.data).toMatchObject({
+        channel: 'terminal',
+        reason: 'use the fixture',
+      });
+      const observations = log.filter((e) => e.type === 'tool.observation');
+      expect(observations[0]!.data.outcome).toBe('denied');
+      expect(String(observations[0]!.data.content)).toContain('use the fixture');
+      expect(log.find((e) => e.type === 'approval.granted')!.data).toMatchObject({
+        channel: 'terminal',
+        scope: 'once',
+      });
+      expect(observations[1]!.data.outcome).toBe('ok');
+    },
+  );
 });

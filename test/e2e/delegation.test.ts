@@ -85,96 +85,104 @@ const observations = (events: Event[]) =>
     .map((e) => e.data as { callId: string; outcome: string; content: string; tool: string });
 
 describe('sub-agents (real CLI, real sandboxes)', () => {
-  it('four children in parallel each fix a different file; the parent applies their changes through its own pipeline; the lineage in the logs matches', () => {
-    const files = Object.fromEntries(['a', 'b', 'c', 'd'].map((n) => [`src/${n}.js`, `export const ${n} = 1;\n`]));
-    const dir = repo(files);
-    const names = ['a', 'b', 'c', 'd'];
-    const script = {
-      turns: [
-        {
-          text: 'One sub-agent per file.',
-          toolCalls: names.map((n) =>
-            handoff(`set ${n} to 2 in src/${n}.js`, ['read_file', 'edit_file'], [`src/${n}.js`]),
-          ),
-        },
-        { toolCalls: [{ name: 'bash', input: { command: 'cat src/*.js' } }] },
-        { final: 'All four files now hold 2 (obs-13).' },
-      ],
-      children: names.map((n) => ({
+  it(
+    'four children in parallel each fix a different file; the parent applies their changes through its own ' +
+      'pipeline; the lineage in the logs matches',
+    () => {
+      const files = Object.fromEntries(['a', 'b', 'c', 'd'].map((n) => [`src/${n}.js`, `export const ${n} = 1;\n`]));
+      const dir = repo(files);
+      const names = ['a', 'b', 'c', 'd'];
+      const script = {
         turns: [
-          { toolCalls: [{ name: 'read_file', input: { path: `src/${n}.js` } }] },
           {
-            toolCalls: [
-              { name: 'edit_file', input: { path: `src/${n}.js`, oldText: `${n} = 1`, newText: `${n} = 2` } },
-            ],
+            text: 'One sub-agent per file.',
+            toolCalls: names.map((n) =>
+              handoff(`set ${n} to 2 in src/${n}.js`, ['read_file', 'edit_file'], [`src/${n}.js`]),
+            ),
           },
-          { final: `${n} is 2 (obs-2)` },
+          { toolCalls: [{ name: 'bash', input: { command: 'cat src/*.js' } }] },
+          { final: 'All four files now hold 2 (obs-13).' },
         ],
-      })),
-    };
-    const { r, parent, logOf, rootId, stateDir, runs, why } = run(dir, script);
-    expect(r.status, why).toBe(0);
-    const spawned = parent.filter((e) => e.type === 'agent.spawned');
-    const completed = parent.filter((e) => e.type === 'agent.completed');
-    expect(spawned).toHaveLength(4);
-    expect(completed).toHaveLength(4);
-    // All four were started before the first one finished: they ran side by side.
-    expect(parent.indexOf(spawned[3]!)).toBeLessThan(parent.indexOf(completed[0]!));
-    expect(runs).toHaveLength(5);
-    for (const s of spawned) {
-      const d = s.data as {
-        childRunId: string;
-        tools: string[];
-        paths: string[];
-        handoffSha256: string;
-        depth: number;
+        children: names.map((n) => ({
+          turns: [
+            { toolCalls: [{ name: 'read_file', input: { path: `src/${n}.js` } }] },
+            {
+              toolCalls: [
+                { name: 'edit_file', input: { path: `src/${n}.js`, oldText: `${n} = 1`, newText: `${n} = 2` } },
+              ],
+            },
+            { final: `${n} is 2 (obs-2)` },
+          ],
+        })),
       };
-      const child = logOf(d.childRunId);
-      expect(child.every((e) => e.parentRunId === rootId)).toBe(true);
-      expect(child[0]).toMatchObject({ type: 'run.started', data: { surface: ['read_file', 'edit_file'] } });
-      expect(child.find((e) => e.type === 'agent.spawned')!.data).toMatchObject({
-        handoffSha256: d.handoffSha256,
-        parentRunId: rootId,
-        depth: 1,
+      const { r, parent, logOf, rootId, stateDir, runs, why } = run(dir, script);
+      expect(r.status, why).toBe(0);
+      const spawned = parent.filter((e) => e.type === 'agent.spawned');
+      const completed = parent.filter((e) => e.type === 'agent.completed');
+      expect(spawned).toHaveLength(4);
+      expect(completed).toHaveLength(4);
+      // All four were started before the first one finished: they ran side by side.
+      expect(parent.indexOf(spawned[3]!)).toBeLessThan(parent.indexOf(completed[0]!));
+      expect(runs).toHaveLength(5);
+      for (const s of spawned) {
+        const d = s.data as {
+          childRunId: string;
+          tools: string[];
+          paths: string[];
+          handoffSha256: string;
+          depth: number;
+        };
+        const child = logOf(d.childRunId);
+        expect(child.every((e) => e.parentRunId === rootId)).toBe(true);
+        expect(child[0]).toMatchObject({ type: 'run.started', data: { surface: ['read_file', 'edit_file'] } });
+        expect(child.find((e) => e.type === 'agent.spawned')!.data).toMatchObject({
+          handoffSha256: d.handoffSha256,
+          parentRunId: rootId,
+          depth: 1,
+        });
+        expect(child.find((e) => e.type === 'agent.completed')!.data).toMatchObject({
+          status: 'final',
+          filesChanged: d.paths,
+        });
+        expect(child.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final' } });
+        expect(verifyLog(path.join(stateDir, 'runs', d.childRunId, 'events.jsonl')).ok).toBe(true);
+      }
+      // The changes reached the parent's workspace only as the parent's own write_file calls.
+      const writes = parent.filter((e) => e.type === 'tool.intent' && e.data.tool === 'write_file');
+      expect(writes.map((e) => (e.data.input as { path: string }).path).sort()).toEqual(
+        names.map((n) => `src/${n}.js`),
+      );
+      expect(parent.at(-1)).toMatchObject({
+        type: 'run.completed',
+        data: { status: 'final', filesChanged: names.map((n) => `src/${n}.js`) },
       });
-      expect(child.find((e) => e.type === 'agent.completed')!.data).toMatchObject({
-        status: 'final',
-        filesChanged: d.paths,
-      });
-      expect(child.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final' } });
-      expect(verifyLog(path.join(stateDir, 'runs', d.childRunId, 'events.jsonl')).ok).toBe(true);
-    }
-    // The changes reached the parent's workspace only as the parent's own write_file calls.
-    const writes = parent.filter((e) => e.type === 'tool.intent' && e.data.tool === 'write_file');
-    expect(writes.map((e) => (e.data.input as { path: string }).path).sort()).toEqual(names.map((n) => `src/${n}.js`));
-    expect(parent.at(-1)).toMatchObject({
-      type: 'run.completed',
-      data: { status: 'final', filesChanged: names.map((n) => `src/${n}.js`) },
-    });
-    expect(String(observations(parent).at(-1)!.content)).toContain('export const d = 2;');
+      expect(String(observations(parent).at(-1)!.content)).toContain('export const d = 2;');
 
-    // The whole tree, rebuilt from the logs alone, agrees with what happened.
-    const tree = spawnSync(process.execPath, [cli, 'show', rootId, '--tree', '--json', '--state-dir', stateDir], {
-      encoding: 'utf8',
-    });
-    expect(tree.status, tree.stderr).toBe(0);
-    type Node = {
-      runId: string;
-      status: string;
-      depth: number;
-      problems: string[];
-      children: Node[];
-      actions: Array<{ tool: string; authorisedBy: string }>;
-    };
-    const rootNode = JSON.parse(tree.stdout) as Node;
-    expect(rootNode).toMatchObject({ runId: rootId, status: 'final', depth: 0, problems: [] });
-    expect(rootNode.children.map((c) => c.runId).sort()).toEqual(spawned.map((e) => String(e.data.childRunId)).sort());
-    for (const c of rootNode.children) {
-      expect(c).toMatchObject({ status: 'final', depth: 1, problems: [], children: [] });
-      expect(c.actions.map((a) => a.tool)).toEqual(['read_file', 'edit_file']);
-      expect(c.actions[1]!.authorisedBy).toBe('mode:sandboxed-auto');
-    }
-  });
+      // The whole tree, rebuilt from the logs alone, agrees with what happened.
+      const tree = spawnSync(process.execPath, [cli, 'show', rootId, '--tree', '--json', '--state-dir', stateDir], {
+        encoding: 'utf8',
+      });
+      expect(tree.status, tree.stderr).toBe(0);
+      type Node = {
+        runId: string;
+        status: string;
+        depth: number;
+        problems: string[];
+        children: Node[];
+        actions: Array<{ tool: string; authorisedBy: string }>;
+      };
+      const rootNode = JSON.parse(tree.stdout) as Node;
+      expect(rootNode).toMatchObject({ runId: rootId, status: 'final', depth: 0, problems: [] });
+      expect(rootNode.children.map((c) => c.runId).sort()).toEqual(
+        spawned.map((e) => String(e.data.childRunId)).sort(),
+      );
+      for (const c of rootNode.children) {
+        expect(c).toMatchObject({ status: 'final', depth: 1, problems: [], children: [] });
+        expect(c.actions.map((a) => a.tool)).toEqual(['read_file', 'edit_file']);
+        expect(c.actions[1]!.authorisedBy).toBe('mode:sandboxed-auto');
+      }
+    },
+  );
 
   it('a handoff cannot widen anything: extra fields, tools, budget, paths and depth are refused', () => {
     const dir = repo({ 'src/a.js': 'export const a = 1;\n', 'src/b.js': 'export const b = 1;\n' });
@@ -275,175 +283,190 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
     expect(third).toEqual([expect.objectContaining({ code: 'budget_exceeds_parent' })]);
   });
 
-  it("inside, a child cannot use other tools, touch other paths, outlive its budget, or read the parent's transcript; changes outside its paths are withheld", () => {
-    const dir = repo({ 'src/a.js': 'export const a = 1;\n', 'src/b.js': 'export const b = 1;\n' });
-    // First run only learns the ref of an artifact the parent's transcript holds (content-addressed).
-    const big = { toolCalls: [{ name: 'bash', input: { command: 'seq 1 20000' } }] };
-    const probe = run(dir, { turns: [big, { final: 'x' }] });
-    const ref = String(observations(probe.parent)[0]!.content.match(/art-[0-9a-f]{16}/)![0]);
-    const script = {
-      turns: [
-        big,
-        {
-          toolCalls: [
-            handoff('work on a', ['read_file', 'read_artifact', 'bash'], ['src/a.js'], {
-              budget: { ...budget, turns: 6, toolCalls: 6 },
-            }),
-          ],
-        },
-        { final: 'done' },
-      ],
-      children: [
-        {
-          turns: [
-            { toolCalls: [{ name: 'edit_file', input: { path: 'src/a.js', oldText: 'a = 1', newText: 'a = 3' } }] },
-            { toolCalls: [{ name: 'read_file', input: { path: 'src/b.js' } }] },
-            { toolCalls: [{ name: 'read_artifact', input: { ref } }] },
-            {
-              toolCalls: [
-                { name: 'read_file', input: { path: path.join(probe.stateDir, 'runs', probe.rootId, 'events.jsonl') } },
-              ],
-            },
-            {
-              toolCalls: [
-                {
-                  name: 'bash',
-                  input: { command: "sed -i 's/b = 1/b = 9/' src/b.js && sed -i 's/a = 1/a = 4/' src/a.js" },
-                },
-              ],
-            },
-            { toolCalls: [{ name: 'read_file', input: { path: 'src/a.js' } }] },
-            { final: 'never reached: the budget is 6 turns' },
-          ],
-        },
-      ],
-    };
-    const { parent, logOf } = run(dir, script);
-    const childId = String(parent.find((e) => e.type === 'agent.spawned')!.data.childRunId);
-    const child = observations(logOf(childId));
-    expect(child.map((o) => o.outcome)).toEqual(['rejected', 'denied', 'failed', 'rejected', 'ok', 'ok']);
-    expect(child[0]!.content).toContain('not available in this run');
-    expect(child[1]!.content).toContain("outside this sub-agent's paths");
-    expect(child[2]!.content).toContain(ref);
-    // The parent's log file on the host: outside the workspace, refused at validation before any policy.
-    expect(child[3]!.content).toContain('outside the workspace');
-    const completed = parent.find((e) => e.type === 'agent.completed')!.data;
-    expect(completed).toMatchObject({ status: 'partial', stopReason: 'max_turns', withheld: ['src/b.js'] });
-    // What the child was refused is part of the lineage, in both logs.
-    expect(completed.denied).toEqual(['read_file: denied by handoff:paths']);
-    expect(logOf(childId).find((e) => e.type === 'agent.completed')!.data.denied).toEqual(completed.denied);
-    const delegateObs = observations(parent).find((o) => o.tool === 'delegate')!;
-    expect(delegateObs.outcome).toBe('failed');
-    expect(delegateObs.content).toContain('sub_agent_partial');
-    expect(delegateObs.content).toContain('withheld (outside its paths, not applied): src/b.js');
-    // src/a.js (inside its paths) came back through the parent's write path; src/b.js did not.
-    expect(parent.at(-1)!.data).toMatchObject({ status: 'final', filesChanged: ['src/a.js'] });
-  });
+  it(
+    "inside, a child cannot use other tools, touch other paths, outlive its budget, or read the parent's " +
+      'transcript; changes outside its paths are withheld',
+    () => {
+      const dir = repo({ 'src/a.js': 'export const a = 1;\n', 'src/b.js': 'export const b = 1;\n' });
+      // First run only learns the ref of an artifact the parent's transcript holds (content-addressed).
+      const big = { toolCalls: [{ name: 'bash', input: { command: 'seq 1 20000' } }] };
+      const probe = run(dir, { turns: [big, { final: 'x' }] });
+      const ref = String(observations(probe.parent)[0]!.content.match(/art-[0-9a-f]{16}/)![0]);
+      const script = {
+        turns: [
+          big,
+          {
+            toolCalls: [
+              handoff('work on a', ['read_file', 'read_artifact', 'bash'], ['src/a.js'], {
+                budget: { ...budget, turns: 6, toolCalls: 6 },
+              }),
+            ],
+          },
+          { final: 'done' },
+        ],
+        children: [
+          {
+            turns: [
+              { toolCalls: [{ name: 'edit_file', input: { path: 'src/a.js', oldText: 'a = 1', newText: 'a = 3' } }] },
+              { toolCalls: [{ name: 'read_file', input: { path: 'src/b.js' } }] },
+              { toolCalls: [{ name: 'read_artifact', input: { ref } }] },
+              {
+                toolCalls: [
+                  {
+                    name: 'read_file',
+                    input: { path: path.join(probe.stateDir, 'runs', probe.rootId, 'events.jsonl') },
+                  },
+                ],
+              },
+              {
+                toolCalls: [
+                  {
+                    name: 'bash',
+                    input: { command: "sed -i 's/b = 1/b = 9/' src/b.js && sed -i 's/a = 1/a = 4/' src/a.js" },
+                  },
+                ],
+              },
+              { toolCalls: [{ name: 'read_file', input: { path: 'src/a.js' } }] },
+              { final: 'never reached: the budget is 6 turns' },
+            ],
+          },
+        ],
+      };
+      const { parent, logOf } = run(dir, script);
+      const childId = String(parent.find((e) => e.type === 'agent.spawned')!.data.childRunId);
+      const child = observations(logOf(childId));
+      expect(child.map((o) => o.outcome)).toEqual(['rejected', 'denied', 'failed', 'rejected', 'ok', 'ok']);
+      expect(child[0]!.content).toContain('not available in this run');
+      expect(child[1]!.content).toContain("outside this sub-agent's paths");
+      expect(child[2]!.content).toContain(ref);
+      // The parent's log file on the host: outside the workspace, refused at validation before any policy.
+      expect(child[3]!.content).toContain('outside the workspace');
+      const completed = parent.find((e) => e.type === 'agent.completed')!.data;
+      expect(completed).toMatchObject({ status: 'partial', stopReason: 'max_turns', withheld: ['src/b.js'] });
+      // What the child was refused is part of the lineage, in both logs.
+      expect(completed.denied).toEqual(['read_file: denied by handoff:paths']);
+      expect(logOf(childId).find((e) => e.type === 'agent.completed')!.data.denied).toEqual(completed.denied);
+      const delegateObs = observations(parent).find((o) => o.tool === 'delegate')!;
+      expect(delegateObs.outcome).toBe('failed');
+      expect(delegateObs.content).toContain('sub_agent_partial');
+      expect(delegateObs.content).toContain('withheld (outside its paths, not applied): src/b.js');
+      // src/a.js (inside its paths) came back through the parent's write path; src/b.js did not.
+      expect(parent.at(-1)!.data).toMatchObject({ status: 'final', filesChanged: ['src/a.js'] });
+    },
+  );
 
-  it("a child's ask in a headless run pauses the tree; approving it and resuming finishes the tree, each action once", () => {
-    const dir = repo({
-      'README.md': '# x\n',
-      '.gatehouse/policy.json': JSON.stringify({ mode: 'sandboxed-auto', ask: ['bash(echo ran*)'] }),
-    });
-    const script = {
-      turns: [
-        { toolCalls: [handoff('record a run', ['bash'], ['**'])] },
-        { final: 'The sub-agent recorded the run (obs-3).' },
-      ],
-      children: [
-        {
-          turns: [
-            { toolCalls: [{ name: 'bash', input: { command: 'echo ran >> ran.log' } }] },
-            { final: 'appended (obs-1)' },
-          ],
-        },
-      ],
-    };
-    const first = run(dir, script);
-    expect(first.r.status, first.why).toBe(3);
-    const cli2 = (args: string[]) =>
-      spawnSync(process.execPath, [cli, ...args, '--state-dir', first.stateDir], {
-        encoding: 'utf8',
-        timeout: 180_000,
-        env: { ...process.env, CI: 'true' },
-        input: '',
+  it(
+    "a child's ask in a headless run pauses the tree; approving it and resuming finishes the tree, each " +
+      'action once',
+    () => {
+      const dir = repo({
+        'README.md': '# x\n',
+        '.gatehouse/policy.json': JSON.stringify({ mode: 'sandboxed-auto', ask: ['bash(echo ran*)'] }),
       });
-    const childId = String(first.parent.find((e) => e.type === 'agent.spawned')!.data.childRunId);
-    expect(first.parent.at(-1)).toMatchObject({ type: 'run.paused' });
-    expect(first.logOf(childId).at(-1)).toMatchObject({ type: 'run.paused' });
-    // The child's request is the tree's: listed under the parent, labelled with the lineage.
-    const pending = cli2(['approvals', first.rootId, '--json'])
-      .stdout.trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { runId: string; requestId: string; lineage: string[] });
-    expect(pending).toHaveLength(1);
-    expect(pending[0]).toMatchObject({ runId: childId, lineage: [first.rootId, childId] });
-    expect(cli2(['approve', first.rootId, pending[0]!.requestId]).status).toBe(0);
-    const resumed = cli2(['resume', first.rootId, '--json']);
-    expect(resumed.status, resumed.stderr).toBe(0);
-    const parent = first.logOf(first.rootId);
-    const child = first.logOf(childId);
-    expect(child.filter((e) => e.type === 'tool.execution.started')).toHaveLength(1);
-    expect(child.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final' } });
-    expect(parent.filter((e) => e.type === 'agent.completed')).toHaveLength(1);
-    expect(parent.find((e) => e.type === 'agent.completed')!.data).toMatchObject({
-      status: 'final',
-      filesChanged: ['ran.log'],
-    });
-    expect(parent.filter((e) => e.type === 'tool.intent' && e.data.tool === 'write_file')).toHaveLength(1);
-    expect(parent.at(-1)).toMatchObject({
-      type: 'run.completed',
-      data: { status: 'final', filesChanged: ['ran.log'] },
-    });
-  });
+      const script = {
+        turns: [
+          { toolCalls: [handoff('record a run', ['bash'], ['**'])] },
+          { final: 'The sub-agent recorded the run (obs-3).' },
+        ],
+        children: [
+          {
+            turns: [
+              { toolCalls: [{ name: 'bash', input: { command: 'echo ran >> ran.log' } }] },
+              { final: 'appended (obs-1)' },
+            ],
+          },
+        ],
+      };
+      const first = run(dir, script);
+      expect(first.r.status, first.why).toBe(3);
+      const cli2 = (args: string[]) =>
+        spawnSync(process.execPath, [cli, ...args, '--state-dir', first.stateDir], {
+          encoding: 'utf8',
+          timeout: 180_000,
+          env: { ...process.env, CI: 'true' },
+          input: '',
+        });
+      const childId = String(first.parent.find((e) => e.type === 'agent.spawned')!.data.childRunId);
+      expect(first.parent.at(-1)).toMatchObject({ type: 'run.paused' });
+      expect(first.logOf(childId).at(-1)).toMatchObject({ type: 'run.paused' });
+      // The child's request is the tree's: listed under the parent, labelled with the lineage.
+      const pending = cli2(['approvals', first.rootId, '--json'])
+        .stdout.trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { runId: string; requestId: string; lineage: string[] });
+      expect(pending).toHaveLength(1);
+      expect(pending[0]).toMatchObject({ runId: childId, lineage: [first.rootId, childId] });
+      expect(cli2(['approve', first.rootId, pending[0]!.requestId]).status).toBe(0);
+      const resumed = cli2(['resume', first.rootId, '--json']);
+      expect(resumed.status, resumed.stderr).toBe(0);
+      const parent = first.logOf(first.rootId);
+      const child = first.logOf(childId);
+      expect(child.filter((e) => e.type === 'tool.execution.started')).toHaveLength(1);
+      expect(child.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final' } });
+      expect(parent.filter((e) => e.type === 'agent.completed')).toHaveLength(1);
+      expect(parent.find((e) => e.type === 'agent.completed')!.data).toMatchObject({
+        status: 'final',
+        filesChanged: ['ran.log'],
+      });
+      expect(parent.filter((e) => e.type === 'tool.intent' && e.data.tool === 'write_file')).toHaveLength(1);
+      expect(parent.at(-1)).toMatchObject({
+        type: 'run.completed',
+        data: { status: 'final', filesChanged: ['ran.log'] },
+      });
+    },
+  );
 
-  it("applying a child's change can itself ask: the tree pauses, and resume applies it once without re-running the child", () => {
-    const dir = repo({ 'src/a.js': 'export const a = 1;\n' });
-    const policyFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-pol-')), 'policy.json');
-    writeFileSync(policyFile, JSON.stringify({ ask: ['write_file(src/**)'] }));
-    const script = {
-      turns: [
-        { toolCalls: [handoff('set a to 2', ['read_file', 'edit_file'], ['src/a.js'])] },
-        { final: 'a is 2 (obs-3)' },
-      ],
-      children: [
-        {
-          turns: [
-            { toolCalls: [{ name: 'read_file', input: { path: 'src/a.js' } }] },
-            { toolCalls: [{ name: 'edit_file', input: { path: 'src/a.js', oldText: 'a = 1', newText: 'a = 2' } }] },
-            { final: 'done (obs-2)' },
-          ],
-        },
-      ],
-    };
-    const first = run(dir, script, ['--policy', policyFile]);
-    expect(first.r.status, first.why).toBe(3);
-    const cli2 = (args: string[]) =>
-      spawnSync(process.execPath, [cli, ...args, '--state-dir', first.stateDir], {
-        encoding: 'utf8',
-        timeout: 180_000,
-        env: { ...process.env, CI: 'true' },
-        input: '',
+  it(
+    "applying a child's change can itself ask: the tree pauses, and resume applies it once without re-running " +
+      'the child',
+    () => {
+      const dir = repo({ 'src/a.js': 'export const a = 1;\n' });
+      const policyFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-pol-')), 'policy.json');
+      writeFileSync(policyFile, JSON.stringify({ ask: ['write_file(src/**)'] }));
+      const script = {
+        turns: [
+          { toolCalls: [handoff('set a to 2', ['read_file', 'edit_file'], ['src/a.js'])] },
+          { final: 'a is 2 (obs-3)' },
+        ],
+        children: [
+          {
+            turns: [
+              { toolCalls: [{ name: 'read_file', input: { path: 'src/a.js' } }] },
+              { toolCalls: [{ name: 'edit_file', input: { path: 'src/a.js', oldText: 'a = 1', newText: 'a = 2' } }] },
+              { final: 'done (obs-2)' },
+            ],
+          },
+        ],
+      };
+      const first = run(dir, script, ['--policy', policyFile]);
+      expect(first.r.status, first.why).toBe(3);
+      const cli2 = (args: string[]) =>
+        spawnSync(process.execPath, [cli, ...args, '--state-dir', first.stateDir], {
+          encoding: 'utf8',
+          timeout: 180_000,
+          env: { ...process.env, CI: 'true' },
+          input: '',
+        });
+      const requested = first.parent.find((e) => e.type === 'approval.requested')!;
+      expect(requested.data).toMatchObject({ tool: 'write_file', rule: 'ask[0] write_file(src/**)' });
+      expect(cli2(['approve', first.rootId, String(requested.data.requestId)]).status).toBe(0);
+      const resumed = cli2(['resume', first.rootId, '--json']);
+      expect(resumed.status, resumed.stderr).toBe(0);
+      const parent = first.logOf(first.rootId);
+      const childId = String(parent.find((e) => e.type === 'agent.spawned')!.data.childRunId);
+      // The child ran once; its change was written once, by the parent, with the person's grant.
+      expect(first.logOf(childId).filter((e) => e.type === 'run.started')).toHaveLength(1);
+      expect(first.logOf(childId).filter((e) => e.type === 'tool.execution.started')).toHaveLength(2);
+      const writes = parent.filter((e) => e.type === 'tool.execution.started' && e.data.primitive === 'write_file');
+      expect(writes).toHaveLength(1);
+      expect(writes[0]!.data.approvalId).toBe(parent.find((e) => e.type === 'approval.granted')!.id);
+      expect(parent.filter((e) => e.type === 'agent.completed')).toHaveLength(1);
+      expect(parent.at(-1)).toMatchObject({
+        type: 'run.completed',
+        data: { status: 'final', filesChanged: ['src/a.js'] },
       });
-    const requested = first.parent.find((e) => e.type === 'approval.requested')!;
-    expect(requested.data).toMatchObject({ tool: 'write_file', rule: 'ask[0] write_file(src/**)' });
-    expect(cli2(['approve', first.rootId, String(requested.data.requestId)]).status).toBe(0);
-    const resumed = cli2(['resume', first.rootId, '--json']);
-    expect(resumed.status, resumed.stderr).toBe(0);
-    const parent = first.logOf(first.rootId);
-    const childId = String(parent.find((e) => e.type === 'agent.spawned')!.data.childRunId);
-    // The child ran once; its change was written once, by the parent, with the person's grant.
-    expect(first.logOf(childId).filter((e) => e.type === 'run.started')).toHaveLength(1);
-    expect(first.logOf(childId).filter((e) => e.type === 'tool.execution.started')).toHaveLength(2);
-    const writes = parent.filter((e) => e.type === 'tool.execution.started' && e.data.primitive === 'write_file');
-    expect(writes).toHaveLength(1);
-    expect(writes[0]!.data.approvalId).toBe(parent.find((e) => e.type === 'approval.granted')!.id);
-    expect(parent.filter((e) => e.type === 'agent.completed')).toHaveLength(1);
-    expect(parent.at(-1)).toMatchObject({
-      type: 'run.completed',
-      data: { status: 'final', filesChanged: ['src/a.js'] },
-    });
-  });
+    },
+  );
 
   it('cancelling the parent stops every child and leaves no container behind', async () => {
     const dir = repo({ 'src/a.js': 'x\n' });

@@ -49,7 +49,8 @@ describe('sandbox hardening, read back from Docker and from inside', () => {
     // The daemon's set, read from its /proc status (world-readable; its memory and environment are not).
     const daemon = await sh(
       sandbox,
-      'for p in /proc/[0-9]*; do grep -qa agent.mjs $p/cmdline 2>/dev/null && grep -E "^(CapEff|NoNewPrivs)" $p/status; done',
+      'for p in /proc/[0-9]*; do grep -qa agent.mjs $p/cmdline 2>/dev/null && grep -E "^(CapEff|NoNewPrivs)" ' +
+        '$p/status; done',
     );
     // CHOWN(0) DAC_OVERRIDE(1) FOWNER(3) KILL(5) SETGID(6) SETUID(7) = 0xeb
     expect(daemon).toMatch(/CapEff:\s+00000000000000eb/);

@@ -86,19 +86,22 @@ describe('large files in the workspace (real CLI, real sandbox)', () => {
     }
   }, 600_000);
 
-  it('over a configured limit: the file is listed with its size, everything else is applied, the run stays final', () => {
-    const dir = repo();
-    const out = runWith(dir, 'head -c 2000000 /dev/zero > big.bin', { GATEHOUSE_MAX_FILE_BYTES: '1000000' });
-    expect(out.completed, out.r.stderr).toMatchObject({
-      type: 'run.completed',
-      data: {
-        status: 'final',
-        applied: true,
-        skipped: [{ path: 'big.bin', size: 2000000, reason: 'larger than 1000000 bytes' }],
-      },
-    });
-    expect(readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('after\n');
-    expect(() => statSync(path.join(dir, 'big.bin'))).toThrow();
-    out.cleanup();
-  });
+  it(
+    'over a configured limit: the file is listed with its size, ' + 'everything else is applied, the run stays final',
+    () => {
+      const dir = repo();
+      const out = runWith(dir, 'head -c 2000000 /dev/zero > big.bin', { GATEHOUSE_MAX_FILE_BYTES: '1000000' });
+      expect(out.completed, out.r.stderr).toMatchObject({
+        type: 'run.completed',
+        data: {
+          status: 'final',
+          applied: true,
+          skipped: [{ path: 'big.bin', size: 2000000, reason: 'larger than 1000000 bytes' }],
+        },
+      });
+      expect(readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('after\n');
+      expect(() => statSync(path.join(dir, 'big.bin'))).toThrow();
+      out.cleanup();
+    },
+  );
 });

@@ -57,24 +57,28 @@ describe('sandbox lifecycle', () => {
     }
   });
 
-  it('does not call a live sandbox lost because the orchestrator itself was stalled (a slow fsync, a long sync step)', async () => {
-    const sandbox = await driver.createSandbox({ runId: 'run_stalled' });
-    let lost: string | undefined;
-    sandbox.onLost((e) => (lost = e.reason));
-    try {
-      // Block this process longer than the loss threshold: heartbeats keep arriving, but sit unread
-      // in the socket, and timers run before I/O when the loop wakes up.
-      const until = Date.now() + driver.lostAfterMs + 1000;
-      while (Date.now() < until) {
-        /* stalled */
+  it(
+    'does not call a live sandbox lost because the orchestrator itself was stalled (a slow fsync, a long ' +
+      'sync step)',
+    async () => {
+      const sandbox = await driver.createSandbox({ runId: 'run_stalled' });
+      let lost: string | undefined;
+      sandbox.onLost((e) => (lost = e.reason));
+      try {
+        // Block this process longer than the loss threshold: heartbeats keep arriving, but sit unread
+        // in the socket, and timers run before I/O when the loop wakes up.
+        const until = Date.now() + driver.lostAfterMs + 1000;
+        while (Date.now() < until) {
+          /* stalled */
+        }
+        await new Promise((r) => setTimeout(r, 3 * driver.heartbeatMs));
+        expect(lost).toBeUndefined();
+        expect((await run(sandbox, 'exec', { command: 'echo alive' })).output).toContain('alive');
+      } finally {
+        await sandbox.destroy();
       }
-      await new Promise((r) => setTimeout(r, 3 * driver.heartbeatMs));
-      expect(lost).toBeUndefined();
-      expect((await run(sandbox, 'exec', { command: 'echo alive' })).output).toContain('alive');
-    } finally {
-      await sandbox.destroy();
-    }
-  });
+    },
+  );
 
   it('does not call a sandbox it destroyed itself lost, and removes its container, network and volumes', async () => {
     const sandbox = await driver.createSandbox({ runId: 'run_destroyed', repoDir: makeRepo() });

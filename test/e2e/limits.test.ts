@@ -166,76 +166,81 @@ describe('sandbox limits', () => {
   });
 
   describe('output floods', () => {
-    it('keeps head and tail of a 200 MB flood, counts every byte, caps the stream, and the daemon does not grow', async () => {
-      const first = await heartbeats.after(Date.now());
-      // The heartbeat's pid is the daemon's in the sandbox's pid namespace.
-      expect(await sh(sandbox, `tr '\\0' ' ' < /proc/${first.pid}/cmdline`)).toContain('/opt/gatehouse/agent.mjs');
-      const start = Date.now();
+    it(
+      'keeps head and tail of a 200 MB flood, counts every byte, ' + 'caps the stream, and the daemon does not grow',
+      async () => {
+        const first = await heartbeats.after(Date.now());
+        // The heartbeat's pid is the daemon's in the sandbox's pid namespace.
+        expect(await sh(sandbox, `tr '\\0' ' ' < /proc/${first.pid}/cmdline`)).toContain('/opt/gatehouse/agent.mjs');
+        const start = Date.now();
 
-      // 1. A bounded 200 MB flood: finishes on its own.
-      let streamed = 0;
-      let chunks = 0;
-      const yes = await run(
-        sandbox,
-        'exec',
-        { command: 'yes gatehouse | head -c 200000000' },
-        {
-          timeoutMs: 50_000,
-          outputCap: OUTPUT_CAP,
-          onOutput: (c) => {
-            streamed += Buffer.byteLength(c.data);
-            chunks++;
+        // 1. A bounded 200 MB flood: finishes on its own.
+        let streamed = 0;
+        let chunks = 0;
+        const yes = await run(
+          sandbox,
+          'exec',
+          { command: 'yes gatehouse | head -c 200000000' },
+          {
+            timeoutMs: 50_000,
+            outputCap: OUTPUT_CAP,
+            onOutput: (c) => {
+              streamed += Buffer.byteLength(c.data);
+              chunks++;
+            },
           },
-        },
-      );
-      expect(yes.status).toBe('ok');
-      expect(yes.truncated).toBe(true);
-      expect(yes.bytes).toBeGreaterThanOrEqual(200_000_000);
-      const m = MARKER.exec(yes.output);
-      expect(m).not.toBeNull();
-      expect(Buffer.byteLength(yes.output)).toBeLessThanOrEqual(OUTPUT_CAP + Buffer.byteLength(m![0]));
-      const [head = '', tail = ''] = yes.output.split(m![0]);
-      expect(Number(m![1])).toBe(yes.bytes - Buffer.byteLength(head) - Buffer.byteLength(tail));
-      expect(head.startsWith('gatehouse\ngatehouse\n')).toBe(true);
-      expect(tail.endsWith('gatehouse\ngatehouse\n')).toBe(true);
-      expect(Buffer.byteLength(head)).toBe(OUTPUT_CAP / 2);
-      expect(Buffer.byteLength(tail)).toBe(OUTPUT_CAP / 2);
-      // Streaming stops at the stream cap (chunks already in flight when it was reached excepted).
-      expect(streamed).toBeGreaterThan(0);
-      expect(streamed).toBeLessThanOrEqual(STREAM_CAP + OUTPUT_CAP);
+        );
+        expect(yes.status).toBe('ok');
+        expect(yes.truncated).toBe(true);
+        expect(yes.bytes).toBeGreaterThanOrEqual(200_000_000);
+        const m = MARKER.exec(yes.output);
+        expect(m).not.toBeNull();
+        expect(Buffer.byteLength(yes.output)).toBeLessThanOrEqual(OUTPUT_CAP + Buffer.byteLength(m![0]));
+        const [head = '', tail = ''] = yes.output.split(m![0]);
+        expect(Number(m![1])).toBe(yes.bytes - Buffer.byteLength(head) - Buffer.byteLength(tail));
+        expect(head.startsWith('gatehouse\ngatehouse\n')).toBe(true);
+        expect(tail.endsWith('gatehouse\ngatehouse\n')).toBe(true);
+        expect(Buffer.byteLength(head)).toBe(OUTPUT_CAP / 2);
+        expect(Buffer.byteLength(tail)).toBe(OUTPUT_CAP / 2);
+        // Streaming stops at the stream cap (chunks already in flight when it was reached excepted).
+        expect(streamed).toBeGreaterThan(0);
+        expect(streamed).toBeLessThanOrEqual(STREAM_CAP + OUTPUT_CAP);
 
-      // 2. An endless flood, ended by the timeout.
-      let streamed2 = 0;
-      const rnd = await run(
-        sandbox,
-        'exec',
-        { command: 'cat /dev/urandom | base64' },
-        { timeoutMs: 2_000, outputCap: OUTPUT_CAP, onOutput: (c) => (streamed2 += Buffer.byteLength(c.data)) },
-      );
-      expect(rnd.status).toBe('timeout');
-      expect(rnd.truncated).toBe(true);
-      expect(rnd.bytes).toBeGreaterThan(OUTPUT_CAP);
-      const m2 = MARKER.exec(rnd.output);
-      expect(m2).not.toBeNull();
-      expect(Buffer.byteLength(rnd.output)).toBeLessThanOrEqual(OUTPUT_CAP + Buffer.byteLength(m2![0]));
-      const [head2 = '', tail2 = ''] = rnd.output.split(m2![0]);
-      expect(head2).toMatch(/^[A-Za-z0-9+/\n]+$/);
-      expect(tail2).toMatch(/^[A-Za-z0-9+/\n]+$/);
-      expect(Number(m2![1])).toBe(rnd.bytes - Buffer.byteLength(head2) - Buffer.byteLength(tail2));
-      expect(streamed2).toBeLessThanOrEqual(STREAM_CAP + OUTPUT_CAP);
+        // 2. An endless flood, ended by the timeout.
+        let streamed2 = 0;
+        const rnd = await run(
+          sandbox,
+          'exec',
+          { command: 'cat /dev/urandom | base64' },
+          { timeoutMs: 2_000, outputCap: OUTPUT_CAP, onOutput: (c) => (streamed2 += Buffer.byteLength(c.data)) },
+        );
+        expect(rnd.status).toBe('timeout');
+        expect(rnd.truncated).toBe(true);
+        expect(rnd.bytes).toBeGreaterThan(OUTPUT_CAP);
+        const m2 = MARKER.exec(rnd.output);
+        expect(m2).not.toBeNull();
+        expect(Buffer.byteLength(rnd.output)).toBeLessThanOrEqual(OUTPUT_CAP + Buffer.byteLength(m2![0]));
+        const [head2 = '', tail2 = ''] = rnd.output.split(m2![0]);
+        expect(head2).toMatch(/^[A-Za-z0-9+/\n]+$/);
+        expect(tail2).toMatch(/^[A-Za-z0-9+/\n]+$/);
+        expect(Number(m2![1])).toBe(rnd.bytes - Buffer.byteLength(head2) - Buffer.byteLength(tail2));
+        expect(streamed2).toBeLessThanOrEqual(STREAM_CAP + OUTPUT_CAP);
 
-      const end = Date.now();
-      const last = await heartbeats.after(end);
-      const peak = Math.max(heartbeats.maxRssBetween(start, end), last.rss);
-      console.info(
-        `[limits] daemon pid ${first.pid}: RSS ${(first.rss / MiB).toFixed(1)} MiB before, peak ${(peak / MiB).toFixed(1)} MiB during, ` +
-          `${(last.rss / MiB).toFixed(1)} MiB after; 200 MB flood: bytes=${yes.bytes}, streamed ${streamed} B in ${chunks} chunks; ` +
-          `urandom flood: bytes=${rnd.bytes}, streamed ${streamed2} B`,
-      );
-      expect(last.pid).toBe(first.pid);
-      expect(last.rss - first.rss).toBeLessThan(64 * MiB);
-      expect(peak - first.rss).toBeLessThan(64 * MiB);
-    });
+        const end = Date.now();
+        const last = await heartbeats.after(end);
+        const peak = Math.max(heartbeats.maxRssBetween(start, end), last.rss);
+        console.info(
+          `[limits] daemon pid ${first.pid}: RSS ${(first.rss / MiB).toFixed(1)} MiB before, peak ` +
+            `${(peak / MiB).toFixed(1)} MiB during, ` +
+            `${(last.rss / MiB).toFixed(1)} MiB after; 200 MB flood: bytes=${yes.bytes}, streamed ${streamed} B in ` +
+            `${chunks} chunks; ` +
+            `urandom flood: bytes=${rnd.bytes}, streamed ${streamed2} B`,
+        );
+        expect(last.pid).toBe(first.pid);
+        expect(last.rss - first.rss).toBeLessThan(64 * MiB);
+        expect(peak - first.rss).toBeLessThan(64 * MiB);
+      },
+    );
   });
 
   describe('fork bomb', () => {
@@ -257,7 +262,9 @@ describe('sandbox limits', () => {
         }
       });
       console.info(
-        `[limits] fork bomb: ${r ? `status ${r.status}, exit ${r.exitCode}, signal ${r.signal}` : `threw ${String(thrown)}`} after ${ms} ms`,
+        `[limits] fork bomb: ` +
+          `${r ? `status ${r.status}, exit ${r.exitCode}, signal ${r.signal}` : `threw ${String(thrown)}`} after ` +
+          `${ms} ms`,
       );
       expect(thrown).toBeUndefined();
       expect(['timeout', 'failed']).toContain(r!.status);
@@ -282,7 +289,8 @@ describe('sandbox limits', () => {
       const left = await settleUntilGone(bombBox, (p) => p.args.includes(bomb) || isSleep(p));
       const refusedAfter = await cgroupCounter(bombBox, PIDS_EVENTS, 'max');
       console.info(
-        `[limits] fork bomb: forks refused by the pids limit: ${refusedAfter - refusedBefore}; daemon answered on try ${tries}; bomb processes left: ${left.length}`,
+        `[limits] fork bomb: forks refused by the pids limit: ${refusedAfter - refusedBefore}; daemon answered on ` +
+          `try ${tries}; bomb processes left: ${left.length}`,
       );
       // The pids limit was actually reached, and nothing of the bomb survived the group kill.
       expect(refusedAfter).toBeGreaterThan(refusedBefore);
@@ -306,8 +314,11 @@ describe('sandbox limits', () => {
       });
       const inspect = await driver.docker.getContainer(hogBox.info.containerId).inspect();
       console.info(
-        `[limits] memory hog: ${r ? `status ${r.status}, exit ${r.exitCode}, signal ${r.signal}` : `threw ${String(thrown)}`} after ${ms} ms; ` +
-          `container running=${inspect.State.Running} OOMKilled=${inspect.State.OOMKilled}; sandbox lost=${hogBox.lost?.message ?? 'no'}`,
+        `[limits] memory hog: ` +
+          `${r ? `status ${r.status}, exit ${r.exitCode}, signal ${r.signal}` : `threw ${String(thrown)}`} after ` +
+          `${ms} ms; ` +
+          `container running=${inspect.State.Running} OOMKilled=${inspect.State.OOMKilled}; sandbox ` +
+          `lost=${hogBox.lost?.message ?? 'no'}`,
       );
       // Whatever happens must be reported, not hang.
       expect(ms).toBeLessThan(35_000);
@@ -352,7 +363,8 @@ describe('sandbox limits', () => {
       const killed = r?.output.match(/Killed/g)?.length ?? 0;
       console.info(
         `[limits] 6 × 40 MiB workers with the daemon at ${(daemon.rss / MiB).toFixed(1)} MiB RSS: ` +
-          `${r ? `status ${r.status}, ${killed} workers killed` : `threw ${String(thrown)}`} after ${ms} ms; sandbox lost=${hogBox.lost?.message ?? 'no'}`,
+          `${r ? `status ${r.status}, ${killed} workers killed` : `threw ${String(thrown)}`} after ${ms} ms; sandbox ` +
+          `lost=${hogBox.lost?.message ?? 'no'}`,
       );
       expect(ms).toBeLessThan(35_000);
       expect(thrown).toBeUndefined();

@@ -118,7 +118,8 @@ describe('gatehouse policy check --batch', () => {
       'bash',
       [
         '-c',
-        `"${process.execPath}" "${cli}" policy check --batch - < "${file}" 2>"${file}.err" | head -n 2; echo "status=\${PIPESTATUS[0]}"; cat "${file}.err"`,
+        `"${process.execPath}" "${cli}" policy check --batch - < "${file}" 2>"${file}.err" | head -n 2; echo ` +
+          `"status=\${PIPESTATUS[0]}"; cat "${file}.err"`,
       ],
       { encoding: 'utf8', timeout: 120_000 },
     );

@@ -228,22 +228,25 @@ describe('read_file, write_file, edit_file', () => {
     expect(await catFile(t.sandbox, 'dup.txt')).toBe('x = 1\ny = 2\nx = 9\nx = 1\n');
   });
 
-  it('edit_file: hash_mismatch when the file changed since it was read, and the change made meanwhile stays', async () => {
-    const read = await run(t.sandbox, 'read_file', { path: 'src/lib/b.ts' });
-    const sha = dataOf(read, 'read_file').sha256;
-    await sh(t.sandbox, "echo 'export const late = true;' >> src/lib/b.ts");
-    const changed = `${FILES['src/lib/b.ts']!}export const late = true;\n`;
-    const r = await run(t.sandbox, 'edit_file', {
-      path: 'src/lib/b.ts',
-      oldText: 'b = 2',
-      newText: 'b = 3',
-      expectedSha256: sha,
-    });
-    expect(r.status).toBe('rejected');
-    expect(r.error?.code).toBe('hash_mismatch');
-    expect(r.error?.message).toMatch(/read it again/);
-    expect(await catFile(t.sandbox, 'src/lib/b.ts')).toBe(changed);
-  });
+  it(
+    'edit_file: hash_mismatch when the file changed since it was read, ' + 'and the change made meanwhile stays',
+    async () => {
+      const read = await run(t.sandbox, 'read_file', { path: 'src/lib/b.ts' });
+      const sha = dataOf(read, 'read_file').sha256;
+      await sh(t.sandbox, "echo 'export const late = true;' >> src/lib/b.ts");
+      const changed = `${FILES['src/lib/b.ts']!}export const late = true;\n`;
+      const r = await run(t.sandbox, 'edit_file', {
+        path: 'src/lib/b.ts',
+        oldText: 'b = 2',
+        newText: 'b = 3',
+        expectedSha256: sha,
+      });
+      expect(r.status).toBe('rejected');
+      expect(r.error?.code).toBe('hash_mismatch');
+      expect(r.error?.message).toMatch(/read it again/);
+      expect(await catFile(t.sandbox, 'src/lib/b.ts')).toBe(changed);
+    },
+  );
 });
 
 describe('list, glob, grep', () => {
@@ -368,7 +371,8 @@ describe('exec', () => {
     // finish with "released" only if output really streamed while it was running.
     const input = {
       command:
-        'echo chunk1; for i in $(seq 1 200); do test -e stream-go && break; sleep 0.05; done; test -e stream-go && echo released; echo err-chunk >&2; sleep 0.3; echo last',
+        'echo chunk1; for i in $(seq 1 200); do test -e stream-go && break; sleep 0.05; done; test -e stream-go && ' +
+        'echo released; echo err-chunk >&2; sleep 0.3; echo last',
     };
     let released: Promise<unknown> | undefined;
     const r = await t.sandbox.invoke('exec', input, {
@@ -431,7 +435,8 @@ describe('exec', () => {
   it('trackChanges lists the files the command touched', async () => {
     const r = await run(t.sandbox, 'exec', {
       command:
-        'echo new > tracked-new.txt && echo more >> README.md && rm delete-me.txt && mkdir -p d/e && echo x > d/e/f.txt && cat lines.txt > /dev/null',
+        'echo new > tracked-new.txt && echo more >> README.md && rm delete-me.txt && mkdir -p d/e && echo x > ' +
+        'd/e/f.txt && cat lines.txt > /dev/null',
       trackChanges: true,
     });
     expect(r.status).toBe('ok');

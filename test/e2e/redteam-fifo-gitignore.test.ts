@@ -45,7 +45,8 @@ describe('red team: a FIFO named .gitignore stalls every git that walks the work
     const left = await rootExec(driver, sandbox, [
       'sh',
       '-c',
-      'for p in /proc/[0-9]*; do tr "\\0" " " < $p/cmdline 2>/dev/null; echo; done | grep "^/usr/bin/git\\|^git " || true',
+      'for p in /proc/[0-9]*; do tr "\\0" " " < $p/cmdline 2>/dev/null; echo; done | grep "^/usr/bin/git\\|^git ' +
+        '" || true',
     ]);
     expect(left.output.trim()).toBe('');
   });

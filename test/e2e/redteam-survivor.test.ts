@@ -28,7 +28,8 @@ for (my $n = 0; $n < 50_000_000; $n++) {
 
 /** Every process of uid 10001 in the sandbox, seen by root around the daemon. */
 const LIST_COMMAND_USER =
-  'for p in /proc/[0-9]*; do grep -q "^Uid:\\s*10001" $p/status 2>/dev/null && echo "$p $(tr "\\0" " " < $p/cmdline 2>/dev/null)"; done; true';
+  'for p in /proc/[0-9]*; do grep -q "^Uid:\\s*10001" $p/status 2>/dev/null && echo "$p $(tr "\\0" " " < $p/cmdline ' +
+  '2>/dev/null)"; done; true';
 
 describe('red team: a command user process outlives its exec', () => {
   let driver: SandboxDriver;

@@ -25,7 +25,8 @@ describe('red team: a full /tmp left by a command', () => {
       'exec',
       {
         command:
-          'cat /dev/zero > /tmp/fill 2>/dev/null; i=0; while [ $i -lt 20000 ] && : > /tmp/f$i 2>/dev/null; do i=$((i+1)); done; df -h /tmp | tail -1',
+          'cat /dev/zero > /tmp/fill 2>/dev/null; i=0; while [ $i -lt 20000 ] && : > /tmp/f$i 2>/dev/null; do ' +
+          'i=$((i+1)); done; df -h /tmp | tail -1',
       },
       { timeoutMs: 60_000 },
     );

@@ -48,7 +48,8 @@ describe('red team 3: object stores the history check does not read', () => {
     const sandbox = await sandboxFor(repoDir);
     const r = await run(sandbox, 'exec', {
       command:
-        'git --no-replace-objects log --all -p 2>&1; git cat-file --batch-all-objects --batch 2>&1 | head -c 20000; true',
+        'git --no-replace-objects log --all -p 2>&1; git cat-file --batch-all-objects --batch 2>&1 | head -c ' +
+        '20000; true',
     });
     expect(r.output).not.toContain('top-secret-grafted');
   });

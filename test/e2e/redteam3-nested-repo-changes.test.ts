@@ -35,11 +35,15 @@ describe('red team 3: a .git made in a folder of the baseline hides its changes'
     expect(files.filter((f) => f.status === 'deleted')).toEqual([]);
   });
 
-  it('a repository with a commit made in src/ neither hides an edit nor makes untouched files look deleted', async () => {
-    const files = await changedAfter(
-      'git init -q src && git -C src -c user.email=t@t -c user.name=t commit -q --allow-empty -m x && echo "export const a = 42;" > src/a.ts',
-    );
-    expect(files).toContainEqual({ path: 'src/a.ts', status: 'modified' });
-    expect(files.filter((f) => f.status === 'deleted')).toEqual([]);
-  });
+  it(
+    'a repository with a commit made in src/ neither ' + 'hides an edit nor makes untouched files look deleted',
+    async () => {
+      const files = await changedAfter(
+        'git init -q src && git -C src -c user.email=t@t -c user.name=t commit -q --allow-empty -m x && echo "export ' +
+          'const a = 42;" > src/a.ts',
+      );
+      expect(files).toContainEqual({ path: 'src/a.ts', status: 'modified' });
+      expect(files.filter((f) => f.status === 'deleted')).toEqual([]);
+    },
+  );
 });

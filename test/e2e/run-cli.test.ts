@@ -40,35 +40,39 @@ const events = (stdout: string) =>
     .map((l) => JSON.parse(l) as { type: string; data: Record<string, unknown>; runId: string });
 
 describe('gatehouse run (the real CLI, a real sandbox, the scripted model)', () => {
-  it('the demo: reads the failure, fixes the code, re-runs the tests, answers citing the passing run; the repository is untouched', () => {
-    const repo = freshCopy();
-    const before = readFileSync(path.join(repo, 'src/math.js'), 'utf8');
-    const r = gatehouse([
-      'run',
-      'fix the failing tests',
-      '--repo',
-      repo,
-      '--model',
-      `scripted:${demoScript}`,
-      '--json',
-    ]);
-    expect(r.status).toBe(0);
-    const log = events(r.stdout);
-    // --json: every stdout line is an event of the log, the last one run.completed.
-    expect(log.at(-1)).toMatchObject({
-      type: 'run.completed',
-      data: { status: 'final', stopReason: 'final_answer', filesChanged: ['src/math.js'], applied: false },
-    });
-    const observations = log.filter((e) => e.type === 'tool.observation').map((e) => e.data);
-    expect(observations[0]).toMatchObject({ observationId: 'obs-1', tool: 'bash', outcome: 'failed' });
-    expect(String(observations[0]!.content)).toMatch(/fail 1/);
-    expect(observations[3]).toMatchObject({ observationId: 'obs-4', tool: 'bash', outcome: 'ok' });
-    expect(String(observations[3]!.content)).toMatch(/pass 2/);
-    expect(readFileSync(path.join(repo, 'src/math.js'), 'utf8')).toBe(before);
-    const runDir = path.join(r.stateDir, 'runs', log[0]!.runId);
-    expect(readFileSync(path.join(runDir, 'changes.diff'), 'utf8')).toContain('+  return a + b;');
-    expect(verifyLog(path.join(runDir, 'events.jsonl')).ok).toBe(true);
-  });
+  it(
+    'the demo: reads the failure, fixes the code, re-runs the tests, answers citing the passing run; the repository ' +
+      'is untouched',
+    () => {
+      const repo = freshCopy();
+      const before = readFileSync(path.join(repo, 'src/math.js'), 'utf8');
+      const r = gatehouse([
+        'run',
+        'fix the failing tests',
+        '--repo',
+        repo,
+        '--model',
+        `scripted:${demoScript}`,
+        '--json',
+      ]);
+      expect(r.status).toBe(0);
+      const log = events(r.stdout);
+      // --json: every stdout line is an event of the log, the last one run.completed.
+      expect(log.at(-1)).toMatchObject({
+        type: 'run.completed',
+        data: { status: 'final', stopReason: 'final_answer', filesChanged: ['src/math.js'], applied: false },
+      });
+      const observations = log.filter((e) => e.type === 'tool.observation').map((e) => e.data);
+      expect(observations[0]).toMatchObject({ observationId: 'obs-1', tool: 'bash', outcome: 'failed' });
+      expect(String(observations[0]!.content)).toMatch(/fail 1/);
+      expect(observations[3]).toMatchObject({ observationId: 'obs-4', tool: 'bash', outcome: 'ok' });
+      expect(String(observations[3]!.content)).toMatch(/pass 2/);
+      expect(readFileSync(path.join(repo, 'src/math.js'), 'utf8')).toBe(before);
+      const runDir = path.join(r.stateDir, 'runs', log[0]!.runId);
+      expect(readFileSync(path.join(runDir, 'changes.diff'), 'utf8')).toContain('+  return a + b;');
+      expect(verifyLog(path.join(runDir, 'events.jsonl')).ok).toBe(true);
+    },
+  );
 
   it("--apply writes the fix back, and the repository's own tests then pass on the host", () => {
     const repo = freshCopy();
@@ -183,7 +187,12 @@ describe('gatehouse run (the real CLI, a real sandbox, the scripted model)', () 
       '--repo',
       freshCopy(),
       '--model',
-      `scripted:${script([{ toolCalls: [{ name: 'bash', input: { command: 'node --test' } }] }, { final: 'The tests pass (obs-1).' }, { final: 'They pass (obs-1).' }])}`,
+      'scripted:' +
+        script([
+          { toolCalls: [{ name: 'bash', input: { command: 'node --test' } }] },
+          { final: 'The tests pass (obs-1).' },
+          { final: 'They pass (obs-1).' },
+        ]),
       '--json',
     ]);
     expect(r.status).toBe(4);

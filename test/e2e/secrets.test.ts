@@ -39,25 +39,28 @@ describe('secrets never reach the log or artifacts', () => {
     await driver?.close();
   });
 
-  it('redacts an environment secret and a token in command output, in events, artifacts and what the model sees', async () => {
-    const h = pipelineFor(sandbox, { limits: { observationBudget: 2000 } });
-    // The model (or the repository) gets hold of the values and makes them flow through every field.
-    const echo = await h.call('bash', { command: `echo ${envSecret}; cat .env`, description: `leak ${envSecret}` });
-    const read = await h.call('read_file', { path: '.env' });
-    const flood = await h.call('bash', {
-      command: `for i in $(seq 1 300); do echo "$i ${envSecret} $(cat .env)"; done`,
-    });
-    expect(flood.artifactRef).toMatch(/^art-/);
-    for (const obs of [echo, read, flood]) {
-      expect(obs.content).not.toContain(envSecret);
-      expect(obs.content).not.toContain(fileToken);
-      expect(obs.content).toContain('[REDACTED');
-    }
-    const bytes = runBytes(h.log.runDir);
-    expect(bytes.length).toBeGreaterThan(10_000);
-    expect(bytes).not.toContain(envSecret);
-    expect(bytes).not.toContain(fileToken);
-    // Still readable: the rest of the output is there.
-    expect(bytes).toContain('300 [REDACTED');
-  });
+  it(
+    'redacts an environment secret and a token in command output, ' + 'in events, artifacts and what the model sees',
+    async () => {
+      const h = pipelineFor(sandbox, { limits: { observationBudget: 2000 } });
+      // The model (or the repository) gets hold of the values and makes them flow through every field.
+      const echo = await h.call('bash', { command: `echo ${envSecret}; cat .env`, description: `leak ${envSecret}` });
+      const read = await h.call('read_file', { path: '.env' });
+      const flood = await h.call('bash', {
+        command: `for i in $(seq 1 300); do echo "$i ${envSecret} $(cat .env)"; done`,
+      });
+      expect(flood.artifactRef).toMatch(/^art-/);
+      for (const obs of [echo, read, flood]) {
+        expect(obs.content).not.toContain(envSecret);
+        expect(obs.content).not.toContain(fileToken);
+        expect(obs.content).toContain('[REDACTED');
+      }
+      const bytes = runBytes(h.log.runDir);
+      expect(bytes.length).toBeGreaterThan(10_000);
+      expect(bytes).not.toContain(envSecret);
+      expect(bytes).not.toContain(fileToken);
+      // Still readable: the rest of the output is there.
+      expect(bytes).toContain('300 [REDACTED');
+    },
+  );
 });

@@ -25,7 +25,10 @@ function gatehouse(args: string[]) {
 
 type Line = Record<string, unknown>;
 
-/** The forger's own sealing: SHA-256 of the canonical event without `hash` (and without any keyed field it cannot compute). */
+/**
+ * The forger's own sealing: SHA-256 of the canonical event without `hash` (and without any keyed field it cannot
+ * compute).
+ */
 function reseal(lines: string[], edit: (e: Line, i: number) => void): string[] {
   let prevHash = '0'.repeat(64);
   return lines.map((l, i) => {

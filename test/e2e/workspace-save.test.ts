@@ -36,7 +36,9 @@ describe('workspace save and restore (real sandbox)', () => {
   it('lists added, modified and deleted paths without the daemon, honouring .gitignore', async () => {
     await sh(
       sandbox,
-      'echo changed >> src/a.ts && rm old.txt && mkdir -p new/deep && printf "x\\0y" > new/deep/bin.dat && ln -s ../README.md new/link && printf "#!/bin/sh\\n" > run.sh && chmod 755 run.sh && mkdir ignored && echo no > ignored/x',
+      'echo changed >> src/a.ts && rm old.txt && mkdir -p new/deep && printf "x\\0y" > new/deep/bin.dat && ln -s ' +
+        '../README.md new/link && printf "#!/bin/sh\\n" > run.sh && chmod 755 run.sh && mkdir ignored && echo no > ' +
+        'ignored/x',
     );
     const scan = await scanWorkspace(sandbox.container);
     expect(scan.scratch).toMatch(/^\/var\/gatehouse\/scan\./);
@@ -74,7 +76,8 @@ describe('workspace save and restore (real sandbox)', () => {
       expect(
         await sh(
           fresh,
-          'cat src/a.ts; od -c new/deep/bin.dat | head -1; readlink new/link; stat -c "%a %u" run.sh; test -e old.txt || echo gone',
+          'cat src/a.ts; od -c new/deep/bin.dat | head -1; readlink new/link; stat -c "%a %u" run.sh; test -e ' +
+            'old.txt || echo gone',
         ),
       ).toBe('export const a = 1;\nchanged\n0000000   x  \\0   y\n../README.md\n755 10001\ngone\n');
       expect(await sh(fresh, 'stat -c "%U" new new/deep')).toBe('sandbox\nsandbox\n');

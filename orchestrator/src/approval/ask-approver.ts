@@ -91,7 +91,9 @@ export function declinedByPerson(
     callId: request.callId,
     tool: request.tool,
     outcome: 'denied',
-    body: `${request.tool} was declined by ${who}: ${request.answer?.reason ?? 'no reason given'}. It was not run; choose another way.`,
+    body:
+      `${request.tool} was declined by ${who}: ${request.answer?.reason ?? 'no reason given'}. It was not run; ` +
+      `choose another way.`,
     causationId: request.answer?.eventId ?? null,
     input,
   });

@@ -45,7 +45,9 @@ export function treePending(stateDir: string, runId: string): Array<{ runId: str
   });
 }
 
-/** `gatehouse approvals RUN`: pending requests of the run and its sub-agents (with --json, one JSON object per line). */
+/**
+ * `gatehouse approvals RUN`: pending requests of the run and its sub-agents (with --json, one JSON object per line).
+ */
 export function approvalsCommand(runId: string, o: { stateDir?: string; json?: boolean }): number {
   const pending = treePending(resolveStateDir(o.stateDir), runId);
   for (const { runId: owner, request: r } of pending) {
@@ -57,7 +59,9 @@ export function approvalsCommand(runId: string, o: { stateDir?: string; json?: b
         .map((l) => `    │ ${l}`)
         .join('\n');
       process.stdout.write(
-        `${r.requestId}  ${r.tool}${owner !== runId ? `  (sub-agent ${owner})` : ''}\n${preview}\n    rule: ${oneLine(r.rule)}\n    reason: ${oneLine(r.reason)}\n${r.risk.map((x) => `    risk: ${oneLine(x)}\n`).join('')}`,
+        `${r.requestId}  ${r.tool}${owner !== runId ? `  (sub-agent ${owner})` : ''}\n${preview}\n    rule: ` +
+          `${oneLine(r.rule)}\n    reason: ` +
+          `${oneLine(r.reason)}\n${r.risk.map((x) => `    risk: ${oneLine(x)}\n`).join('')}`,
       );
     }
   }
@@ -139,7 +143,9 @@ export function answerCommand(
     if (o.json) process.stdout.write(`${JSON.stringify(event)}\n`);
     else
       process.stdout.write(
-        `${o.decision === 'grant' ? `approved (scope ${o.scope ?? 'once'})` : 'denied'}: ${requestId} ${r.tool}${runId !== treeRoot ? ` (sub-agent ${runId})` : ''} — continue with: gatehouse resume ${treeRoot}\n`,
+        `${o.decision === 'grant' ? `approved (scope ${o.scope ?? 'once'})` : 'denied'}: ${requestId} ` +
+          `${r.tool}${runId !== treeRoot ? ` (sub-agent ${runId})` : ''} — continue with: gatehouse resume ` +
+          `${treeRoot}\n`,
       );
     return 0;
   } finally {

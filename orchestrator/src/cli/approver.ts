@@ -56,13 +56,15 @@ export async function answerOverNatsCommand(
       pending = (JSON.parse(new TextDecoder().decode(reply.data)) as { pending: typeof pending }).pending;
     } catch {
       throw new ApprovalCommandError(
-        `run ${runId} is not waiting for answers over NATS (not live, or its policy lists no approvers); for a paused run use: gatehouse approve ${runId} ${requestId}`,
+        `run ${runId} is not waiting for answers over NATS (not live, or its policy lists no approvers); for a ` +
+          `paused run use: gatehouse approve ${runId} ${requestId}`,
       );
     }
     const request = pending.find((p) => p.requestId === requestId);
     if (!request)
       throw new ApprovalCommandError(
-        `run ${runId} has no pending request ${requestId} (pending: ${pending.map((p) => p.requestId).join(', ') || 'none'})`,
+        `run ${runId} has no pending request ${requestId} (pending: ` +
+          `${pending.map((p) => p.requestId).join(', ') || 'none'})`,
       );
     const signed = signAnswer(
       {

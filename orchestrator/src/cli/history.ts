@@ -23,7 +23,8 @@ export function showCommand(runId: string, stateDirFlag: string | undefined): nu
   const byId = new Map(events.map((e) => [e.id, e]));
   for (const e of events)
     process.stdout.write(
-      `${String(e.seq).padStart(4)}  ${e.ts.slice(11, 23)}  ${e.actor.padEnd(7)}  ${e.type.padEnd(24)}  ${oneLine(describe(e, byId))}\n`,
+      `${String(e.seq).padStart(4)}  ${e.ts.slice(11, 23)}  ${e.actor.padEnd(7)}  ${e.type.padEnd(24)}  ` +
+        `${oneLine(describe(e, byId))}\n`,
     );
   return 0;
 }
@@ -47,7 +48,10 @@ function describe(e: EventEnvelope, byId: Map<string, EventEnvelope>): string {
     }
     case 'approval.granted': {
       const g = e.data;
-      return `${g.requestId} approved by ${g.approver} via ${g.channel}, scope ${g.scope}${g.reason ? `: ${g.reason}` : ''}`;
+      return (
+        `${g.requestId} approved by ${g.approver} via ${g.channel}, scope ` +
+        `${g.scope}${g.reason ? `: ${g.reason}` : ''}`
+      );
     }
     case 'approval.denied': {
       const g = e.data;
@@ -55,7 +59,10 @@ function describe(e: EventEnvelope, byId: Map<string, EventEnvelope>): string {
     }
     case 'run.paused': {
       const p = e.data;
-      return `waiting for ${p.pending.join(', ')}; workspace saved (${p.workspace.files.length + p.workspace.deleted.length} files)`;
+      return (
+        `waiting for ${p.pending.join(', ')}; workspace saved ` +
+        `(${p.workspace.files.length + p.workspace.deleted.length} files)`
+      );
     }
     case 'run.resumed': {
       const r = e.data;
@@ -77,9 +84,15 @@ function describe(e: EventEnvelope, byId: Map<string, EventEnvelope>): string {
     case 'tool.approval':
       return `${String(e.data.decision)} by ${String(e.data.policyId)}: ${String(e.data.reason)}`;
     case 'tool.execution.started':
-      return `${String(e.data.primitive)} ${JSON.stringify(e.data.input).slice(0, 100)} (timeout ${String(e.data.timeoutMs)} ms) — ${authority(String(e.data.approvalId), byId)}`;
+      return (
+        `${String(e.data.primitive)} ${JSON.stringify(e.data.input).slice(0, 100)} (timeout ` +
+        `${String(e.data.timeoutMs)} ms) — ${authority(String(e.data.approvalId), byId)}`
+      );
     case 'tool.execution.completed':
-      return `${String(e.data.status)} exit ${String(e.data.exitCode)} ${String(e.data.bytes)} bytes${e.data.truncated ? ' (truncated)' : ''} in ${String(e.data.durationMs)} ms`;
+      return (
+        `${String(e.data.status)} exit ${String(e.data.exitCode)} ${String(e.data.bytes)} ` +
+        `bytes${e.data.truncated ? ' (truncated)' : ''} in ${String(e.data.durationMs)} ms`
+      );
     case 'tool.observation':
       return `${String(e.data.observationId)} ${String(e.data.outcome)}`;
     case 'model.output': {

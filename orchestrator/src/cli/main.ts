@@ -262,7 +262,8 @@ program
   .option('--input <json>', 'the call\'s input, e.g. \'{"command":"npm test"}\'')
   .option(
     '--batch <file>',
-    'JSON lines {"tool": ..., "input": ...} from FILE (- for stdin), one decision per line out; exit 1 if any line was bad',
+    'JSON lines {"tool": ..., "input": ...} from FILE (- for stdin), one decision per line out; exit 1 if any ' +
+      'line was bad',
   )
   .option('--policy <file>', 'policy file (default: REPO/.gatehouse/policy.json if present)')
   .option('--mode <mode>', Mode.options.join(' | '), parseMode)

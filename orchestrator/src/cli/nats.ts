@@ -16,6 +16,7 @@ export async function natsInit(dir: string, force: boolean): Promise<void> {
   writeFileSync(path.resolve(dir, 'nats.conf'), await serverConfig(identity), { mode: 0o644 });
   process.stdout.write(
     `wrote ${path.resolve(dir, 'nats.conf')} and ${identityFile}\n` +
-      `then: docker compose up -d nats, and export NATS_URL=nats://127.0.0.1:4222 GATEHOUSE_NATS_IDENTITY=${identityFile} GATEHOUSE_NATS_CONTAINER=gatehouse-nats-shared\n`,
+      `then: docker compose up -d nats, and export NATS_URL=nats://127.0.0.1:4222 ` +
+      `GATEHOUSE_NATS_IDENTITY=${identityFile} GATEHOUSE_NATS_CONTAINER=gatehouse-nats-shared\n`,
   );
 }

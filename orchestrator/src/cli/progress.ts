@@ -40,7 +40,8 @@ export function humanProgress(
         const d = e.data;
         if (e.runId === d.parentRunId)
           write(
-            `  ⇢ sub-agent ${d.childRunId}: ${d.reason.replace(/\s+/g, ' ').slice(0, 80)} [tools ${d.tools.join(', ')}; paths ${d.paths.join(', ')}]`,
+            `  ⇢ sub-agent ${d.childRunId}: ${d.reason.replace(/\s+/g, ' ').slice(0, 80)} [tools ` +
+              `${d.tools.join(', ')}; paths ${d.paths.join(', ')}]`,
           );
         break;
       }
@@ -48,7 +49,8 @@ export function humanProgress(
         const d = e.data;
         if (e.runId === d.parentRunId)
           write(
-            `  ⇠ sub-agent ${d.childRunId} ${d.status} (${d.stopReason})${d.filesChanged.length ? `, changed ${d.filesChanged.join(', ')}` : ''}`,
+            `  ⇠ sub-agent ${d.childRunId} ${d.status} ` +
+              `(${d.stopReason})${d.filesChanged.length ? `, changed ${d.filesChanged.join(', ')}` : ''}`,
           );
         break;
       }
@@ -80,12 +82,14 @@ export function humanProgress(
         if (d.withheldCount) {
           const shown = (d.withheld ?? []).slice(0, 5).map(oneLine).join(', ');
           write(
-            `  withheld (the policy denies reading them): ${d.withheldCount} path(s): ${shown}${d.withheldCount > 5 ? ', …' : ''}`,
+            `  withheld (the policy denies reading them): ${d.withheldCount} path(s): ` +
+              `${shown}${d.withheldCount > 5 ? ', …' : ''}`,
           );
         }
         if (d.freshRepository)
           write(
-            `  git history withheld (${oneLine(d.freshRepositoryReason ?? 'it could hold withheld files')}): the sandbox has a fresh one-commit repository`,
+            `  git history withheld (${oneLine(d.freshRepositoryReason ?? 'it could hold withheld files')}): the ` +
+              `sandbox has a fresh one-commit repository`,
           );
         if (d.protectedPaths)
           write(`  read-only to commands (the policy denies writing them): ${d.protectedPaths} path(s)`);
@@ -97,7 +101,9 @@ export function humanProgress(
         if (d.error) write(`turn ${d.turn}: model error (${d.error.kind}): ${oneLine(d.error.message)}`);
         else
           write(
-            `turn ${d.turn}: ${said ? `“${said.slice(0, 160)}${said.length > 160 ? '…' : ''}”` : ''}${d.toolCalls.length ? ` → ${d.toolCalls.length} tool call(s)` : ' (answer)'}`,
+            `turn ${d.turn}: ` +
+              `${said ? `“${said.slice(0, 160)}${said.length > 160 ? '…' : ''}”` : ''}` +
+              `${d.toolCalls.length ? ` → ${d.toolCalls.length} tool call(s)` : ' (answer)'}`,
           );
         break;
       }

@@ -52,7 +52,8 @@ export async function runCommand(task: string, flags: RunFlags): Promise<number>
   });
   if (policy.ignored.length > 0)
     process.stderr.write(
-      `gatehouse: not taken from the repository's policy (pass --policy FILE to trust it): ${policy.ignored.join(', ')}\n`,
+      `gatehouse: not taken from the repository's policy (pass --policy FILE to trust it): ` +
+        `${policy.ignored.join(', ')}\n`,
     );
   const runId = newId('run');
   return session(flags, runId, policy, (env) =>
@@ -70,7 +71,8 @@ export async function resumeCommand(runId: string, flags: ResumeFlags): Promise<
   const root = started.lineage?.[0];
   if (events[0]?.parentRunId || (root && root !== runId))
     throw new ResumeError(
-      `run ${runId} is a sub-agent of ${root ?? String(events[0]?.parentRunId)}: resume the root run (gatehouse resume ${root ?? String(events[0]?.parentRunId)}), which resumes its sub-agents`,
+      `run ${runId} is a sub-agent of ${root ?? String(events[0]?.parentRunId)}: resume the root run (gatehouse ` +
+        `resume ${root ?? String(events[0]?.parentRunId)}), which resumes its sub-agents`,
     );
   const provider = createProvider(started.model);
   const policy = await recordedPolicy(started.policy, Mode.parse(started.mode));
@@ -178,12 +180,15 @@ function summary(r: AgentRunResult, flags: ResumeFlags, out: (l: string) => void
     out(`paused: waiting for approval (${pending.length} request${pending.length === 1 ? '' : 's'})`);
     for (const { runId, request: p } of pending) {
       out(
-        `  ${p.requestId}  ${p.tool} ${oneLine(JSON.stringify(p.input)).slice(0, 100)}${runId !== r.runId ? `  (sub-agent ${runId})` : ''}  (full request: gatehouse approvals ${r.runId})`,
+        `  ${p.requestId}  ${p.tool} ` +
+          `${oneLine(JSON.stringify(p.input)).slice(0, 100)}${runId !== r.runId ? `  (sub-agent ${runId})` : ''}  ` +
+          `(full request: gatehouse approvals ${r.runId})`,
       );
       out(`      rule: ${oneLine(p.rule)}; ${oneLine(p.reason)}`);
     }
     out(
-      `approve:  gatehouse approve ${r.runId} REQUEST [--scope run]   (or: gatehouse deny ${r.runId} REQUEST --reason …)`,
+      `approve:  gatehouse approve ${r.runId} REQUEST [--scope run]   (or: gatehouse deny ${r.runId} REQUEST ` +
+        `--reason …)`,
     );
     out(`then:     gatehouse resume ${r.runId}`);
     out(`log: ${path.relative(process.cwd(), r.runDir) || r.runDir}`);
@@ -202,10 +207,13 @@ function summary(r: AgentRunResult, flags: ResumeFlags, out: (l: string) => void
     out(
       r.applied
         ? `applied to ${r.repoDir}`
-        : `not applied: the repository is untouched; the diff is in ${path.relative(process.cwd(), r.diffFile ?? r.runDir) || '.'}${flags.apply ? '' : ' (use --apply to write it back)'}`,
+        : `not applied: the repository is untouched; the diff is in ` +
+            `${path.relative(process.cwd(), r.diffFile ?? r.runDir) || '.'}` +
+            `${flags.apply ? '' : ' (use --apply to write it back)'}`,
     );
   }
   out(
-    `log: ${path.relative(process.cwd(), r.runDir) || r.runDir}  (gatehouse show ${r.runId}, gatehouse verify ${r.runId})`,
+    `log: ${path.relative(process.cwd(), r.runDir) || r.runDir}  (gatehouse show ${r.runId}, gatehouse verify ` +
+      `${r.runId})`,
   );
 }

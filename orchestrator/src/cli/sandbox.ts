@@ -25,13 +25,15 @@ export async function smoke(repo: string, json: boolean): Promise<number> {
     const report: Record<string, unknown> = { sandbox: sandbox.info };
     if (!json)
       say(
-        `sandbox ${sandbox.sandboxId} ready in ${sandbox.info.timings.total} ms (${JSON.stringify(sandbox.info.timings)})`,
+        `sandbox ${sandbox.sandboxId} ready in ${sandbox.info.timings.total} ms ` +
+          `(${JSON.stringify(sandbox.info.timings)})`,
       );
     const steps = [
       await run(sandbox, 'list', { path: '.' }),
       await run(sandbox, 'exec', {
         command:
-          'echo "uid $(id -u), node $(node --version)"; if git rev-parse --git-dir >/dev/null 2>&1; then git status --short | head -5; fi',
+          'echo "uid $(id -u), node $(node --version)"; if git rev-parse --git-dir >/dev/null 2>&1; then git status ' +
+          '--short | head -5; fi',
       }),
       await run(sandbox, 'write_file', {
         path: 'GATEHOUSE_SMOKE.txt',
@@ -56,7 +58,8 @@ export async function smoke(repo: string, json: boolean): Promise<number> {
     else {
       for (const { result, ms } of steps)
         say(
-          `  ${result.primitive?.padEnd(10)} ${result.status.padEnd(7)} ${String(ms).padStart(7)} ms  ${result.output.trim().split('\n').slice(0, 3).join(' | ').slice(0, 100)}`,
+          `  ${result.primitive?.padEnd(10)} ${result.status.padEnd(7)} ${String(ms).padStart(7)} ms  ` +
+            `${result.output.trim().split('\n').slice(0, 3).join(' | ').slice(0, 100)}`,
         );
       say(`changes: ${changes.files.map((f) => `${f.status} ${f.path}`).join(', ')}`);
       say(changes.diff.trimEnd());

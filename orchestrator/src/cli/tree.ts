@@ -20,7 +20,8 @@ export function treeCommand(runId: string, stateDirFlag: string | undefined, jso
     process.stdout.write(
       problems === 0
         ? `${nodes.length} agent(s); the logs agree\n`
-        : `${nodes.length} agent(s); ${problems} problem(s) in ${nodes.filter((x) => x.problems.length > 0).length} of them\n`,
+        : `${nodes.length} agent(s); ${problems} problem(s) in ${nodes.filter((x) => x.problems.length > 0).length} ` +
+            `of them\n`,
     );
   }
   if (problems > 0) {
@@ -37,7 +38,8 @@ export function renderTree(root: AgentNode): string {
     const pad = '  '.repeat(level);
     const line = (s: string) => out.push(`${pad}${s}`);
     line(
-      `${level === 0 ? '●' : '└─'} ${n.runId}  ${n.status}${n.stopReason ? ` (${n.stopReason})` : ''}  depth ${n.depth}`,
+      `${level === 0 ? '●' : '└─'} ${n.runId}  ${n.status}${n.stopReason ? ` (${n.stopReason})` : ''}  depth ` +
+        `${n.depth}`,
     );
     const inner = (s: string) => line(`   ${s}`);
     inner(`task: ${firstLine(n.task)}`);
@@ -45,11 +47,13 @@ export function renderTree(root: AgentNode): string {
     if (n.actions.length === 0) inner('actions: none');
     for (const a of n.actions)
       inner(
-        `${a.callId}  ${a.tool} ${a.input} → ${a.outcome}; ${a.authorisedBy.startsWith('none') ? `not run${a.authorisedBy.slice(4)}` : `allowed by ${a.authorisedBy}`}`,
+        `${a.callId}  ${a.tool} ${a.input} → ${a.outcome}; ` +
+          `${a.authorisedBy.startsWith('none') ? `not run${a.authorisedBy.slice(4)}` : `allowed by ${a.authorisedBy}`}`,
       );
     for (const r of n.approvals)
       inner(
-        `approval ${r.requestId} (${r.tool}): ${r.status}${r.approver ? ` by ${r.approver}` : ''}${r.channel ? ` via ${r.channel}` : ''}`,
+        `approval ${r.requestId} (${r.tool}): ` +
+          `${r.status}${r.approver ? ` by ${r.approver}` : ''}${r.channel ? ` via ${r.channel}` : ''}`,
       );
     for (const p of n.problems) inner(`PROBLEM: ${p}`);
     for (const c of n.children) visit(c, level + 1);

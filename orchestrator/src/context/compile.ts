@@ -70,7 +70,9 @@ export function compileContext(events: readonly EventEnvelope[], o: CompileOptio
     const m = messages[i] as Extract<ModelMessage, { role: 'tool' }>;
     const id = /\[(obs-\d+)\]/.exec(m.content)?.[1] ?? m.callId;
     const outcome = m.isError ? 'not ok' : 'ok';
-    const reference = `[${id} compacted to save context: ${m.toolName} → ${outcome}. The full observation is in the run log; repeat the call if you need it again.]`;
+    const reference =
+      `[${id} compacted to save context: ${m.toolName} → ${outcome}. The full observation is in the ` +
+      `run log; repeat the call if you need it again.]`;
     total -= estimateTokens(m.content) - estimateTokens(reference);
     messages[i] = { ...m, content: reference };
     compacted.push(id);

@@ -39,13 +39,17 @@ export function sealEvent(
 ): { hash: string; line: string } {
   const q = quote;
   if (event.data === undefined) throw new TypeError('sealEvent: event has no data');
-  const head = `{"actor":${q(event.actor)},"causationId":${event.causationId === null ? 'null' : q(event.causationId)},"data":${encodeCanonical(event.data, 0)}`;
+  const head =
+    `{"actor":${q(event.actor)}` +
+    `,"causationId":${event.causationId === null ? 'null' : q(event.causationId)}` +
+    `,"data":${encodeCanonical(event.data, 0)}`;
   const id = `,"id":${q(event.id)}`;
   const version =
     event.schemaVersion === undefined ? '' : `,"schemaVersion":${encodeCanonical(event.schemaVersion, 0)}`;
   const tail =
     `,"parentRunId":${event.parentRunId === null ? 'null' : q(event.parentRunId)},"prevHash":${q(event.prevHash)}` +
-    `,"runId":${q(event.runId)}${version},"seq":${encodeCanonical(event.seq, 0)},"ts":${q(event.ts)},"type":${q(event.type)}}`;
+    `,"runId":${q(event.runId)}${version},"seq":${encodeCanonical(event.seq, 0)}` +
+    `,"ts":${q(event.ts)},"type":${q(event.type)}}`;
   // crypto.hash (one shot) is sha256Hex without a Hash object per call; same bytes (UTF-8), same digest.
   const hash = oneShotHash('sha256', head + id + tail, 'hex');
   const macText = typeof mac === 'function' ? mac(hash) : mac;

@@ -21,7 +21,9 @@ export interface TreeLimits {
 
 export const TREE_LIMITS: TreeLimits = { maxDepth: 16, maxNodes: 1000 };
 
-/** The tree below `rootRunId`. Throws if the root's log is missing or damaged; anything below is reported, not thrown. */
+/**
+ * The tree below `rootRunId`. Throws if the root's log is missing or damaged; anything below is reported, not thrown.
+ */
 export function buildTree(stateDir: string, rootRunId: string, limits: TreeLimits = TREE_LIMITS): AgentNode {
   const rootEvents = RunLog.readEvents(stateDir, rootRunId);
   const ctx: Ctx = { stateDir, limits, seen: new Set([rootRunId]), count: 1, claimedBy: claimedParents(stateDir) };
@@ -171,7 +173,8 @@ function checkChild(
   const foreign = events.filter((e) => e.parentRunId !== parent.runId);
   if (foreign.length > 0)
     p.push(
-      `${foreign.length} event(s) do not name ${parent.runId} as their parent (first: seq ${foreign[0]!.seq}, parentRunId ${String(foreign[0]!.parentRunId)})`,
+      `${foreign.length} event(s) do not name ${parent.runId} as their parent (first: seq ${foreign[0]!.seq}, ` +
+        `parentRunId ${String(foreign[0]!.parentRunId)})`,
     );
 
   const own = events.filter((e) => e.type === 'agent.spawned').map((e) => e.data);
@@ -201,24 +204,28 @@ function checkChild(
       p.push(`agent.completed disagrees on status: parent's log ${parentDone.status}, child's log ${childDone.status}`);
     if (parentDone.resultSha256 !== childDone.resultSha256)
       p.push(
-        `agent.completed disagrees on resultSha256: parent's log ${String(parentDone.resultSha256)}, child's log ${String(childDone.resultSha256)}`,
+        `agent.completed disagrees on resultSha256: parent's log ${String(parentDone.resultSha256)}, child's log ` +
+          `${String(childDone.resultSha256)}`,
       );
   } else if (parentDone && runDone) {
     // The child ended before its finish step (its sandbox never started): its run.completed is the account.
     const answerSha = runDone.answer !== undefined ? sha256Hex(runDone.answer) : null;
     if (parentDone.status !== runDone.status)
       p.push(
-        `agent.completed in the parent's log says ${parentDone.status}, the child's run.completed says ${runDone.status}`,
+        `agent.completed in the parent's log says ${parentDone.status}, the child's run.completed says ` +
+          `${runDone.status}`,
       );
     if (parentDone.resultSha256 !== answerSha)
       p.push(
-        `agent.completed in the parent's log has resultSha256 ${String(parentDone.resultSha256)}, the child's answer hashes to ${String(answerSha)}`,
+        `agent.completed in the parent's log has resultSha256 ${String(parentDone.resultSha256)}, the child's answer ` +
+          `hashes to ${String(answerSha)}`,
       );
   } else if (parentDone) {
     p.push(`the parent's log says the child ended ${parentDone.status}, but the child's log has not ended`);
   } else if (childDone && parent.status !== 'running') {
     p.push(
-      `the child's log says it ended ${childDone.status}, but the parent's log (which has ended) has no agent.completed for it`,
+      `the child's log says it ended ${childDone.status}, but the parent's log (which has ended) has no ` +
+        `agent.completed for it`,
     );
   }
 }

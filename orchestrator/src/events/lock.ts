@@ -13,7 +13,8 @@ export class RunLockedError extends GatehouseError {
     readonly owner: string,
   ) {
     super(
-      `run ${runId} is being written by a live gatehouse process (${owner}); answer its approvals at its prompt or over NATS, or wait for it to stop`,
+      `run ${runId} is being written by a live gatehouse process (${owner}); answer its approvals at its prompt or ` +
+        `over NATS, or wait for it to stop`,
     );
   }
 }

@@ -24,7 +24,8 @@ export class EventLogCorruptError extends GatehouseError {
     readonly runId: string,
   ) {
     super(
-      `event log ${file} is corrupt at line ${bad.line}${bad.seq !== undefined ? ` (seq ${bad.seq})` : ''}: ${bad.reason}. ` +
+      `event log ${file} is corrupt at line ${bad.line}${bad.seq !== undefined ? ` (seq ${bad.seq})` : ''}: ` +
+        `${bad.reason}. ` +
         `Refusing to append to it. Run \`gatehouse verify ${runId}\` to inspect it.`,
     );
     this.name = 'EventLogCorruptError';

@@ -51,7 +51,9 @@ export const MIN_LITERAL_SECRET = 4;
 const PATTERNS: ReadonlyArray<{ kind: string; source: string }> = [
   {
     kind: 'private-key',
-    source: String.raw`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|$)`,
+    source:
+      String.raw`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?` +
+      String.raw`(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|$)`,
   },
   { kind: 'anthropic-key', source: String.raw`sk-ant-[A-Za-z0-9_-]{20,}` },
   { kind: 'openai-key', source: String.raw`sk-[A-Za-z0-9_-]{20,}` },

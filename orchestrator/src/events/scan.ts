@@ -139,7 +139,8 @@ export function scanLog(buf: Buffer, opts: ScanOptions = {}): ScanResult {
     if (e.seq !== expectedSeq) {
       const why =
         e.seq > expectedSeq
-          ? `${e.seq - expectedSeq === 1 ? `event ${expectedSeq} is` : `events ${expectedSeq}..${e.seq - 1} are`} missing: removed or reordered`
+          ? `${e.seq - expectedSeq === 1 ? `event ${expectedSeq} is` : `events ${expectedSeq}..${e.seq - 1} are`} ` +
+            `missing: removed or reordered`
           : `seq ${e.seq} was already used: an event was duplicated or reordered`;
       return fail('invalid', `seq is ${e.seq}, expected ${expectedSeq}: ${why}`, e);
     }
@@ -150,7 +151,8 @@ export function scanLog(buf: Buffer, opts: ScanOptions = {}): ScanResult {
     else if (e.parentRunId !== parentRunId)
       return fail(
         'invalid',
-        `parentRunId is ${String(e.parentRunId)}, expected ${String(parentRunId)}: events of another run were spliced in`,
+        `parentRunId is ${String(e.parentRunId)}, expected ${String(parentRunId)}: events of another run were ` +
+          `spliced in`,
         e,
       );
     if (e.prevHash !== prevHash) {
@@ -206,7 +208,9 @@ export function scanLog(buf: Buffer, opts: ScanOptions = {}): ScanResult {
           line: lineNo,
           seq: e.seq,
           id: e.id,
-          reason: `MAC made with another installation's key (id ${id}, this one's is ${key.id}): it cannot be checked here`,
+          reason:
+            `MAC made with another installation's key (id ${id}, this one's is ${key.id}): it cannot be ` +
+            `checked here`,
         };
       }
     }

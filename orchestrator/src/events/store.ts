@@ -227,12 +227,14 @@ export class RunLog {
     if (this.#fd === undefined) throw new Error(`run log ${this.runId} is closed`);
     if (this.#broken)
       throw new Error(
-        `run log ${this.runId} is unusable after a failed write (${this.#broken.message}); reopen it with RunLog.open, which cuts off the partial line`,
+        `run log ${this.runId} is unusable after a failed write (${this.#broken.message}); reopen it with ` +
+          `RunLog.open, which cuts off the partial line`,
       );
     if (!Object.hasOwn(EventData, type)) {
       throw new EventDataError(
         String(type),
-        `unknown event type ${JSON.stringify(type)}: every event type needs a data schema in shared/src/events/types.ts`,
+        `unknown event type ${JSON.stringify(type)}: every event type needs a data schema in ` +
+          `shared/src/events/types.ts`,
       );
     }
     if (!ACTORS.has(actor))

@@ -121,7 +121,9 @@ function decideCommand(index: RuleIndex, mode: Mode, a: ShellAnalysis, facts: Ru
       ...base,
       decision: 'ask',
       policyId: 'classifier:unfollowable',
-      reason: `the command cannot be fully analysed (${a.problems.slice(0, 3).join('; ') || 'unknown construct'}); it needs a person's approval`,
+      reason:
+        `the command cannot be fully analysed (${a.problems.slice(0, 3).join('; ') || 'unknown construct'}); ` +
+        `it needs a person's approval`,
     };
   }
   for (const part of a.commands) {
@@ -178,7 +180,9 @@ function decideCommand(index: RuleIndex, mode: Mode, a: ShellAnalysis, facts: Ru
     ...base,
     decision: 'ask',
     policyId: `mode:${mode}`,
-    reason: `${mode} mode asks for ${needs.slice(0, 4).join(', ')}${needs.length > 4 ? ` and ${needs.length - 4} more` : ''}`,
+    reason:
+      `${mode} mode asks for ` +
+      `${needs.slice(0, 4).join(', ')}${needs.length > 4 ? ` and ${needs.length - 4} more` : ''}`,
   };
 }
 

@@ -76,7 +76,8 @@ export function loadPolicyFile(file: string, classifier: ShellClassifier): Loade
     text = readFileSync(full, 'utf8');
   } catch (e) {
     throw new PolicyFileError(
-      `cannot read policy file ${full}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
+      `cannot read policy file ${full}: ` +
+        `${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
     );
   }
   let json: unknown;
@@ -94,7 +95,8 @@ export function compilePolicy(json: unknown, source: string, classifier: ShellCl
     const issue = parsed.error.issues[0];
     const at = issue ? issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('') : '';
     throw new PolicyFileError(
-      `policy ${source}: at ${at || '(top level)'}: ${issue?.message ?? 'invalid'}${entryText(json, issue?.path ?? [])}`,
+      `policy ${source}: at ${at || '(top level)'}: ` +
+        `${issue?.message ?? 'invalid'}${entryText(json, issue?.path ?? [])}`,
     );
   }
   const file = parsed.data;
@@ -148,7 +150,8 @@ function checkExamples(rule: PolicyRule, entry: RuleEntry, classifier: ShellClas
     const got = ruleMatchesExample(rule, example, classifier);
     if (got !== expected) {
       throw new PolicyFileError(
-        `${where}: example ${JSON.stringify(example)} is expected ${expected ? 'to match' : 'not to match'}, but it ${got ? 'matches' : 'does not'}`,
+        `${where}: example ${JSON.stringify(example)} is expected ${expected ? 'to match' : 'not to match'}, but it ` +
+          `${got ? 'matches' : 'does not'}`,
       );
     }
   }

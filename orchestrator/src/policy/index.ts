@@ -90,7 +90,8 @@ function refuseSymlinks(repoDir: string, file: string): void {
   for (const p of [path.dirname(file), file]) {
     if (lstatSync(p).isSymbolicLink())
       throw new PolicyFileError(
-        `${path.relative(repoDir, p)} is a symbolic link; a repository's policy must be a plain file (or pass --policy FILE)`,
+        `${path.relative(repoDir, p)} is a symbolic link; a repository's policy must be a plain file (or pass ` +
+          `--policy FILE)`,
       );
   }
 }

@@ -102,7 +102,9 @@ export function describeFailure(facts: FailureFacts, label: ProviderLabel): Fail
       return {
         kind: 'timeout',
         retryable: true,
-        message: `No response from ${name} at ${baseUrl}${within}: check the network and ${baseUrlVariable}, or raise the timeout.`,
+        message:
+          `No response from ${name} at ${baseUrl}${within}: check the network and ${baseUrlVariable}, or ` +
+          `raise the timeout.`,
         reason: 'timeout',
       };
     }
@@ -110,14 +112,18 @@ export function describeFailure(facts: FailureFacts, label: ProviderLabel): Fail
       return {
         kind: 'network',
         retryable: true,
-        message: `Could not reach ${name} at ${baseUrl} (${clip(facts.detail)}): check the network and ${baseUrlVariable}.`,
+        message:
+          `Could not reach ${name} at ${baseUrl} (${clip(facts.detail)}): check the network and ` +
+          `${baseUrlVariable}.`,
         reason: `network: ${clip(facts.detail, 80)}`,
       };
     case 'incomplete':
       return {
         kind: 'network',
         retryable: true,
-        message: `${name} stopped streaming before the response was complete (${facts.detail}): the connection dropped; try again.`,
+        message:
+          `${name} stopped streaming before the response was complete (${facts.detail}): the connection ` +
+          `dropped; try again.`,
         reason: 'stream cut short',
       };
     case 'stream_error':
@@ -153,7 +159,9 @@ function describeHttp(facts: Extract<FailureFacts, { cause: 'http' }>, label: Pr
       ...base,
       kind: 'auth',
       retryable: false,
-      message: `${keyVariable} is not allowed to use ${model} (403): check the key's permissions and model access.${said}`,
+      message:
+        `${keyVariable} is not allowed to use ${model} (403): check the key's permissions and model ` +
+        `access.${said}`,
       reason: '403 forbidden',
     };
   }
@@ -173,7 +181,9 @@ function describeHttp(facts: Extract<FailureFacts, { cause: 'http' }>, label: Pr
       ...base,
       kind: 'rate_limit',
       retryable: true,
-      message: `${name} rate limit hit (429): wait before running again, run fewer agents at once, or raise the limit.${said}`,
+      message:
+        `${name} rate limit hit (429): wait before running again, run fewer agents at once, or raise the ` +
+        `limit.${said}`,
       reason: '429 rate limited',
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     };
@@ -203,7 +213,9 @@ function describeHttp(facts: Extract<FailureFacts, { cause: 'http' }>, label: Pr
       ...base,
       kind: 'bad_request',
       retryable: false,
-      message: `${name} at ${baseUrl} returned 404 for model "${model}": check the model name and ${baseUrlVariable}.${said}`,
+      message:
+        `${name} at ${baseUrl} returned 404 for model "${model}": check the model name and ` +
+        `${baseUrlVariable}.${said}`,
       reason: '404 not found',
     };
   }
@@ -212,7 +224,9 @@ function describeHttp(facts: Extract<FailureFacts, { cause: 'http' }>, label: Pr
       ...base,
       kind: 'bad_request',
       retryable: false,
-      message: `${name} rejected the request (${status}); retrying would not help: check the model "${model}" supports this request.${said}`,
+      message:
+        `${name} rejected the request (${status}); retrying would not help: check the model "${model}" ` +
+        `supports this request.${said}`,
       reason: `${status} bad request`,
     };
   }

@@ -18,7 +18,8 @@ export interface CreateProviderOptions {
 }
 
 const USAGE =
-  'use openai:MODEL (e.g. openai:gpt-4.1; OPENAI_BASE_URL for any OpenAI-compatible server), anthropic:MODEL (e.g. anthropic:claude-sonnet-4-5) or scripted:PATH (a JSON file of turns)';
+  'use openai:MODEL (e.g. openai:gpt-4.1; OPENAI_BASE_URL for any OpenAI-compatible server), anthropic:MODEL (e.g. ' +
+  'anthropic:claude-sonnet-4-5) or scripted:PATH (a JSON file of turns)';
 
 /**
  * Turns a `--model` spec into a provider. Everything a person must fix (bad spec, missing key,

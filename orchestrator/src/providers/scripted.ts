@@ -59,7 +59,8 @@ export function parseScript(value: unknown, source: string): Script {
   const more = result.error.issues.length > 5 ? `\n  …and ${result.error.issues.length - 5} more` : '';
   throw new ScriptError(
     source,
-    `Invalid model script ${source}:\n${lines.join('\n')}${more}\nExpected {"turns": [{"text"?, "toolCalls"?: [{"name", "input"}], "final"?}], "children"?: [scripts]}.`,
+    `Invalid model script ${source}:\n${lines.join('\n')}${more}\nExpected {"turns": [{"text"?, "toolCalls"?: ` +
+      `[{"name", "input"}], "final"?}], "children"?: [scripts]}.`,
   );
 }
 

@@ -51,7 +51,8 @@ export interface ContainerSpec {
 
 /**
  * The hardened container: commands as an unprivileged user with no capabilities, the daemon as a
- * different user holding six, no privilege gain, read-only root with a tmpfs scratch, memory/CPU/pids limits, no Docker socket (nothing is mounted but two anonymous volumes),
+ * different user holding six, no privilege gain, read-only root with a tmpfs scratch,
+ * memory/CPU/pids limits, no Docker socket (nothing is mounted but two anonymous volumes),
  * attached only to the run's internal network. The workspace and the daemon's state are volumes
  * because Docker's archive API cannot write into tmpfs mounts of a read-only container.
  */

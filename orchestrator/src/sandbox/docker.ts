@@ -14,7 +14,8 @@ export async function assertDockerReachable(d = docker()): Promise<{ version: st
     return { version: v.Version, apiVersion: v.ApiVersion };
   } catch (e) {
     throw new DockerUnavailableError(
-      `cannot reach the Docker engine (${(e as Error).message}). Start it (as root on Debian: \`npm test\` or \`npm run demo\` install and start docker.io), or set DOCKER_HOST.`,
+      `cannot reach the Docker engine (${(e as Error).message}). Start it (as root on Debian: \`npm test\` or \`npm ` +
+        `run demo\` install and start docker.io), or set DOCKER_HOST.`,
     );
   }
 }

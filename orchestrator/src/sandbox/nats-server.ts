@@ -137,8 +137,10 @@ async function externalServer(env: NodeJS.ProcessEnv): Promise<NatsEndpoint> {
   const container = env.GATEHOUSE_NATS_CONTAINER;
   if (!identityFile || !container) {
     throw new SandboxError(
-      'NATS_URL is set, so gatehouse uses that server; it also needs GATEHOUSE_NATS_IDENTITY (the identity.json written by `gatehouse nats init`) ' +
-        'to mint sandbox credentials, and GATEHOUSE_NATS_CONTAINER (the NATS container name) to attach it to each run network. Unset NATS_URL to use the embedded server.',
+      'NATS_URL is set, so gatehouse uses that server; it also needs GATEHOUSE_NATS_IDENTITY (the identity.json ' +
+        'written by `gatehouse nats init`) ' +
+        'to mint sandbox credentials, and GATEHOUSE_NATS_CONTAINER (the NATS container name) to attach it to each ' +
+        'run network. Unset NATS_URL to use the embedded server.',
     );
   }
   const identity = NatsIdentity.parse(JSON.parse(await fs.readFile(identityFile, 'utf8')));

@@ -264,7 +264,8 @@ export async function restoreSaved(sandbox: Sandbox, runDir: string, manifest: W
     const bad = await linkedParent(sandbox.container, `${d}/entry`, folders); // d and every folder above it
     if (bad)
       throw new SavedWorkspaceError(
-        `the saved workspace cannot be restored: ${bad.dir} is ${bad.what} in the sandbox, and saved files are under it`,
+        `the saved workspace cannot be restored: ${bad.dir} is ${bad.what} in the sandbox, and saved files are ` +
+          `under it`,
       );
     if ((await statPath(sandbox.container, d)) === undefined) missing.push(d);
   }

@@ -24,10 +24,11 @@ export interface ScanResult {
  * command can fill, and made without templates), so no config, hook, filter or attribute file a
  * command could have planted is read; a FIFO named .gitignore or .gitattributes (git's blocking
  * open() of one would hang the scan) is removed first, and the whole script is bounded inside the
- * container by `timeout`, so nothing of it is left running when it is cut short; the daemon's baseline is only read (its index, or its tree
- * through the object alternates), never written. Nothing is hashed into objects: `diff-files`
- * compares the work tree with the baseline index by stat and content, and new files come from
- * `ls-files --others` (honouring the workspace's .gitignore, like the daemon's `changes`).
+ * container by `timeout`, so nothing of it is left running when it is cut short; the daemon's
+ * baseline is only read (its index, or its tree through the object alternates), never written.
+ * Nothing is hashed into objects: `diff-files` compares the work tree with the baseline index by
+ * stat and content, and new files come from `ls-files --others` (honouring the workspace's
+ * .gitignore, like the daemon's `changes`).
  */
 const SCRIPT = `set -eu
 S="$1"; shift

@@ -173,18 +173,21 @@ describe('terminal channel', () => {
     await t.channel.close?.();
   });
 
-  it('on a TTY, ignores a line that arrives as the question is shown (typed ahead into the kernel buffer)', async () => {
-    const t = terminal();
-    Object.assign(t.input, { isTTY: true });
-    const answer = t.channel.ask(prompt(), never());
-    await t.waitFor(MENU);
-    t.type('o\n'); // arrives at once, as buffered keys do when reading starts
-    await t.waitFor('ignored a line typed before this question was shown');
-    await new Promise((r) => setTimeout(r, 300));
-    t.type('r\n');
-    expect(await answer).toMatchObject({ decision: 'grant', scope: 'run' });
-    await t.channel.close?.();
-  });
+  it(
+    'on a TTY, ignores a line that arrives as the ' + 'question is shown (typed ahead into the kernel buffer)',
+    async () => {
+      const t = terminal();
+      Object.assign(t.input, { isTTY: true });
+      const answer = t.channel.ask(prompt(), never());
+      await t.waitFor(MENU);
+      t.type('o\n'); // arrives at once, as buffered keys do when reading starts
+      await t.waitFor('ignored a line typed before this question was shown');
+      await new Promise((r) => setTimeout(r, 300));
+      t.type('r\n');
+      expect(await answer).toMatchObject({ decision: 'grant', scope: 'run' });
+      await t.channel.close?.();
+    },
+  );
 
   it('prints lineage, tool, preview, rule, reason and every risk line', async () => {
     const t = terminal();

@@ -67,40 +67,44 @@ describe('approval state is a fold of the log', () => {
     expect(fold(l.events()).approvals.requests.apr_1!.status).toBe('granted');
   });
 
-  it('once: used up by the execution it allows, and never stands for the shape; run: reusable, and approves the shape', () => {
-    const l = log();
-    request(l, 'apr_1', 'c1');
-    const once = l.append('approval.granted', 'user', grant('apr_1', 'c1', 'once'));
-    let s = fold(l.events()).approvals;
-    expect(usableGrant(s, A, 'apr_1')?.eventId).toBe(once.id);
-    expect(s.approvedShapes.size).toBe(0);
-    l.append('tool.execution.started', 'runtime', {
-      callId: 'c1',
-      invocationId: 'inv_1',
-      executor: 'sandbox',
-      primitive: 'exec',
-      input: {},
-      timeoutMs: 1,
-      approvalId: once.id,
-    });
-    s = fold(l.events()).approvals;
-    expect(usableGrant(s, A, 'apr_1')).toBeUndefined();
-    expect(usableGrant(s, A)).toBeUndefined();
+  it(
+    'once: used up by the execution it allows, and never stands for the shape; run: reusable, and approves ' +
+      'the shape',
+    () => {
+      const l = log();
+      request(l, 'apr_1', 'c1');
+      const once = l.append('approval.granted', 'user', grant('apr_1', 'c1', 'once'));
+      let s = fold(l.events()).approvals;
+      expect(usableGrant(s, A, 'apr_1')?.eventId).toBe(once.id);
+      expect(s.approvedShapes.size).toBe(0);
+      l.append('tool.execution.started', 'runtime', {
+        callId: 'c1',
+        invocationId: 'inv_1',
+        executor: 'sandbox',
+        primitive: 'exec',
+        input: {},
+        timeoutMs: 1,
+        approvalId: once.id,
+      });
+      s = fold(l.events()).approvals;
+      expect(usableGrant(s, A, 'apr_1')).toBeUndefined();
+      expect(usableGrant(s, A)).toBeUndefined();
 
-    request(l, 'apr_2', 'c2');
-    const run = l.append('approval.granted', 'user', grant('apr_2', 'c2', 'run'));
-    l.append('tool.execution.started', 'runtime', {
-      callId: 'c2',
-      invocationId: 'inv_2',
-      executor: 'sandbox',
-      primitive: 'exec',
-      input: {},
-      timeoutMs: 1,
-      approvalId: run.id,
-    });
-    s = fold(l.events()).approvals;
-    expect(usableGrant(s, A)?.eventId).toBe(run.id);
-    expect(usableGrant(s, B)).toBeUndefined();
-    expect([...s.approvedShapes]).toEqual(['bash:npm test']);
-  });
+      request(l, 'apr_2', 'c2');
+      const run = l.append('approval.granted', 'user', grant('apr_2', 'c2', 'run'));
+      l.append('tool.execution.started', 'runtime', {
+        callId: 'c2',
+        invocationId: 'inv_2',
+        executor: 'sandbox',
+        primitive: 'exec',
+        input: {},
+        timeoutMs: 1,
+        approvalId: run.id,
+      });
+      s = fold(l.events()).approvals;
+      expect(usableGrant(s, A)?.eventId).toBe(run.id);
+      expect(usableGrant(s, B)).toBeUndefined();
+      expect([...s.approvedShapes]).toEqual(['bash:npm test']);
+    },
+  );
 });

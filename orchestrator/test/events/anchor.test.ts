@@ -159,63 +159,66 @@ describe('an anchored log', () => {
     expect(r.problems).toEqual([]);
   });
 
-  it('an old-format log (schemaVersion 1) stays readable, says it is unanchored, and resumes into the new format', () => {
-    const state = tempStateDir();
-    RunLog.create(state, 'old').close();
-    let prevHash = GENESIS_HASH;
-    const old = Array.from({ length: 4 }, (_, seq) => {
-      const e: UnsealedEvent = {
-        id: `evt-old-${seq}`,
-        runId: 'old',
-        seq,
-        ts: new Date(Date.UTC(2024, 0, 1, 0, 0, seq)).toISOString(),
-        type: 'run.paused',
-        actor: 'runtime',
-        causationId: null,
-        parentRunId: null,
-        data: { pending: [], workspace: { dir: null, files: [], deleted: [] } },
-        prevHash,
-      };
-      const sealed = sealEvent(e);
-      prevHash = sealed.hash;
-      return sealed.line;
-    });
-    expect(old[0]).not.toMatch(/schemaVersion|"mac"/);
-    writeLines(logFile(state, 'old'), old);
-    const r = auditRun(state, 'old', installation());
-    expect(r.verdict).toBe('unanchored');
-    expect(r.problems).toEqual([]);
-    expect(r.unanchored.join('\n')).toMatch(/4 event\(s\) in the old format \(schemaVersion 1, no MAC\)/);
+  it(
+    'an old-format log (schemaVersion 1) stays readable, ' + 'says it is unanchored, and resumes into the new format',
+    () => {
+      const state = tempStateDir();
+      RunLog.create(state, 'old').close();
+      let prevHash = GENESIS_HASH;
+      const old = Array.from({ length: 4 }, (_, seq) => {
+        const e: UnsealedEvent = {
+          id: `evt-old-${seq}`,
+          runId: 'old',
+          seq,
+          ts: new Date(Date.UTC(2024, 0, 1, 0, 0, seq)).toISOString(),
+          type: 'run.paused',
+          actor: 'runtime',
+          causationId: null,
+          parentRunId: null,
+          data: { pending: [], workspace: { dir: null, files: [], deleted: [] } },
+          prevHash,
+        };
+        const sealed = sealEvent(e);
+        prevHash = sealed.hash;
+        return sealed.line;
+      });
+      expect(old[0]).not.toMatch(/schemaVersion|"mac"/);
+      writeLines(logFile(state, 'old'), old);
+      const r = auditRun(state, 'old', installation());
+      expect(r.verdict).toBe('unanchored');
+      expect(r.problems).toEqual([]);
+      expect(r.unanchored.join('\n')).toMatch(/4 event\(s\) in the old format \(schemaVersion 1, no MAC\)/);
 
-    const { log } = RunLog.open(state, 'old');
-    log.append('run.resumed', 'user', { fromSeq: 3, workspaceFrom: 'repository', files: [] });
-    log.append('run.completed', 'runtime', { status: 'final', stopReason: 'final_answer' });
-    log.close();
-    const after = auditRun(state, 'old', installation());
-    expect(after.macs).toMatchObject({ verified: 2, unkeyed: 4 });
-    expect(after.head.status).toBe('matched');
-    expect(after.verdict).toBe('unanchored'); // the old prefix is still unkeyed
+      const { log } = RunLog.open(state, 'old');
+      log.append('run.resumed', 'user', { fromSeq: 3, workspaceFrom: 'repository', files: [] });
+      log.append('run.completed', 'runtime', { status: 'final', stopReason: 'final_answer' });
+      log.close();
+      const after = auditRun(state, 'old', installation());
+      expect(after.macs).toMatchObject({ verified: 2, unkeyed: 4 });
+      expect(after.head.status).toBe('matched');
+      expect(after.verdict).toBe('unanchored'); // the old prefix is still unkeyed
 
-    // Once keyed, a later event without a MAC is a stripped one...
-    const file = logFile(state, 'old');
-    const keyed = lines(file);
-    const strip = (at: number) =>
-      reseal(
-        keyed,
-        (e, i) => i >= at && delete e.schemaVersion,
-        (i) => i < at,
-      );
-    writeLines(file, strip(5));
-    expect(auditRun(state, 'old', installation()).firstBad).toMatchObject({
-      line: 6,
-      seq: 5,
-      reason: expect.stringMatching(/MAC was stripped/) as unknown,
-    });
-    // ...and stripping every keyed event leaves a log that disagrees with its head.
-    writeLines(file, strip(4));
-    const stripped = auditRun(state, 'old', installation());
-    expect(stripped).toMatchObject({ verdict: 'failed', head: { status: 'rewritten' }, firstBad: { seq: 5 } });
-  });
+      // Once keyed, a later event without a MAC is a stripped one...
+      const file = logFile(state, 'old');
+      const keyed = lines(file);
+      const strip = (at: number) =>
+        reseal(
+          keyed,
+          (e, i) => i >= at && delete e.schemaVersion,
+          (i) => i < at,
+        );
+      writeLines(file, strip(5));
+      expect(auditRun(state, 'old', installation()).firstBad).toMatchObject({
+        line: 6,
+        seq: 5,
+        reason: expect.stringMatching(/MAC was stripped/) as unknown,
+      });
+      // ...and stripping every keyed event leaves a log that disagrees with its head.
+      writeLines(file, strip(4));
+      const stripped = auditRun(state, 'old', installation());
+      expect(stripped).toMatchObject({ verdict: 'failed', head: { status: 'rewritten' }, firstBad: { seq: 5 } });
+    },
+  );
 
   it('resume continues an anchored log: the head moves on, verify stays intact', () => {
     const state = tempStateDir();
@@ -267,41 +270,48 @@ describe('the installation key file', () => {
     );
   });
 
-  it('is refused when others can read it, when it is a symlink, or when it sits in the state directory; each says how to fix it', () => {
-    const dir = tempStateDir();
-    const open = path.join(dir, 'open.key');
-    writeFileSync(open, `${'ab'.repeat(32)}\n`);
-    chmodSync(open, 0o644);
-    expect(() => LogKey.load({ env: envFor(open) })).toThrow(LogKeyError);
-    expect(() => LogKey.load({ env: envFor(open) })).toThrow(/mode 0644.*chmod 600/);
+  it(
+    'is refused when others can read it, when it is a symlink, or when it sits in the state directory; each says ' +
+      'how to fix it',
+    () => {
+      const dir = tempStateDir();
+      const open = path.join(dir, 'open.key');
+      writeFileSync(open, `${'ab'.repeat(32)}\n`);
+      chmodSync(open, 0o644);
+      expect(() => LogKey.load({ env: envFor(open) })).toThrow(LogKeyError);
+      expect(() => LogKey.load({ env: envFor(open) })).toThrow(/mode 0644.*chmod 600/);
 
-    const real = path.join(dir, 'real.key');
-    writeFileSync(real, `${'cd'.repeat(32)}\n`, { mode: 0o600 });
-    const link = path.join(dir, 'link.key');
-    symlinkSync(real, link);
-    expect(lstatSync(link).isSymbolicLink()).toBe(true);
-    expect(() => LogKey.load({ env: envFor(link) })).toThrow(/is a symbolic link.*Replace the link/);
+      const real = path.join(dir, 'real.key');
+      writeFileSync(real, `${'cd'.repeat(32)}\n`, { mode: 0o600 });
+      const link = path.join(dir, 'link.key');
+      symlinkSync(real, link);
+      expect(lstatSync(link).isSymbolicLink()).toBe(true);
+      expect(() => LogKey.load({ env: envFor(link) })).toThrow(/is a symbolic link.*Replace the link/);
 
-    const state = tempStateDir();
-    mkdirSync(path.join(state, 'keys'));
-    expect(() => RunLog.create(state, 'r', {})).not.toThrow();
-    process.env.GATEHOUSE_KEY_FILE_SAVED = process.env.GATEHOUSE_KEY_FILE;
-    try {
-      process.env.GATEHOUSE_KEY_FILE = path.join(state, 'keys', 'log.key');
-      expect(() => RunLog.create(state, 'r2')).toThrow(/inside the state directory.*GATEHOUSE_KEY_FILE/);
-      expect(readdirSync(path.join(state, 'runs'))).toEqual(['r']); // nothing was created for r2
-    } finally {
-      process.env.GATEHOUSE_KEY_FILE = process.env.GATEHOUSE_KEY_FILE_SAVED;
-      delete process.env.GATEHOUSE_KEY_FILE_SAVED;
-    }
-  });
+      const state = tempStateDir();
+      mkdirSync(path.join(state, 'keys'));
+      expect(() => RunLog.create(state, 'r', {})).not.toThrow();
+      process.env.GATEHOUSE_KEY_FILE_SAVED = process.env.GATEHOUSE_KEY_FILE;
+      try {
+        process.env.GATEHOUSE_KEY_FILE = path.join(state, 'keys', 'log.key');
+        expect(() => RunLog.create(state, 'r2')).toThrow(/inside the state directory.*GATEHOUSE_KEY_FILE/);
+        expect(readdirSync(path.join(state, 'runs'))).toEqual(['r']); // nothing was created for r2
+      } finally {
+        process.env.GATEHOUSE_KEY_FILE = process.env.GATEHOUSE_KEY_FILE_SAVED;
+        delete process.env.GATEHOUSE_KEY_FILE_SAVED;
+      }
+    },
+  );
 
-  it('copies of one run continued apart are told apart only with separate heads (one heads directory sees a fork)', () => {
-    const state = tempStateDir();
-    writeRun(state, 'r', 3);
-    const { log } = RunLog.open(state, 'r', { key: keyWithOwnHeads() });
-    appendSample(log, 3);
-    log.close();
-    expect(auditRun(state, 'r', installation()).head.status).toBe('matched');
-  });
+  it(
+    'copies of one run continued apart are told apart only ' + 'with separate heads (one heads directory sees a fork)',
+    () => {
+      const state = tempStateDir();
+      writeRun(state, 'r', 3);
+      const { log } = RunLog.open(state, 'r', { key: keyWithOwnHeads() });
+      appendSample(log, 3);
+      log.close();
+      expect(auditRun(state, 'r', installation()).head.status).toBe('matched');
+    },
+  );
 });

@@ -65,8 +65,10 @@ describe('ArtifactStore', () => {
     for (const off of [1, 2, 3, 4])
       expect(s.read(ref, off, 100)).toMatchObject({ offset: 1, bytes: 5, text: '🎉b', eof: true });
     expect(s.read(ref, 5, 100)).toMatchObject({ offset: 5, text: 'b' });
-    expect(s.read(ref, 0, 3)).toMatchObject({ offset: 0, bytes: 1, text: 'a', eof: false }); // end inside 🎉: stop before it
-    expect(s.read(ref, 1, 2)).toMatchObject({ offset: 1, bytes: 4, text: '🎉', eof: false }); // limit smaller than the character
+    // End inside 🎉: stop before it.
+    expect(s.read(ref, 0, 3)).toMatchObject({ offset: 0, bytes: 1, text: 'a', eof: false });
+    // Limit smaller than the character.
+    expect(s.read(ref, 1, 2)).toMatchObject({ offset: 1, bytes: 4, text: '🎉', eof: false });
     expect(s.read(ref, 99)).toMatchObject({ offset: 6, bytes: 0, text: '', eof: true, totalBytes: 6 });
   });
 

@@ -102,36 +102,43 @@ describe('fixture logs', () => {
 
     // Version 1 logs have no MACs and no head: their chain verifies, and verify says nothing anchors it.
     const anchored = version >= 2;
-    it(`verify: every run's chain is intact, ${anchored ? 'and anchored' : 'unanchored (no MACs)'}, in-process and through the CLI`, () => {
-      const f = copyOf(version);
-      const all = readdirSync(path.join(f.state, 'runs'));
-      expect(all).toHaveLength(5); // four runs, one with a sub-agent
-      for (const runId of all) {
-        const r = auditRun(f.state, runId, f.key);
-        expect({ runId, verdict: r.verdict, problems: r.problems, unanchored: r.unanchored }).toEqual({
-          runId,
-          verdict: anchored ? 'intact' : 'unanchored',
-          problems: [],
-          unanchored: anchored
-            ? []
-            : [
-                `${r.events} event(s) in the old format (schemaVersion 1, no MAC): ` +
-                  'an edit with recomputed hashes cannot be detected in them',
-                'no head recorded for this run on this installation: a cut tail cannot be ruled out',
-              ],
-        });
-        expect(anchored ? r.macs.verified : r.macs.unkeyed).toBe(r.events);
-        expect(r.head.status).toBe(anchored ? 'matched' : 'missing');
-        const v = gatehouse(f, ['verify', runId]);
-        const verdict = anchored ? 'ok' : 'UNANCHORED';
-        expect(v.stdout).toMatch(new RegExp(`^${verdict}: run ${runId}: ${r.events} events, hash chain intact`));
-        expect(v.status).toBe(anchored ? 0 : 3);
-      }
-      const ends = Object.fromEntries(
-        (Object.keys(f.runs) as Named[]).map((n) => [n, auditRun(f.state, f.runs[n].runId, f.key).completion?.status]),
-      );
-      expect(ends).toEqual({ completed: 'final', paused: undefined, subagent: 'final', failed: 'failed' });
-    });
+    it(
+      `verify: every run's chain is intact, ${anchored ? 'and anchored' : 'unanchored (no MACs)'}, in-process and ` +
+        `through the CLI`,
+      () => {
+        const f = copyOf(version);
+        const all = readdirSync(path.join(f.state, 'runs'));
+        expect(all).toHaveLength(5); // four runs, one with a sub-agent
+        for (const runId of all) {
+          const r = auditRun(f.state, runId, f.key);
+          expect({ runId, verdict: r.verdict, problems: r.problems, unanchored: r.unanchored }).toEqual({
+            runId,
+            verdict: anchored ? 'intact' : 'unanchored',
+            problems: [],
+            unanchored: anchored
+              ? []
+              : [
+                  `${r.events} event(s) in the old format (schemaVersion 1, no MAC): ` +
+                    'an edit with recomputed hashes cannot be detected in them',
+                  'no head recorded for this run on this installation: a cut tail cannot be ruled out',
+                ],
+          });
+          expect(anchored ? r.macs.verified : r.macs.unkeyed).toBe(r.events);
+          expect(r.head.status).toBe(anchored ? 'matched' : 'missing');
+          const v = gatehouse(f, ['verify', runId]);
+          const verdict = anchored ? 'ok' : 'UNANCHORED';
+          expect(v.stdout).toMatch(new RegExp(`^${verdict}: run ${runId}: ${r.events} events, hash chain intact`));
+          expect(v.status).toBe(anchored ? 0 : 3);
+        }
+        const ends = Object.fromEntries(
+          (Object.keys(f.runs) as Named[]).map((n) => [
+            n,
+            auditRun(f.state, f.runs[n].runId, f.key).completion?.status,
+          ]),
+        );
+        expect(ends).toEqual({ completed: 'final', paused: undefined, subagent: 'final', failed: 'failed' });
+      },
+    );
 
     it('the fold gives each run the state it ended in', () => {
       const f = copyOf(version);
@@ -185,32 +192,36 @@ describe('fixture logs', () => {
       expect(t.status).toBe(0);
     });
 
-    it('resume reads the paused run back: the log opens for appending, the pending request, the workspace to restore', async () => {
-      const f = copyOf(version);
-      const { runId } = f.runs.paused;
-      const listed = gatehouse(f, ['approvals', runId, '--json']);
-      expect(listed.status).toBe(0);
-      expect(JSON.parse(listed.stdout)).toMatchObject({
-        runId,
-        tool: 'bash',
-        input: { command: 'echo ran >> ran.log' },
-      });
+    it(
+      'resume reads the paused run back: the log opens for appending, the pending request, the workspace ' +
+        'to restore',
+      async () => {
+        const f = copyOf(version);
+        const { runId } = f.runs.paused;
+        const listed = gatehouse(f, ['approvals', runId, '--json']);
+        expect(listed.status).toBe(0);
+        expect(JSON.parse(listed.stdout)).toMatchObject({
+          runId,
+          tool: 'bash',
+          input: { command: 'echo ran >> ran.log' },
+        });
 
-      const { log, recovered } = RunLog.open(f.state, runId, { key: f.key });
-      try {
-        expect(recovered).toBeUndefined();
-        const events = log.events();
-        const tracker = new StateTracker(events);
-        expect(tracker.state.status).toBe('running');
-        expect(events[0]?.type === 'run.started' && events[0].data.repo).toBeTruthy();
-        const restore = await chooseWorkspace(log.runDir, events, codingTools(), f.key);
-        // Version 1 logs are from before checkpoints: the workspace saved at the pause stands in.
-        expect(restore).toMatchObject({ from: anchored ? 'checkpoint' : 'pause-snapshot', files: [] });
-        expect(restore).not.toHaveProperty('refusal');
-      } finally {
-        log.close();
-      }
-    });
+        const { log, recovered } = RunLog.open(f.state, runId, { key: f.key });
+        try {
+          expect(recovered).toBeUndefined();
+          const events = log.events();
+          const tracker = new StateTracker(events);
+          expect(tracker.state.status).toBe('running');
+          expect(events[0]?.type === 'run.started' && events[0].data.repo).toBeTruthy();
+          const restore = await chooseWorkspace(log.runDir, events, codingTools(), f.key);
+          // Version 1 logs are from before checkpoints: the workspace saved at the pause stands in.
+          expect(restore).toMatchObject({ from: anchored ? 'checkpoint' : 'pause-snapshot', files: [] });
+          expect(restore).not.toHaveProperty('refusal');
+        } finally {
+          log.close();
+        }
+      },
+    );
 
     it('resume refuses what it must, from the log alone: a sub-agent on its own', () => {
       const f = copyOf(version);

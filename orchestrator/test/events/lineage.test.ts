@@ -399,7 +399,8 @@ describe('buildTree', () => {
     const tree = buildTree(state, 'run_root');
     expect(tree.problems).toEqual(["run run_stray names this run as its parent, but this run's log never spawned it"]);
     expect(tree.children[0]!.problems).toEqual([
-      `agent.completed disagrees on resultSha256: parent's log ${sha256Hex('something else')}, child's log ${sha256Hex('run_a done')}`,
+      `agent.completed disagrees on resultSha256: parent's log ${sha256Hex('something else')}, child's log ` +
+        `${sha256Hex('run_a done')}`,
     ]);
   });
 
@@ -458,23 +459,28 @@ describe('buildTree', () => {
     );
   });
 
-  it("reports a child that ended while its parent's log says nothing, and one the parent says ended that has not", () => {
-    const state = tempStateDir();
-    root(state, [{ runId: 'run_a', completed: false }]);
-    leaf(state, 'run_root', 'run_a', 'call_1_0', 1, ['run_root', 'run_a']);
-    expect(buildTree(state, 'run_root').children[0]!.problems).toEqual([
-      "the child's log says it ended final, but the parent's log (which has ended) has no agent.completed for it",
-    ]);
+  it(
+    "reports a child that ended while its parent's log says nothing, and one the parent says ended " + 'that has not',
+    () => {
+      const state = tempStateDir();
+      root(state, [{ runId: 'run_a', completed: false }]);
+      leaf(state, 'run_root', 'run_a', 'call_1_0', 1, ['run_root', 'run_a']);
+      expect(buildTree(state, 'run_root').children[0]!.problems).toEqual([
+        "the child's log says it ended final, but the parent's log (which has ended) has no agent.completed for it",
+      ]);
 
-    const state2 = tempStateDir();
-    root(state2, [{ runId: 'run_a' }]);
-    new Agent(state2, 'run_a', 'run_root', 'task of run_a', ['list_files'], ['run_root', 'run_a'])
-      .spawned(spawn('run_root', 'run_a', 'call_1_0', 1))
-      .log.close();
-    const child = buildTree(state2, 'run_root').children[0]!;
-    expect(child.status).toBe('running');
-    expect(child.problems).toEqual(["the parent's log says the child ended final, but the child's log has not ended"]);
-  });
+      const state2 = tempStateDir();
+      root(state2, [{ runId: 'run_a' }]);
+      new Agent(state2, 'run_a', 'run_root', 'task of run_a', ['list_files'], ['run_root', 'run_a'])
+        .spawned(spawn('run_root', 'run_a', 'call_1_0', 1))
+        .log.close();
+      const child = buildTree(state2, 'run_root').children[0]!;
+      expect(child.status).toBe('running');
+      expect(child.problems).toEqual([
+        "the parent's log says the child ended final, but the child's log has not ended",
+      ]);
+    },
+  );
 
   it('bounds the depth it reads', () => {
     const state = tempStateDir();

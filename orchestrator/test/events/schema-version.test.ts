@@ -63,26 +63,30 @@ describe("a log's schemaVersion", () => {
     expect(newerSchemaReason({ schemaVersion: '3' })).toBeUndefined();
   });
 
-  it('of a newer gatehouse is refused by verify, by reading (show) and by opening (resume), saying which version is needed', () => {
-    const state = tempStateDir();
-    writeRun(state, 'newer_run', 6);
-    appendNewerEvent(state, 'newer_run', LOG_SCHEMA_VERSION + 1);
-    const before = readFileSync(logFile(state, 'newer_run'));
+  it(
+    'of a newer gatehouse is refused by verify, by reading (show) and by opening (resume), saying which version ' +
+      'is needed',
+    () => {
+      const state = tempStateDir();
+      writeRun(state, 'newer_run', 6);
+      appendNewerEvent(state, 'newer_run', LOG_SCHEMA_VERSION + 1);
+      const before = readFileSync(logFile(state, 'newer_run'));
 
-    const r = auditRun(state, 'newer_run', LogKey.load());
-    expect(r.verdict).toBe('failed');
-    expect(r.events).toBe(6);
-    expect(r.firstBad).toMatchObject({ line: 7, seq: 6 });
-    // Newer, not "not a valid event envelope" (its unknown field) nor "unknown event type".
-    expect(r.firstBad!.reason).toMatch(/^schemaVersion 3 is newer than this gatehouse reads \(1 to 2\)/);
+      const r = auditRun(state, 'newer_run', LogKey.load());
+      expect(r.verdict).toBe('failed');
+      expect(r.events).toBe(6);
+      expect(r.firstBad).toMatchObject({ line: 7, seq: 6 });
+      // Newer, not "not a valid event envelope" (its unknown field) nor "unknown event type".
+      expect(r.firstBad!.reason).toMatch(/^schemaVersion 3 is newer than this gatehouse reads \(1 to 2\)/);
 
-    const refusal = /run newer_run: event log .*, line 7: schemaVersion 3 is newer than this gatehouse reads/;
-    expect(() => RunLog.readEvents(state, 'newer_run')).toThrow(refusal);
-    expect(() => RunLog.open(state, 'newer_run')).toThrow(refusal);
-    expect(() => RunLog.open(state, 'newer_run')).not.toThrow(/corrupt/);
-    // Refused, not repaired: nothing was cut off.
-    expect(readFileSync(logFile(state, 'newer_run'))).toEqual(before);
-  });
+      const refusal = /run newer_run: event log .*, line 7: schemaVersion 3 is newer than this gatehouse reads/;
+      expect(() => RunLog.readEvents(state, 'newer_run')).toThrow(refusal);
+      expect(() => RunLog.open(state, 'newer_run')).toThrow(refusal);
+      expect(() => RunLog.open(state, 'newer_run')).not.toThrow(/corrupt/);
+      // Refused, not repaired: nothing was cut off.
+      expect(readFileSync(logFile(state, 'newer_run'))).toEqual(before);
+    },
+  );
 
   describe('through the CLI', () => {
     beforeAll(() => {

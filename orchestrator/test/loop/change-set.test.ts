@@ -101,40 +101,44 @@ describe('verifyChangeSet (forged lists)', () => {
     expect(set).toMatchObject({ writes: [], deletes: [], refused: [], unchanged: ['never-existed.txt', 'same.txt'] });
   });
 
-  it('refuses links made, links retargeted, host links deleted, writes through host links, special modes; policy decides on the final path', async () => {
-    const { repo, runDir, blob } = setup();
-    const x = blob('x\n');
-    const m: WorkspaceManifest = {
-      v: 1,
-      files: [
-        { path: 'new-link', kind: 'symlink', target: '/etc/passwd', uid: 10001 },
-        { path: 'link', kind: 'symlink', target: '/etc/shadow', uid: 10001 },
-        file('outdir/evil', x),
-        file('setuid.sh', x, 0o4755),
-        file('secret/key', x),
-        file('docs/guide.md', x),
-      ],
-      deleted: ['link'],
-      skipped: [],
-    };
-    const set = await verifyChangeSet(repo, runDir, m, { policy });
-    const reasons = Object.fromEntries(set.refused.map((r) => [r.path, r.reason]));
-    expect(Object.keys(reasons).sort()).toEqual([
-      'docs/guide.md',
-      'link',
-      'new-link',
-      'outdir/evil',
-      'secret/key',
-      'setuid.sh',
-    ]);
-    expect(reasons['new-link']).toMatch(/symbolic link/);
-    expect(reasons['outdir/evil']).toMatch(/outdir is a symbolic link/);
-    expect(reasons['setuid.sh']).toMatch(/setuid/);
-    expect(reasons['secret/key']).toMatch(/denied by the policy \(deny\[0\]/);
-    expect(reasons['docs/guide.md']).toMatch(/asks before writing/);
-    expect(set.refused.filter((r) => r.path === 'link')).toHaveLength(2);
-    expect(readlinkSync(path.join(repo, 'link'))).toBe('same.txt');
-  });
+  it(
+    'refuses links made, links retargeted, host links deleted, ' +
+      'writes through host links, special modes; policy decides on the final path',
+    async () => {
+      const { repo, runDir, blob } = setup();
+      const x = blob('x\n');
+      const m: WorkspaceManifest = {
+        v: 1,
+        files: [
+          { path: 'new-link', kind: 'symlink', target: '/etc/passwd', uid: 10001 },
+          { path: 'link', kind: 'symlink', target: '/etc/shadow', uid: 10001 },
+          file('outdir/evil', x),
+          file('setuid.sh', x, 0o4755),
+          file('secret/key', x),
+          file('docs/guide.md', x),
+        ],
+        deleted: ['link'],
+        skipped: [],
+      };
+      const set = await verifyChangeSet(repo, runDir, m, { policy });
+      const reasons = Object.fromEntries(set.refused.map((r) => [r.path, r.reason]));
+      expect(Object.keys(reasons).sort()).toEqual([
+        'docs/guide.md',
+        'link',
+        'new-link',
+        'outdir/evil',
+        'secret/key',
+        'setuid.sh',
+      ]);
+      expect(reasons['new-link']).toMatch(/symbolic link/);
+      expect(reasons['outdir/evil']).toMatch(/outdir is a symbolic link/);
+      expect(reasons['setuid.sh']).toMatch(/setuid/);
+      expect(reasons['secret/key']).toMatch(/denied by the policy \(deny\[0\]/);
+      expect(reasons['docs/guide.md']).toMatch(/asks before writing/);
+      expect(set.refused.filter((r) => r.path === 'link')).toHaveLength(2);
+      expect(readlinkSync(path.join(repo, 'link'))).toBe('same.txt');
+    },
+  );
 
   it('applies a clean set atomically with modes normalised to 0644/0755, deletions included', async () => {
     const { repo, runDir, blob } = setup();

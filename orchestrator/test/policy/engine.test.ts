@@ -51,27 +51,33 @@ describe('policy file', () => {
     expect(bad({ approvers: [{ name: 'a', publicKey: 'not-a-key' }] })).toThrow(/approvers\[0\]\.publicKey/);
   });
 
-  it('inline examples are checked the way decisions are made (any command for deny/ask, every command for allow)', () => {
-    expect(() =>
-      policy({
-        deny: [
-          { rule: 'bash(git push*)', match: ['npm test && git push', 'bash -c "git push"', '/usr/bin/git -C . push'] },
-        ],
-      }),
-    ).not.toThrow();
-    expect(() => policy({ allow: [{ rule: 'bash(npm test*)', notMatch: ['npm test && curl x'] }] })).not.toThrow();
-    expect(() =>
-      policy({
-        allow: [
-          {
-            rule: 'edit_file(src/**)',
-            match: ['./src/../src/a.ts', '/workspace/src/x/y.ts'],
-            notMatch: ['src2/a.ts', '../src/a.ts'],
-          },
-        ],
-      }),
-    ).not.toThrow();
-  });
+  it(
+    'inline examples are checked the way decisions are made ' + '(any command for deny/ask, every command for allow)',
+    () => {
+      expect(() =>
+        policy({
+          deny: [
+            {
+              rule: 'bash(git push*)',
+              match: ['npm test && git push', 'bash -c "git push"', '/usr/bin/git -C . push'],
+            },
+          ],
+        }),
+      ).not.toThrow();
+      expect(() => policy({ allow: [{ rule: 'bash(npm test*)', notMatch: ['npm test && curl x'] }] })).not.toThrow();
+      expect(() =>
+        policy({
+          allow: [
+            {
+              rule: 'edit_file(src/**)',
+              match: ['./src/../src/a.ts', '/workspace/src/x/y.ts'],
+              notMatch: ['src2/a.ts', '../src/a.ts'],
+            },
+          ],
+        }),
+      ).not.toThrow();
+    },
+  );
 });
 
 describe('decisions', () => {
@@ -180,52 +186,59 @@ describe('decisions', () => {
     expect(p.decide(bash('git push; eval "$X"')).decision).toBe('deny');
   });
 
-  it('modes: read-only denies writes and commands; confirm-each asks; sandboxed-auto asks only for network, privilege, unknown', () => {
-    const ro = policy({}, 'read-only');
-    expect(ro.decide(read('a')).decision).toBe('allow');
-    expect(ro.decide(edit('a')).decision).toBe('deny');
-    expect(ro.decide(bash('ls')).decision).toBe('deny');
-    const each = policy({}, 'confirm-each');
-    expect(each.decide(read('a')).decision).toBe('allow');
-    expect(each.decide(edit('a')).decision).toBe('ask');
-    expect(each.decide(bash('npm test')).decision).toBe('ask');
-    const auto = policy({}, 'sandboxed-auto');
-    expect(auto.decide(edit('a')).decision).toBe('allow');
-    expect(auto.decide(bash('npm test && rm -rf dist')).decision).toBe('allow');
-    expect(auto.decide(bash('curl -s http://127.0.0.1:9')).decision).toBe('ask');
-    expect(auto.decide(bash('sudo ls')).decision).toBe('ask');
-    expect(auto.decide(bash('some-unknown-tool --flag')).decision).toBe('ask');
-    // Deny rules hold in every mode.
-    for (const mode of ['read-only', 'confirm-each', 'confirm-novel', 'sandboxed-auto'] as const) {
-      expect(policy({ deny: ['read_file(secrets/**)'] }, mode).decide(read('secrets/k')).decision, mode).toBe('deny');
-    }
-  });
+  it(
+    'modes: read-only denies writes and commands; confirm-each asks; sandboxed-auto asks only for network, ' +
+      'privilege, unknown',
+    () => {
+      const ro = policy({}, 'read-only');
+      expect(ro.decide(read('a')).decision).toBe('allow');
+      expect(ro.decide(edit('a')).decision).toBe('deny');
+      expect(ro.decide(bash('ls')).decision).toBe('deny');
+      const each = policy({}, 'confirm-each');
+      expect(each.decide(read('a')).decision).toBe('allow');
+      expect(each.decide(edit('a')).decision).toBe('ask');
+      expect(each.decide(bash('npm test')).decision).toBe('ask');
+      const auto = policy({}, 'sandboxed-auto');
+      expect(auto.decide(edit('a')).decision).toBe('allow');
+      expect(auto.decide(bash('npm test && rm -rf dist')).decision).toBe('allow');
+      expect(auto.decide(bash('curl -s http://127.0.0.1:9')).decision).toBe('ask');
+      expect(auto.decide(bash('sudo ls')).decision).toBe('ask');
+      expect(auto.decide(bash('some-unknown-tool --flag')).decision).toBe('ask');
+      // Deny rules hold in every mode.
+      for (const mode of ['read-only', 'confirm-each', 'confirm-novel', 'sandboxed-auto'] as const) {
+        expect(policy({ deny: ['read_file(secrets/**)'] }, mode).decide(read('secrets/k')).decision, mode).toBe('deny');
+      }
+    },
+  );
 
-  it('confirm-novel asks the first time a shape is seen; an approved shape is not asked again; network always asks', () => {
-    const p = policy({}, 'confirm-novel');
-    const first = p.decide(bash('npm test -- a.test.js'));
-    expect(first).toMatchObject({ decision: 'ask', shape: 'bash:npm test' });
-    const known = { approvedShapes: new Set([first.shape]) };
-    expect(p.decide(bash('npm test -- b.test.js'), known)).toMatchObject({
-      decision: 'allow',
-      policyId: 'mode:confirm-novel(known shape)',
-    });
-    expect(p.decide(bash('npm run build'), known).decision).toBe('ask');
-    expect(p.decide(bash('ls -la'), known).decision).toBe('allow');
-    const e = p.decide(edit('src/a.ts'));
-    expect(e).toMatchObject({ decision: 'ask', shape: 'edit_file:src/' });
-    expect(p.decide(edit('src/b.ts'), { approvedShapes: new Set([e.shape]) }).decision).toBe('allow');
-    expect(p.decide(edit('lib/b.ts'), { approvedShapes: new Set([e.shape]) }).decision).toBe('ask');
-    expect(p.decide(bash('curl x'), { approvedShapes: new Set(['bash:curl']) }).decision).toBe('ask');
-    // Destructive commands ask every time; a redirection's shape keeps its directory.
-    expect(p.decide(bash('rm -rf build'), { approvedShapes: new Set(['bash:rm']) }).decision).toBe('ask');
-    const note = p.decide(bash('echo x > notes/a.md'));
-    expect(note.shape).toBe('bash:> notes/');
-    expect(p.decide(bash('echo x > .git/hooks/pre-commit'), { approvedShapes: new Set([note.shape]) }).decision).toBe(
-      'ask',
-    );
-    expect(p.decide(bash('echo y > notes/b.md'), { approvedShapes: new Set([note.shape]) }).decision).toBe('allow');
-  });
+  it(
+    'confirm-novel asks the first time a shape is seen; ' + 'an approved shape is not asked again; network always asks',
+    () => {
+      const p = policy({}, 'confirm-novel');
+      const first = p.decide(bash('npm test -- a.test.js'));
+      expect(first).toMatchObject({ decision: 'ask', shape: 'bash:npm test' });
+      const known = { approvedShapes: new Set([first.shape]) };
+      expect(p.decide(bash('npm test -- b.test.js'), known)).toMatchObject({
+        decision: 'allow',
+        policyId: 'mode:confirm-novel(known shape)',
+      });
+      expect(p.decide(bash('npm run build'), known).decision).toBe('ask');
+      expect(p.decide(bash('ls -la'), known).decision).toBe('allow');
+      const e = p.decide(edit('src/a.ts'));
+      expect(e).toMatchObject({ decision: 'ask', shape: 'edit_file:src/' });
+      expect(p.decide(edit('src/b.ts'), { approvedShapes: new Set([e.shape]) }).decision).toBe('allow');
+      expect(p.decide(edit('lib/b.ts'), { approvedShapes: new Set([e.shape]) }).decision).toBe('ask');
+      expect(p.decide(bash('curl x'), { approvedShapes: new Set(['bash:curl']) }).decision).toBe('ask');
+      // Destructive commands ask every time; a redirection's shape keeps its directory.
+      expect(p.decide(bash('rm -rf build'), { approvedShapes: new Set(['bash:rm']) }).decision).toBe('ask');
+      const note = p.decide(bash('echo x > notes/a.md'));
+      expect(note.shape).toBe('bash:> notes/');
+      expect(p.decide(bash('echo x > .git/hooks/pre-commit'), { approvedShapes: new Set([note.shape]) }).decision).toBe(
+        'ask',
+      );
+      expect(p.decide(bash('echo y > notes/b.md'), { approvedShapes: new Set([note.shape]) }).decision).toBe('allow');
+    },
+  );
 });
 
 type CorpusEntry = { command: string; decision: 'allow' | 'ask' | 'deny' };

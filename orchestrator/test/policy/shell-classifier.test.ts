@@ -205,20 +205,24 @@ describe('wrappers are unwrapped and recorded in via', () => {
     expect([a.class, a.followable, texts(a)]).toEqual(['unknown', true, ['bash -x scripts/deploy.sh --prod']]);
   });
 
-  it('a shell string or here-document only known at run time is not followable, and the visible text is still checked', () => {
-    for (const command of [
-      'bash -c "$SCRIPT"',
-      'sh -c "$(cat x)"',
-      'bash <<EOF\n$CMD\nEOF',
-      'eval git push',
-      'eval "$X"',
-    ]) {
-      const a = shell.classify(command);
-      expect([a.class, a.followable], command).toEqual(['unknown', false]);
-      expect(a.problems.length, command).toBeGreaterThan(0);
-    }
-    expect(texts(shell.classify('bash -c "git push $REMOTE"'))).toContain('git push $REMOTE');
-  });
+  it(
+    'a shell string or here-document only known at run time is not followable, and the visible text is ' +
+      'still checked',
+    () => {
+      for (const command of [
+        'bash -c "$SCRIPT"',
+        'sh -c "$(cat x)"',
+        'bash <<EOF\n$CMD\nEOF',
+        'eval git push',
+        'eval "$X"',
+      ]) {
+        const a = shell.classify(command);
+        expect([a.class, a.followable], command).toEqual(['unknown', false]);
+        expect(a.problems.length, command).toBeGreaterThan(0);
+      }
+      expect(texts(shell.classify('bash -c "git push $REMOTE"'))).toContain('git push $REMOTE');
+    },
+  );
 
   it('stacks of nested shells are followed, up to a bound', () => {
     let s = 'git push';

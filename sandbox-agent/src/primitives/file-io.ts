@@ -128,7 +128,8 @@ export function ioError(e: unknown, rel: string): PrimitiveError {
   if (code === 'EACCES' || code === 'EPERM') {
     return new PrimitiveError(
       'io_error',
-      `${rel}: ${code}: the command user may not do this (paths the policy denies writing are read-only in the sandbox)`,
+      `${rel}: ${code}: the command user may not do this (paths the policy denies writing are read-only in the ` +
+        `sandbox)`,
       'failed',
       rel,
     );

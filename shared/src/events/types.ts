@@ -241,7 +241,10 @@ export const EventData = {
   /** The run stopped to wait for approvals; the workspace as it stood is saved so resume can restore it. */
   'run.paused': z.strictObject({
     pending: z.array(Id),
-    /** The workspace's changed files, saved beside the log (`dir`, relative to the run's folder), and the ones it deleted. */
+    /**
+     * The workspace's changed files, saved beside the log (`dir`, relative to the run's folder), and the ones it
+     * deleted.
+     */
     workspace: z.strictObject({ dir: z.string().nullable(), files: z.array(z.string()), deleted: z.array(z.string()) }),
   }),
   'run.resumed': z.strictObject({

@@ -26,7 +26,9 @@ export const UserPublicKey = z
 export const Approver = z.strictObject({ name: ApproverName, publicKey: UserPublicKey });
 export type Approver = z.infer<typeof Approver>;
 
-/** One answer to one request, as it travels. Strict: an unknown field could not be covered by the signature's meaning. */
+/**
+ * One answer to one request, as it travels. Strict: an unknown field could not be covered by the signature's meaning.
+ */
 export const SignedAnswer = z.strictObject({
   requestId: Id,
   runId: Id,
@@ -112,7 +114,9 @@ export async function answerOverNats(
     if (code === '503')
       return {
         ok: false,
-        error: `request ${answer.requestId} of run ${answer.runId} is not pending (already answered, timed out, or never asked)`,
+        error:
+          `request ${answer.requestId} of run ${answer.runId} is not pending (already answered, timed out, or ` +
+          `never asked)`,
       };
     if (code === 'TIMEOUT') return { ok: false, error: `no reply from the orchestrator within ${timeoutMs} ms` };
     return { ok: false, error: `could not send the answer: ${(e as Error).message}` };

@@ -132,7 +132,8 @@ class NatsChannel implements ApprovalChannel {
         this.nc.publish(this.subjects.requests, this.encodeJson(wirePrompt(prompt, this.maxPayload())));
       } catch (e) {
         this.onError(
-          `approval request ${prompt.requestId} could not go out over NATS (${(e as Error).message}); asking the ${this.fallback.name} channel instead`,
+          `approval request ${prompt.requestId} could not go out over NATS (${(e as Error).message}); asking the ` +
+            `${this.fallback.name} channel instead`,
         );
         finish('fallback');
       }
@@ -157,7 +158,9 @@ class NatsChannel implements ApprovalChannel {
     if (a.actionHash !== prompt.actionHash)
       return {
         ok: false,
-        error: `the answer's actionHash does not match request ${prompt.requestId}'s action (answer the action as published)`,
+        error:
+          `the answer's actionHash does not match request ${prompt.requestId}'s action (answer the action as ` +
+          `published)`,
       };
     const listed = this.approvers.get(a.approver.publicKey);
     if (listed === undefined)
@@ -165,7 +168,9 @@ class NatsChannel implements ApprovalChannel {
     if (listed !== a.approver.name)
       return {
         ok: false,
-        error: `approver name "${a.approver.name}" does not match key ${a.approver.publicKey}, which is listed as "${listed}"`,
+        error:
+          `approver name "${a.approver.name}" does not match key ${a.approver.publicKey}, which is listed as ` +
+          `"${listed}"`,
       };
     if (!verifyAnswerSignature(a))
       return { ok: false, error: `the signature does not verify for key ${a.approver.publicKey}` };

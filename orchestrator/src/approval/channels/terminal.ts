@@ -6,7 +6,10 @@ import { oneLine, visible } from './screen';
 export interface TerminalChannelOptions {
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
-  /** Who answers, recorded as `user:<name>` (a value with a colon, `ci:bot`, is kept as is); defaults to $USER or the OS account name. */
+  /**
+   * Who answers, recorded as `user:<name>` (a value with a colon, `ci:bot`, is kept as is); defaults to $USER or the OS
+   * account name.
+   */
   approver?: string;
 }
 
@@ -171,7 +174,8 @@ function render(p: ApprovalPrompt): string {
   lines.push('  ┌ preview', ...shown.map((l) => `  │ ${l}`));
   if (preview.length > shown.length) {
     lines.push(
-      `  │ … ${preview.length - shown.length} more lines not shown; the approval covers all of them (deny if unsure)`,
+      `  │ … ${preview.length - shown.length} more lines not shown; the approval covers all of them (deny ` +
+        `if unsure)`,
     );
   }
   lines.push('  └', '[o] approve once  [r] approve for this run  [d] deny', '');

@@ -219,7 +219,10 @@ export function declaration(keyword: string, words: readonly Word[]): Verdict {
     if (w.literal && /^[-+]./.test(w.value)) {
       if (/^-[A-Za-z]*[ni]/.test(w.value))
         f.add(
-          `${keyword} ${w.value}: ${w.value.includes('n') ? 'a name reference makes one variable set another' : 'integer variables evaluate what is assigned to them as arithmetic'}`,
+          `${keyword} ${w.value}: ` +
+            (w.value.includes('n')
+              ? 'a name reference makes one variable set another'
+              : 'integer variables evaluate what is assigned to them as arithmetic'),
         );
       continue;
     }

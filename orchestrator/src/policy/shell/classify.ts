@@ -62,7 +62,9 @@ function assignmentOf(node: SyntaxNode): Assignment {
 }
 
 class Walker extends Findings {
-  /** Literal strings bash may evaluate again: parsed only if the line is asked anyway, so deny rules see their commands. */
+  /**
+   * Literal strings bash may evaluate again: parsed only if the line is asked anyway, so deny rules see their commands.
+   */
   private deferred: Array<{ text: string; via: string[]; scope: Scope }> = [];
   private payloads = 0;
   /** Words and input that a redirected_statement hands to its last command. */
@@ -250,7 +252,10 @@ class Walker extends Findings {
     for (const r of redirects) this.walk(r, { ...scope, stdin: NO_STDIN });
   }
 
-  /** `declare`, `local`, `export`, `readonly`, `typeset`, `unset`: judged in builtins.ts, like their `builtin declare …` spelling. */
+  /**
+   * `declare`, `local`, `export`, `readonly`, `typeset`, `unset`: judged in builtins.ts, like their `builtin declare …`
+   * spelling.
+   */
   private declaration(node: SyntaxNode, scope: Scope): void {
     const keyword = node.children[0]?.text ?? node.type;
     const argv = [keyword];
@@ -328,7 +333,9 @@ class Walker extends Findings {
       // Only `git` found on PATH is gatehouse's wrapper, which disables programs the repository's
       // config names (filters, textconv…); `/usr/bin/git` is the bare program, so no rule about
       // `git …` may allow it (deny rules still see it).
-      const problem = `${short(name.value)} bypasses the sandbox's git wrapper, so the repository's config may name programs it runs`;
+      const problem =
+        `${short(name.value)} bypasses the sandbox's git wrapper, so the repository's config may name ` +
+        `programs it runs`;
       this.problems.add(problem);
       if (verdict.class === 'read-only') verdict = { ...verdict, class: 'unknown', reason: problem };
     }

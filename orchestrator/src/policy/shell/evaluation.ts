@@ -35,7 +35,10 @@ export interface Evaluation {
   conditions: Condition[];
   /** Every setting of a variable in the script. */
   bindings: Array<[string, Binding]>;
-  /** Literal strings bash may evaluate (they hold `$(…)` or backticks): parsed when the line is asked, so deny rules still see their commands. */
+  /**
+   * Literal strings bash may evaluate (they hold `$(…)` or backticks): parsed when the line is asked, so deny rules
+   * still see their commands.
+   */
   payloads: Array<{ label: string; text: string }>;
 }
 
@@ -175,7 +178,9 @@ export function evaluate(root: SyntaxNode): Evaluation {
     if (names.length)
       ev.conditions.push({
         names,
-        problem: `${label}: bash evaluates ${names.join(', ')} as arithmetic, and a value such as a[$(cmd)] there runs cmd`,
+        problem:
+          `${label}: bash evaluates ${names.join(', ')} as arithmetic, and a value such as a[$(cmd)] there ` +
+          `runs cmd`,
       });
   };
   const unsafe = (label: string, n: SyntaxNode) => {
@@ -194,7 +199,8 @@ export function evaluate(root: SyntaxNode): Evaluation {
     for (let n = stack.pop(); n; n = stack.pop()) {
       if (judged.has(n)) continue;
       judged.add(n);
-      if (!n.named || n.type === 'comment' || n.type === 'number' || n.type === 'arithmetic_expansion') continue; // a nested $((…)) is checked on its own
+      // A nested $((…)) is checked on its own.
+      if (!n.named || n.type === 'comment' || n.type === 'number' || n.type === 'arithmetic_expansion') continue;
       if (
         n.type === 'word' ||
         n.type === 'variable_name' ||
@@ -285,7 +291,8 @@ export function evaluate(root: SyntaxNode): Evaluation {
           if (name) use('an array index', [(name[1] ?? name[2] ?? name[3])!]);
           else
             problem(
-              `${short(c.text)}: bash evaluates the array index as arithmetic, where a value only known at run time can run commands`,
+              `${short(c.text)}: bash evaluates the array index as arithmetic, where a value only known at run time ` +
+                `can run commands`,
             );
         }
         break;

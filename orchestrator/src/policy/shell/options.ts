@@ -12,7 +12,10 @@ import { isGlob, short, type Word } from './words';
  * tool's full list of long options, including the ones that are not read-only.
  */
 
-/** What an option does beyond reading: `>` writes its value (a file), `!` runs a program, `+` changes files otherwise, `#` changes the system. */
+/**
+ * What an option does beyond reading: `>` writes its value (a file), `!` runs a program, `+` changes files otherwise,
+ * `#` changes the system.
+ */
 export type Effect = '>' | '!' | '+' | '#';
 
 export interface OptionDef {
@@ -155,7 +158,8 @@ export function judgeOptions(name: string, s: CommandSpec, args: readonly Word[]
     const w = args[i]!;
     if (!w.literal) {
       // `$OPTS` could be any option, and unquoted it could split into several words; an integer cannot.
-      const problem = `${name} ${short(w.value)}: an argument only known at run time could be an option that is not read-only`;
+      const problem =
+        `${name} ${short(w.value)}: ` + 'an argument only known at run time could be an option that is not read-only';
       if (hasRisk && w.numeric) conditions.push({ names: w.numeric, problem });
       else if (hasRisk) raise('unknown', problem);
       ops.push(w);

@@ -97,7 +97,8 @@ export function fileRedirect(r: SyntaxNode): RedirectEffect {
     // When what follows the fixed start is a plain `$v`, v's values decide, once the whole line
     // is seen: a variable the line never sets holds the fixed environment's value (`> "$TMPDIR/x"`),
     // an integer cannot spell tcp, and literal values (`d=out; … > "$d/log"`) can be checked.
-    const problem = `${op}${short(target.value)}: the redirection target is only known at run time (it could be /dev/tcp/…)`;
+    const problem =
+      `${op}${short(target.value)}: ` + 'the redirection target is only known at run time (it could be /dev/tcp/…)';
     const next = /^~[+-]/.test(target.value)
       ? null
       : /^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})/.exec(target.value.slice(fixed.length));

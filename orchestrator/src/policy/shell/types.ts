@@ -17,7 +17,10 @@ export const COMMAND_CLASSES = [
 export type CommandClass = (typeof COMMAND_CLASSES)[number];
 
 export interface SimpleCommand {
-  /** The words after expansion-free normalisation: the command name is its basename (`/bin/rm` → `rm`), env prefixes and wrappers removed. */
+  /**
+   * The words after expansion-free normalisation: the command name is its basename (`/bin/rm` → `rm`), env prefixes and
+   * wrappers removed.
+   */
   argv: string[];
   /** `argv` joined with single spaces: what `bash(PATTERN)` rules are matched against. */
   text: string;
@@ -29,13 +32,19 @@ export interface SimpleCommand {
 }
 
 export interface ShellAnalysis {
-  /** Every simple command the line would run, including those inside substitutions, subshells, heredoc-fed shells and wrappers. */
+  /**
+   * Every simple command the line would run, including those inside substitutions, subshells, heredoc-fed shells and
+   * wrappers.
+   */
   commands: SimpleCommand[];
   /** Files that redirections write to (`>`, `>>`, `&>`, `tee` targets count via the tee command itself). */
   writes: string[];
   /** The most risky class among the commands and redirections. */
   class: CommandClass;
-  /** False when some part could not be parsed or followed (dynamic command names, `eval`, parse errors…): such a line is asked, never allowed. */
+  /**
+   * False when some part could not be parsed or followed (dynamic command names, `eval`, parse errors…): such a line is
+   * asked, never allowed.
+   */
   followable: boolean;
   /** Why it is not followable, or other notes. */
   problems: string[];

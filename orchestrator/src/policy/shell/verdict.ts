@@ -30,7 +30,9 @@ export interface Verdict {
   problem?: string;
   /** Problems that hold unless some variables only ever hold integers (`wait $pid`). */
   conditions?: Condition[];
-  /** What the command runs besides itself (`git bisect run CMD`, `mapfile -C CODE`), followed like a wrapper's command. */
+  /**
+   * What the command runs besides itself (`git bisect run CMD`, `mapfile -C CODE`), followed like a wrapper's command.
+   */
   inner?: Inner[];
   /** Files the command writes through its options or operands (`sort -o F`, `uniq IN OUT`), for the path rules. */
   writes?: string[];
