@@ -11,7 +11,10 @@ import type { LocalResult } from '../tools/tool';
 import { normaliseGlob } from './handoff';
 import type { ParentRun } from './parent-run';
 
-/** After the child's run: a pause propagates up; otherwise its changes go through the parent's pipeline and its answer becomes the observation. */
+/**
+ * After the child's run: a pause propagates up; otherwise its changes go through the parent's pipeline and its
+ * answer becomes the observation.
+ */
 export async function conclude(
   p: ParentRun,
   paths: readonly string[],
@@ -83,7 +86,10 @@ export function outside(files: string[], paths: readonly string[]): string[] {
 interface Applied {
   file: string;
   outcome: string;
-  /** The parent's observation of the write (`obs-N`); none when the file was not written or the write waits for approval. */
+  /**
+   * The parent's observation of the write (`obs-N`); none when the file was not written or the write waits for
+   * approval.
+   */
   observation?: string;
   requestId?: string;
 }
@@ -151,7 +157,8 @@ function report(
   if (cited.length > 0) lines.push(`evidence it cites (observations of ${childRunId}): ${cited.join(', ')}`);
   if (applied.length > 0)
     lines.push(
-      `its changes, through your write path: ${applied.map((a) => `${a.file} ${a.outcome}${a.observation ? ` (${a.observation})` : ''}`).join('; ')}`,
+      'its changes, through your write path: ' +
+        `${applied.map((a) => `${a.file} ${a.outcome}${a.observation ? ` (${a.observation})` : ''}`).join('; ')}`,
     );
   else lines.push('its changes: none');
   if (withheld.length > 0) lines.push(`withheld (outside its paths, not applied): ${withheld.join(', ')}`);

@@ -36,7 +36,9 @@ export function createDelegator(p: ParentRun): Delegator {
           output: '',
           error: {
             code: 'budget_exceeds_parent',
-            message: `budget.${over} ${h.budget[over]} is more than this agent has left once its other sub-agents' budgets are counted (${left[over] - inFlight[over]})`,
+            message:
+              `budget.${over} ${h.budget[over]} is more than this agent has left once its other sub-agents' ` +
+              `budgets are counted (${left[over] - inFlight[over]})`,
           },
         };
       for (const k of ['turns', 'toolCalls', 'tokens'] as const) inFlight[k] += h.budget[k];

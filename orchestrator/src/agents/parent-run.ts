@@ -15,7 +15,10 @@ export type ChildRunHandle = Omit<RunHandle, 'prepare' | 'finish'> & {
   finish?: (sandbox: WorkspaceFiles, outcome: LoopOutcome) => Promise<void>;
 };
 
-/** What the delegator is given of the run it belongs to: the child runs are started, resumed and concluded against it. */
+/**
+ * What the delegator is given of the run it belongs to: the child runs are started, resumed and concluded against
+ * it.
+ */
 export interface ParentRun {
   env: RunEnvironment;
   runId: string;

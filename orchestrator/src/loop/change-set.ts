@@ -186,7 +186,8 @@ export async function applyChangeSet(repoDir: string, set: ChangeSet): Promise<v
     } catch (e) {
       const rest = all.slice(i).map((s) => s.p);
       throw new ApplyError(
-        `applying stopped at ${step.p}: ${(e as Error).message}. Written: ${done.length ? done.join(', ') : 'nothing'}; not written: ${rest.join(', ')}. ` +
+        `applying stopped at ${step.p}: ${(e as Error).message}. ` +
+          `Written: ${done.length ? done.join(', ') : 'nothing'}; not written: ${rest.join(', ')}. ` +
           'The repository is partly changed: review it (git status) and the diff beside the log.',
       );
     }

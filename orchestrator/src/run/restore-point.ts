@@ -78,7 +78,8 @@ async function fromLog(
   const lastChange = changed.at(-1);
   const checkpoint = lastEvent(events, 'workspace.checkpoint');
   const advice =
-    'The run cannot continue with its completed work; start a new run (the log and everything saved are kept for review).';
+    'The run cannot continue with its completed work; ' +
+    'start a new run (the log and everything saved are kept for review).';
   if (checkpoint) {
     const c = checkpoint.data;
     let manifest: WorkspaceManifest;
@@ -86,7 +87,9 @@ async function fromLog(
       manifest = await loadWorkspace(runDir, c.manifest, c.manifestSha256);
     } catch (e) {
       return {
-        refusal: `checkpoint ${c.checkpoint} cannot be restored: ${(e as Error).message}. ${salvageProblem ? `${salvageProblem}. ` : ''}${advice}`,
+        refusal:
+          `checkpoint ${c.checkpoint} cannot be restored: ${(e as Error).message}. ` +
+          `${salvageProblem ? `${salvageProblem}. ` : ''}${advice}`,
       };
     }
     if (manifest.skipped.length > 0)

@@ -36,7 +36,10 @@ export interface RunEnvironment {
   agent?: { depth: number; maxDepth: number; paths: readonly string[]; maxParallel: number };
   /** The loaded policy's identity, for lineage events. */
   policyRecord?: { source: string; sha256: string; file: unknown };
-  /** Largest file checkpointed or exported (default: $GATEHOUSE_MAX_FILE_BYTES, else 8 GiB); larger ones are listed with their sizes. */
+  /**
+   * Largest file checkpointed or exported (default: $GATEHOUSE_MAX_FILE_BYTES, else 8 GiB); larger ones are listed
+   * with their sizes.
+   */
   maxFileBytes?: number;
 }
 

@@ -23,7 +23,13 @@ export function rejectionText(
   ctx: { surface: readonly string[]; tool?: Tool<unknown>; registry: ToolRegistry },
 ): string {
   const lines = [
-    `rejected: ${toolName} was not run (${stage === 'known' || stage === 'surface' ? 'unavailable tool' : stage === 'schema' ? 'invalid input' : 'failed a check'})`,
+    `rejected: ${toolName} was not run (${
+      stage === 'known' || stage === 'surface'
+        ? 'unavailable tool'
+        : stage === 'schema'
+          ? 'invalid input'
+          : 'failed a check'
+    })`,
   ];
   for (const e of errors) lines.push(`- ${e.path ? `${e.path}: ` : ''}${e.message}`);
   if (stage === 'known' || stage === 'surface') lines.push(`available tools: ${ctx.surface.join(', ')}`);
@@ -36,5 +42,7 @@ function signature(tool: Tool<unknown>, registry: ToolRegistry): string {
     { properties?: Record<string, { type?: string }>; required?: string[] } | undefined;
   const props = Object.entries(described?.properties ?? {});
   const required = new Set(described?.required ?? []);
-  return `${tool.name} {${props.map(([k, v]) => `${k}${required.has(k) ? '' : '?'}: ${v.type ?? 'value'}`).join(', ')}}`;
+  return (
+    `${tool.name} {` + `${props.map(([k, v]) => `${k}${required.has(k) ? '' : '?'}: ${v.type ?? 'value'}`).join(', ')}}`
+  );
 }

@@ -85,24 +85,27 @@ describe("delegation: a child's result", () => {
     expect(obs.content).toContain('withheld (outside its paths, not applied): README.md');
   });
 
-  it("folds back into the parent: its files through the parent's write path, its answer as the observation", async () => {
-    const p = parentRun({ children: [writesInsideAndOutside], ...make });
-    const obs = observed(await p.delegate(handoff(), 'call_d'));
-    expect(obs.outcome).toBe('ok');
-    expect(p.sandbox.workspace.files.get('src/a.ts')).toBe('export const a = 2;\n');
-    // Applied by the parent's own pipeline: a read then a write_file, each decided and observed in the parent's log.
-    const write = p.data('tool.intent').find((d) => d.callId === 'call_d.write1');
-    expect(write).toMatchObject({ tool: 'write_file', input: { path: 'src/a.ts' } });
-    const written = p.data('tool.observation').find((d) => d.callId === 'call_d.write1')!;
-    expect(written.outcome).toBe('ok');
-    const [spawned] = p.data('agent.spawned');
-    expect(obs.content).toContain(`sub-agent ${spawned!.childRunId} (depth 1) ended final`);
-    expect(obs.content).toContain('answer: a is 2 now (obs-2)');
-    expect(obs.content).toContain(`src/a.ts ok (${written.observationId})`);
-    expect(p.data('agent.completed')[0]).toMatchObject({ childRunId: spawned!.childRunId, status: 'final' });
-    // The child's own log holds its run, tied to the parent.
-    const child = p.childEvents(spawned!.childRunId);
-    expect(child.every((e) => e.parentRunId === p.runId)).toBe(true);
-    expect(child.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final' } });
-  });
+  it(
+    "folds back into the parent: its files through the parent's write path, " + 'its answer as the observation',
+    async () => {
+      const p = parentRun({ children: [writesInsideAndOutside], ...make });
+      const obs = observed(await p.delegate(handoff(), 'call_d'));
+      expect(obs.outcome).toBe('ok');
+      expect(p.sandbox.workspace.files.get('src/a.ts')).toBe('export const a = 2;\n');
+      // Applied by the parent's own pipeline: a read then a write_file, each decided and observed in the parent's log.
+      const write = p.data('tool.intent').find((d) => d.callId === 'call_d.write1');
+      expect(write).toMatchObject({ tool: 'write_file', input: { path: 'src/a.ts' } });
+      const written = p.data('tool.observation').find((d) => d.callId === 'call_d.write1')!;
+      expect(written.outcome).toBe('ok');
+      const [spawned] = p.data('agent.spawned');
+      expect(obs.content).toContain(`sub-agent ${spawned!.childRunId} (depth 1) ended final`);
+      expect(obs.content).toContain('answer: a is 2 now (obs-2)');
+      expect(obs.content).toContain(`src/a.ts ok (${written.observationId})`);
+      expect(p.data('agent.completed')[0]).toMatchObject({ childRunId: spawned!.childRunId, status: 'final' });
+      // The child's own log holds its run, tied to the parent.
+      const child = p.childEvents(spawned!.childRunId);
+      expect(child.every((e) => e.parentRunId === p.runId)).toBe(true);
+      expect(child.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final' } });
+    },
+  );
 });

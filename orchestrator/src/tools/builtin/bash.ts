@@ -6,7 +6,9 @@ import { sandboxResult } from './common';
 export const bash = defineTool({
   name: 'bash',
   description:
-    'Run a bash command in the workspace, inside the sandbox (no network). Returns exit code and output. timeout is in milliseconds and is capped by the runtime; everything the command started is killed when it ends or times out.',
+    'Run a bash command in the workspace, inside the sandbox (no network). Returns exit code and output. ' +
+    'timeout is in milliseconds and is capped by the runtime; ' +
+    'everything the command started is killed when it ends or times out.',
   input: z.strictObject({
     command: z
       .string()

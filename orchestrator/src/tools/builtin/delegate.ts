@@ -9,7 +9,12 @@ import { defineTool, semanticError } from '../tool';
 export const delegate = defineTool({
   name: 'delegate',
   description:
-    'Hand a subtask to a sub-agent that works in its own sandbox on a copy of this workspace. Give it the task, the tools it may use (a subset of yours), the workspace paths it may change (globs), evidence (observation ids) it needs, a budget within what you have left, and the answer you expect. Its final answer comes back as the observation; its file changes inside its paths are applied to your workspace through your own write path. Several delegate calls in one turn run in parallel.',
+    'Hand a subtask to a sub-agent that works in its own sandbox on a copy of this workspace. ' +
+    'Give it the task, the tools it may use (a subset of yours), the workspace paths it may change (globs), ' +
+    'evidence (observation ids) it needs, a budget within what you have left, and the answer you expect. ' +
+    'Its final answer comes back as the observation; ' +
+    'its file changes inside its paths are applied to your workspace through your own write path. ' +
+    'Several delegate calls in one turn run in parallel.',
   input: Handoff,
   sideEffect: 'delegate',
   isReadOnly: () => false,

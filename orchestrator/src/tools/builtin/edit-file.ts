@@ -6,7 +6,9 @@ import { PATH_HINTS, PathField, expectReal, failure, pathRef, sandboxResult, wor
 export const editFile = defineTool({
   name: 'edit_file',
   description:
-    'Replace one exact occurrence of oldText with newText in a file. The file must have been read in this run and be unchanged since; oldText must occur exactly once (include surrounding lines to make it unique).',
+    'Replace one exact occurrence of oldText with newText in a file. ' +
+    'The file must have been read in this run and be unchanged since; ' +
+    'oldText must occur exactly once (include surrounding lines to make it unique).',
   input: z.strictObject({
     path: PathField.describe('file path, relative to the workspace root'),
     oldText: z.string().min(1).describe('exact text to replace, including whitespace'),
@@ -73,7 +75,9 @@ export const editFile = defineTool({
     const delta = input.newText.split('\n').length - input.oldText.split('\n').length;
     return {
       ok: true,
-      text: `edited ${key}: replaced 1 occurrence (${delta >= 0 ? '+' : ''}${delta} lines, sha256 ${r.data.sha256.slice(0, 12)})`,
+      text:
+        `edited ${key}: replaced 1 occurrence ` +
+        `(${delta >= 0 ? '+' : ''}${delta} lines, sha256 ${r.data.sha256.slice(0, 12)})`,
       fileHashes: { [key]: r.data.sha256 },
       external: false,
     };

@@ -5,7 +5,8 @@ import { failure, sandboxResult } from './common';
 export const glob = defineTool({
   name: 'glob',
   description:
-    'Find workspace files whose path matches a glob such as "src/**/*.ts". .git is never searched; node_modules only when the pattern names it.',
+    'Find workspace files whose path matches a glob such as "src/**/*.ts". ' +
+    '.git is never searched; node_modules only when the pattern names it.',
   input: z.strictObject({ pattern: z.string().min(1).max(1024).describe('glob, relative to the workspace root') }),
   sideEffect: 'read',
   isReadOnly: () => true,

@@ -5,7 +5,8 @@ import { PATH_HINTS, PathField, expectReal, failure, pathRef, sandboxResult } fr
 export const grep = defineTool({
   name: 'grep',
   description:
-    'Search file contents with a POSIX extended regular expression (grep -E). Returns path:line:text. .git and node_modules are skipped; binary files are ignored.',
+    'Search file contents with a POSIX extended regular expression (grep -E). Returns path:line:text. ' +
+    '.git and node_modules are skipped; binary files are ignored.',
   input: z.strictObject({
     pattern: z.string().min(1).max(4096).describe('extended regular expression'),
     path: PathField.optional().describe('file or directory to search (default: the workspace root)'),

@@ -5,7 +5,8 @@ import { PATH_HINTS, PathField, expectReal, failure, pathRef, sandboxResult } fr
 export const listFiles = defineTool({
   name: 'list_files',
   description:
-    'List the entries of a directory in the workspace (default: the root). Directories end with /, symbolic links with @.',
+    'List the entries of a directory in the workspace (default: the root). ' +
+    'Directories end with /, symbolic links with @.',
   input: z.strictObject({ path: PathField.optional().describe('directory, relative to the workspace root') }),
   sideEffect: 'read',
   isReadOnly: () => true,

@@ -37,7 +37,9 @@ export const readArtifact = defineTool({
           : `next: read_artifact {"ref": "${input.ref}", "offset": ${page.offset + page.bytes}}`;
         return {
           ok: true,
-          output: `${input.ref} bytes ${page.offset}-${page.offset + page.bytes} of ${page.totalBytes} (${next})\n${page.text}`,
+          output:
+            `${input.ref} bytes ${page.offset}-${page.offset + page.bytes} of ${page.totalBytes} ` +
+            `(${next})\n${page.text}`,
         };
       } catch (e) {
         return { ok: false, output: '', error: { code: 'artifact_unavailable', message: (e as Error).message } };

@@ -5,7 +5,9 @@ import { PATH_HINTS, PathField, expectReal, failure, pathRef, sandboxResult, wor
 export const readFile = defineTool({
   name: 'read_file',
   description:
-    'Read a text file in the workspace. Returns numbered lines. offset is the 1-based first line, limit the number of lines (capped by the runtime). Reading a file records its content hash: edit_file and write_file require it.',
+    'Read a text file in the workspace. Returns numbered lines. ' +
+    'offset is the 1-based first line, limit the number of lines (capped by the runtime). ' +
+    'Reading a file records its content hash: edit_file and write_file require it.',
   input: z.strictObject({
     path: PathField.describe('file path, relative to the workspace root'),
     offset: z.number().int().positive().optional().describe('1-based line to start at'),
@@ -35,7 +37,8 @@ export const readFile = defineTool({
     const range = d.totalLines === 0 ? 'empty file' : `lines ${d.startLine}-${d.endLine} of ${d.totalLines}`;
     const more =
       d.endLine < d.totalLines
-        ? `\n[${d.totalLines - d.endLine} more lines: read_file {"path": ${JSON.stringify(input.path)}, "offset": ${d.endLine + 1}}]`
+        ? `\n[${d.totalLines - d.endLine} more lines: ` +
+          `read_file {"path": ${JSON.stringify(input.path)}, "offset": ${d.endLine + 1}}]`
         : '';
     return {
       ok: true,

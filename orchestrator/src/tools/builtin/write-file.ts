@@ -6,7 +6,9 @@ import { PATH_HINTS, PathField, expectReal, failure, pathRef, sandboxResult, wor
 export const writeFile = defineTool({
   name: 'write_file',
   description:
-    'Create a file, or replace an existing file entirely. An existing file must have been read in this run and be unchanged since; prefer edit_file for changes to existing files.',
+    'Create a file, or replace an existing file entirely. ' +
+    'An existing file must have been read in this run and be unchanged since; ' +
+    'prefer edit_file for changes to existing files.',
   input: z.strictObject({
     path: PathField.describe('file path, relative to the workspace root'),
     content: z.string().max(MAX_WRITE_BYTES).describe('the complete new content'),
@@ -60,7 +62,9 @@ export const writeFile = defineTool({
     const key = workspaceKey(input.path);
     return {
       ok: true,
-      text: `${r.data.created ? 'created' : 'replaced'} ${key} (${Buffer.byteLength(input.content)} bytes, sha256 ${r.data.sha256.slice(0, 12)})`,
+      text:
+        `${r.data.created ? 'created' : 'replaced'} ${key} ` +
+        `(${Buffer.byteLength(input.content)} bytes, sha256 ${r.data.sha256.slice(0, 12)})`,
       fileHashes: { [key]: r.data.sha256 },
       external: false,
     };

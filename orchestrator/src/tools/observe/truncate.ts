@@ -21,7 +21,8 @@ export function headTail(text: string, budget: number, artifactRef?: string): Tr
   if (tailBreak >= 0 && tailBreak < half * 0.2) tail = tail.slice(tailBreak + 1);
   const omitted = text.length - head.length - tail.length;
   const where = artifactRef
-    ? `; the full output is artifact ${artifactRef}: page through it with read_artifact {"ref": "${artifactRef}", "offset": 0}`
+    ? `; the full output is artifact ${artifactRef}: ` +
+      `page through it with read_artifact {"ref": "${artifactRef}", "offset": 0}`
     : '';
   return {
     text: `${head}\n[… ${omitted} characters omitted of ${text.length}${where} …]\n${tail}`,

@@ -42,7 +42,9 @@ export async function continueCall(
       callId,
       tool: call.tool,
       outcome: 'failed',
-      body: `${call.tool} was interrupted before it was decided; it did not run. Propose it again if it is still needed.`,
+      body:
+        `${call.tool} was interrupted before it was decided; it did not run. ` +
+        'Propose it again if it is still needed.',
       causationId: call.started?.eventId ?? call.decision?.eventId ?? null,
       input: call.input,
     });
@@ -110,7 +112,9 @@ async function finishStarted(
       callId,
       tool: call.tool,
       outcome: r.status === 'ok' ? 'ok' : 'failed',
-      body: `${call.tool} ran (status ${r.status}${r.exitCode !== null ? `, exit code ${r.exitCode}` : ''}) before gatehouse stopped; it is not run again.${more}`,
+      body:
+        `${call.tool} ran (status ${r.status}${r.exitCode !== null ? `, exit code ${r.exitCode}` : ''}) ` +
+        `before gatehouse stopped; it is not run again.${more}`,
       causationId: r.eventId,
       input: call.input,
     });
@@ -154,7 +158,10 @@ async function finishStarted(
     callId,
     tool: call.tool,
     outcome: 'failed',
-    body: `${call.tool} was interrupted: gatehouse stopped while it ran, so its result was not recorded. It is NOT run again automatically (it may have had effects; the workspace was restored from the last state gatehouse saw, so check it before retrying).`,
+    body:
+      `${call.tool} was interrupted: gatehouse stopped while it ran, so its result was not recorded. ` +
+      'It is NOT run again automatically (it may have had effects; ' +
+      'the workspace was restored from the last state gatehouse saw, so check it before retrying).',
     causationId: completed.id,
     input: call.input,
   });

@@ -55,7 +55,10 @@ export interface PipelineDeps {
   policy: ApprovalPolicy;
   sandbox: SandboxPort;
   limits: ToolLimits;
-  /** Where an `ask` goes (terminal, headless pause/deny, NATS); without one, an ask is denied (headless runs never hang). */
+  /**
+   * Where an `ask` goes (terminal, headless pause/deny, NATS); without one, an ask is denied (headless runs never
+   * hang).
+   */
   channel?: ApprovalChannel;
   /** Run ids from the root agent to this one, shown to approvers. */
   lineage?: readonly string[];
