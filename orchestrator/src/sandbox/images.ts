@@ -7,6 +7,7 @@ import type Docker from 'dockerode';
 import tar from 'tar-fs';
 import { z } from 'zod';
 import { docker, imageExists } from './docker';
+import { IMAGE_SOURCE_LABEL, pruneSuperseded } from './image-prune';
 import { SandboxError } from './errors';
 import { projectRoot } from './paths';
 import { nodeStream } from './streams';
@@ -45,8 +46,9 @@ export interface EnsureImagesOptions {
   base?: BaseChoice;
   log?: (msg: string) => void;
   /**
-   * Remove images of older build contexts (default true). Test runs pass false: several runs may
-   * share one engine, and removing an image another run still starts sandboxes from breaks it.
+   * Remove this checkout's images of older build contexts (default true; image-prune.ts). Test runs
+   * pass false: several runs of one checkout may share an engine, and removing an image another
+   * run still starts sandboxes from breaks it.
    */
   prune?: boolean;
 }
@@ -108,7 +110,7 @@ async function ensureImage(
   await buildImage(d, contextDir(spec), tag, base);
   // `latest` follows the newest build, for docker-compose.yml and people poking around by hand.
   await d.getImage(tag).tag({ repo: `gatehouse/${spec.kind}`, tag: 'latest' });
-  if (prune) await pruneSuperseded(d, spec.kind, tag, log);
+  if (prune) await pruneSuperseded(d, spec.kind, tag, projectRoot(), log);
   return tag;
 }
 
@@ -169,6 +171,7 @@ async function buildImage(d: Docker, dir: string, tag: string, base: string): Pr
   const stream = await d.buildImage(nodeStream(tar.pack(dir)), {
     t: tag,
     buildargs: { BASE: base },
+    labels: { [IMAGE_SOURCE_LABEL]: projectRoot() },
     rm: true,
     forcerm: true,
   });
@@ -181,31 +184,6 @@ async function buildImage(d: Docker, dir: string, tag: string, base: string): Pr
   });
   if (!(await imageExists(tag, d)))
     throw new SandboxError(`docker build of ${tag} reported success but the image is missing`);
-}
-
-/**
- * Every daemon change yields a new content-hashed image; older ones would pile up. Docker refuses
- * to remove an image a container still uses (409), which is exactly the one to keep.
- */
-async function pruneSuperseded(
-  d: Docker,
-  kind: ImageSpec['kind'],
-  keep: string,
-  log: (m: string) => void,
-): Promise<void> {
-  const images = await d.listImages({ filters: { reference: [`gatehouse/${kind}`] } });
-  for (const image of images) {
-    const tags = (image.RepoTags ?? []).filter((t) => t !== `gatehouse/${kind}:latest`);
-    if (tags.length === 0 || tags.includes(keep)) continue;
-    for (const t of tags) {
-      try {
-        await d.getImage(t).remove();
-        log(`removed superseded image ${t}`);
-      } catch {
-        // in use by a container, or already gone: keep it
-      }
-    }
-  }
 }
 
 async function pull(d: Docker, image: string): Promise<void> {

@@ -2,6 +2,7 @@ export { SandboxDriver, type DriverOptions, type CreateSandboxOptions } from './
 export { Sandbox, type InvokeOptions, type SandboxInfo } from './sandbox';
 export { SandboxError, SandboxLostError, ProtocolError, DockerUnavailableError } from './errors';
 export { ensureImages, expectedImageTags, BaseChoice, type Images } from './images';
+export { pruneSuperseded, IMAGE_SOURCE_LABEL } from './image-prune';
 export { reapOrphans, type ReapReport } from './reaper';
 export { ensureNatsServer, connectOrchestrator, NATS_CONTAINER, type NatsEndpoint } from './nats-server';
 export { newIdentity, serverConfig, sandboxCreds } from './nats-auth';
