@@ -118,6 +118,18 @@ describe('gatehouse exits with the code of the error that stopped it', () => {
       /invalid run id "bad!id"/,
     ],
     ['an unknown run (a plain Error)', 1, (s) => ['resume', 'nosuch', '--state-dir', s], /run nosuch not found/],
+    [
+      'approvals: an invalid run id (it printed nothing and exited 0)',
+      1,
+      (s) => ['approvals', 'bad!id', '--state-dir', s],
+      /invalid run id "bad!id"/,
+    ],
+    [
+      'approvals: an unknown run (it said "no pending approvals" and exited 0)',
+      1,
+      (s) => ['approvals', 'nosuch', '--state-dir', s],
+      /run nosuch not found/,
+    ],
     ['verify: an invalid run id is usage there', 2, (s) => ['verify', 'bad!id', '--state-dir', s], /invalid run id/],
   ])('%s exits %i', (_what, code, args, message) => {
     const state = tempStateDir();

@@ -49,7 +49,11 @@ export function treePending(stateDir: string, runId: string): Array<{ runId: str
  * `gatehouse approvals RUN`: pending requests of the run and its sub-agents (with --json, one JSON object per line).
  */
 export function approvalsCommand(runId: string, o: { stateDir?: string; json?: boolean }): number {
-  const pending = treePending(resolveStateDir(o.stateDir), runId);
+  const stateDir = resolveStateDir(o.stateDir);
+  // The run itself must exist and be readable: a mistyped id is an error, not "no pending approvals".
+  // (A sub-agent's missing log is tolerated below, as `show --tree` reports it.)
+  RunLog.readEvents(stateDir, runId);
+  const pending = treePending(stateDir, runId);
   for (const { runId: owner, request: r } of pending) {
     if (o.json) process.stdout.write(`${JSON.stringify(view(owner, r))}\n`);
     else {
