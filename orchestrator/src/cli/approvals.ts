@@ -1,4 +1,5 @@
 import os from 'node:os';
+import type { EventEnvelope } from '@gatehouse/shared';
 import { pendingRequests, type RequestState } from '../approval/state';
 import { GatehouseError } from '../errors';
 import { resolveStateDir } from '../events/paths';
@@ -12,20 +13,28 @@ export class ApprovalCommandError extends GatehouseError {
   readonly kind = 'refused';
 }
 
-/** The run and its sub-agents, parents first (from agent.spawned events; bounded). */
-export function runTree(stateDir: string, runId: string): string[] {
-  const out: string[] = [];
+/**
+ * The run and its sub-agents with their events, parents first (from agent.spawned events; bounded).
+ * Each log is read once.
+ */
+function readTree(stateDir: string, runId: string): Array<{ runId: string; events: readonly EventEnvelope[] }> {
+  const out: Array<{ runId: string; events: readonly EventEnvelope[] }> = [];
+  const seen = new Set<string>();
   const queue = [runId];
-  while (queue.length > 0 && out.length < 1000) {
+  while (queue.length > 0 && seen.size < 1000) {
     const id = queue.shift() as string;
-    if (out.includes(id)) continue;
-    out.push(id);
+    if (seen.has(id)) continue;
+    seen.add(id);
     let events;
     try {
       events = RunLog.readEvents(stateDir, id);
-    } catch {
-      continue; // a missing child log is reported by `show --tree`, not here
+    } catch (e) {
+      // The named run must be readable: a mistyped id is an error, not an empty tree. A missing
+      // child log is tolerated (`show --tree` reports it).
+      if (id === runId) throw e;
+      continue;
     }
+    out.push({ runId: id, events });
     for (const e of events) if (e.type === 'agent.spawned' && e.data.parentRunId === id) queue.push(e.data.childRunId);
   }
   return out;
@@ -33,16 +42,9 @@ export function runTree(stateDir: string, runId: string): string[] {
 
 /** Pending requests of a run and of every sub-agent under it: a child's ask is the tree's ask. */
 export function treePending(stateDir: string, runId: string): Array<{ runId: string; request: RequestState }> {
-  return runTree(stateDir, runId).flatMap((id) => {
-    try {
-      return pendingRequests(fold(RunLog.readEvents(stateDir, id)).approvals).map((request) => ({
-        runId: id,
-        request,
-      }));
-    } catch {
-      return [];
-    }
-  });
+  return readTree(stateDir, runId).flatMap(({ runId: id, events }) =>
+    pendingRequests(fold(events).approvals).map((request) => ({ runId: id, request })),
+  );
 }
 
 /**
@@ -50,9 +52,6 @@ export function treePending(stateDir: string, runId: string): Array<{ runId: str
  */
 export function approvalsCommand(runId: string, o: { stateDir?: string; json?: boolean }): number {
   const stateDir = resolveStateDir(o.stateDir);
-  // The run itself must exist and be readable: a mistyped id is an error, not "no pending approvals".
-  // (A sub-agent's missing log is tolerated below, as `show --tree` reports it.)
-  RunLog.readEvents(stateDir, runId);
   const pending = treePending(stateDir, runId);
   for (const { runId: owner, request: r } of pending) {
     if (o.json) process.stdout.write(`${JSON.stringify(view(owner, r))}\n`);
