@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Id, Sha256Hex } from '../ids';
 import { ResultStatus } from '../protocol/messages';
+import { EnvironmentEventData } from './environment';
 
 /**
  * `data` of each event type. Names are stable: logs outlive code. Types that later parts of the
@@ -295,6 +296,7 @@ export const EventData = {
     truncated: z.boolean(),
     artifactRef: z.string().optional(),
   }),
+  ...EnvironmentEventData,
 } as const;
 
 export type EventType = keyof typeof EventData;

@@ -1,0 +1,145 @@
+import type Docker from 'dockerode';
+import tarStream from 'tar-stream';
+import { imageExists } from './docker';
+import { SandboxError } from './errors';
+import { IMAGE_SOURCE_LABEL } from './image-prune';
+import { LABEL } from './labels';
+import { SANDBOX_UID, WORKSPACE } from './container';
+import { projectRoot } from './paths';
+import { nodeStream } from './streams';
+
+export interface WorkspaceImageOptions {
+  /** The image the new one is built on (the run image the sandbox was started from). */
+  baseImage: string;
+  tag: string;
+  /** Which workspace entries (relative paths) go into the image; parents of kept entries come along. */
+  keep: (rel: string) => boolean;
+  labels?: Record<string, string>;
+  /** Values that must not be in the image (secrets given to setup): finding one fails the build, naming it. */
+  forbidden?: ReadonlyArray<{ name: string; value: string }>;
+}
+
+export interface WorkspaceImageReport {
+  /** Kept entries whose parent was not kept: a new directory counts once. */
+  roots: string[];
+  files: number;
+  bytes: number;
+}
+
+/**
+ * Builds an image whose /workspace holds part of a sandbox's workspace, streamed from Docker's
+ * archive API into a build context without touching the host's disk. A container started from it
+ * gets those files in its workspace volume (Docker fills an empty volume from the image), so a run
+ * with the same setup starts with setup's results in place. Everything is the command user's.
+ */
+export async function imageFromWorkspace(
+  d: Docker,
+  container: Docker.Container,
+  o: WorkspaceImageOptions,
+): Promise<WorkspaceImageReport> {
+  const source = await container.getArchive({ path: `${WORKSPACE}/.` });
+  const extract = tarStream.extract();
+  const context = tarStream.pack();
+  const dockerfile = [`FROM ${o.baseImage}`, `COPY --chown=${SANDBOX_UID}:${SANDBOX_UID} ws/ ${WORKSPACE}/`].join('\n');
+  context.entry({ name: 'Dockerfile', mode: 0o644 }, `${dockerfile}\n`);
+  context.entry({ name: 'ws', type: 'directory', mode: 0o755 });
+  const report: WorkspaceImageReport = { roots: [], files: 0, bytes: 0 };
+  const kept = new Set<string>();
+  const pendingDirs = new Map<string, tarStream.Header>();
+  const maxSecret = Math.max(0, ...(o.forbidden ?? []).map((f) => Buffer.byteLength(f.value)));
+
+  const emitParents = (rel: string): void => {
+    const parts = rel.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const dir = parts.slice(0, i).join('/');
+      const header = pendingDirs.get(dir);
+      if (header) {
+        context.entry({ ...header, name: `ws/${dir}` });
+        pendingDirs.delete(dir);
+        kept.add(dir);
+      }
+    }
+  };
+
+  const copying = new Promise<void>((resolve, reject) => {
+    extract.on('entry', (header, body, next) => {
+      const rel = header.name.replace(/^\.\//, '').replace(/\/$/, '');
+      const fail = (e: Error): void => {
+        body.resume();
+        reject(e);
+      };
+      if (rel === '' || rel === '.' || rel === '.git' || rel.startsWith('.git/')) {
+        body.on('end', next);
+        body.resume();
+        return;
+      }
+      if (!o.keep(rel)) {
+        if (header.type === 'directory') pendingDirs.set(rel, header);
+        body.on('end', next);
+        body.resume();
+        return;
+      }
+      emitParents(rel);
+      const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
+      if (parent === '' || !kept.has(parent)) report.roots.push(rel);
+      kept.add(rel);
+      if (header.type !== 'file') {
+        context.entry({ ...header, name: `ws/${rel}` });
+        body.on('end', next);
+        body.resume();
+        return;
+      }
+      report.files++;
+      report.bytes += header.size ?? 0;
+      const chunks: Buffer[] = [];
+      let tail = Buffer.alloc(0);
+      body.on('data', (data: unknown) => {
+        const c = data as Buffer;
+        chunks.push(c);
+        if (maxSecret > 0) {
+          const window = Buffer.concat([tail, c]);
+          for (const f of o.forbidden ?? [])
+            if (window.includes(f.value))
+              return fail(
+                new SandboxError(
+                  `setup wrote the value of ${f.name} into ${rel}; secrets given to setup must not reach the agent, ` +
+                    `so nothing was cached and the run stops. Keep credentials out of the files setup leaves behind.`,
+                ),
+              );
+          tail = window.subarray(Math.max(0, window.length - maxSecret + 1));
+        }
+      });
+      body.on('end', () => {
+        context.entry({ ...header, name: `ws/${rel}` }, Buffer.concat(chunks), (err) => (err ? reject(err) : next()));
+      });
+      body.on('error', reject);
+    });
+    extract.on('finish', () => {
+      context.finalize();
+      resolve();
+    });
+    extract.on('error', reject);
+    source.on('error', reject);
+  });
+  source.pipe(extract);
+
+  const build = d.buildImage(nodeStream(context), {
+    t: o.tag,
+    labels: { [LABEL.role]: 'setup-cache', [IMAGE_SOURCE_LABEL]: projectRoot(), ...o.labels },
+    rm: true,
+    forcerm: true,
+  });
+  // A failed copy (a secret found, a broken archive) must end the build too, or Docker waits for the rest.
+  copying.catch((e: Error) => context.destroy(e));
+  const [stream] = await Promise.all([build, copying]);
+  await new Promise<void>((resolve, reject) => {
+    d.modem.followProgress(stream, (err: Error | null, output: Array<{ error?: string }>) => {
+      const failure = err?.message ?? output.find((x) => x.error)?.error;
+      if (failure) reject(new SandboxError(`building the setup cache image ${o.tag} failed: ${failure}`));
+      else resolve();
+    });
+  });
+  if (!(await imageExists(o.tag, d)))
+    throw new SandboxError(`building ${o.tag} reported success but the image is missing`);
+  return report;
+}
