@@ -136,6 +136,19 @@ ensure_npm_deps() {
   (cd "$GATEHOUSE_ROOT" && npm ci --no-audit --no-fund) || die "npm ci failed"
 }
 
+# ensure_test_registry — the npm registry (verdaccio) the setup-phase tests run, installed on its own
+# in test/registry (see its package.json for why it is not a workspace dependency). Tests only.
+ensure_test_registry() {
+  local dir="$GATEHOUSE_ROOT/test/registry"
+  local stamp="$dir/node_modules/.package-lock.json"
+  if [[ -f "$stamp" && ! "$dir/package-lock.json" -nt "$stamp" && -x "$dir/node_modules/.bin/verdaccio" ]]; then
+    say "test registry (verdaccio) is installed"
+    return 0
+  fi
+  say "installing the test registry (verdaccio) in $dir"
+  (cd "$dir" && npm ci --no-audit --no-fund) || die "npm ci in $dir failed"
+}
+
 # ensure_debootstrap — install debootstrap if missing (root on Debian only).
 ensure_debootstrap() {
   if command -v debootstrap >/dev/null 2>&1; then

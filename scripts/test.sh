@@ -8,6 +8,7 @@ cd "$GATEHOUSE_ROOT"
 exec </dev/null
 
 bash scripts/setup.sh
+ensure_test_registry
 say "type-check: tsc --noEmit"
 npx tsc -p tsconfig.json --noEmit
 say "format: prettier --check (120 columns; .prettierrc.json)"
