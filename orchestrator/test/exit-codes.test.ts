@@ -18,6 +18,7 @@ const PROMISED: Record<Outcome, number> = {
   paused: 3,
   partial: 4,
   cancelled: 130,
+  setup_failed: 5,
   intact: 0,
   unanchored: 3,
   refused: 1,

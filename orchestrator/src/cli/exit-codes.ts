@@ -2,6 +2,8 @@ import { errorKindOf, type ErrorKind } from '../errors';
 
 /** How a run ended: `gatehouse run` and `resume` exit with its status. */
 type RunStatus = 'final' | 'failed' | 'paused' | 'partial' | 'cancelled';
+/** A run whose environment could not be prepared (setup or preflight failed): nothing reached the model. */
+type RunSetupFailed = 'setup_failed';
 /** `gatehouse verify`'s verdicts besides `failed` (tampered or torn), which runs share. */
 type VerifyVerdict = 'intact' | 'unanchored';
 
@@ -10,7 +12,7 @@ type VerifyVerdict = 'intact' | 'unanchored';
  * error that stopped it. Statuses and verdicts are spelled out rather than imported; run.ts and
  * verify.ts pass theirs to exitCodeFor, so the compiler catches one this table lacks.
  */
-export type Outcome = 'ok' | RunStatus | VerifyVerdict | ErrorKind;
+export type Outcome = 'ok' | RunStatus | RunSetupFailed | VerifyVerdict | ErrorKind;
 
 /**
  * Every exit code the CLI promises (README), in one table. Scripts and CI branch on these numbers:
@@ -24,6 +26,7 @@ const EXIT_CODES = {
   paused: 3,
   partial: 4,
   cancelled: 130,
+  setup_failed: 5,
   // gatehouse verify (its `failed`, tampered or torn, is the row above)
   intact: 0,
   unanchored: 3,

@@ -19,6 +19,7 @@ import { treePending } from './approvals';
 import type { LogPort } from '../tools/ports';
 import { humanProgress } from './progress';
 import { exitCodeFor } from './exit-codes';
+import { SETUP_FAILED } from '../run/types';
 
 export interface RunFlags {
   repo: string;
@@ -164,7 +165,7 @@ async function session(
     if (driverOpts.reap === false) await reapOrphans(undefined, false, { stateDir }).catch(() => undefined);
   }
   if (!flags.json) summary(result, flags, out);
-  return exitCodeFor(result.status);
+  return exitCodeFor(result.stopReason.startsWith(SETUP_FAILED) ? 'setup_failed' : result.status);
 }
 
 /** A scripted model's path is recorded absolute, so `gatehouse resume` works from any directory. */

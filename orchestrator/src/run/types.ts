@@ -13,6 +13,9 @@ import type { ToolRegistry } from '../tools/registry';
 import type { ToolLimits } from '../tools/tool';
 import type { Budgets } from './budgets';
 
+/** How the stop reason of a run whose environment could not be prepared begins (exit code 5). */
+export const SETUP_FAILED = 'setup_failed';
+
 /** What every run needs, new or resumed. */
 export interface RunEnvironment {
   provider: ModelProvider;
