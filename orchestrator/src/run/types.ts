@@ -12,6 +12,7 @@ import type { LogPort } from '../tools/ports';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolLimits } from '../tools/tool';
 import type { Budgets } from './budgets';
+import type { RepoTree } from './repo-tree';
 
 /** What every run needs, new or resumed. */
 export interface RunEnvironment {
@@ -49,6 +50,8 @@ export interface AgentRunOptions extends RunEnvironment {
   runId?: string;
   /** The --model spec as given (recorded so resume can recreate the provider). */
   modelSpec?: string;
+  /** What the repository held at the start (run.started's `tree`; resume-repo.ts compares it). */
+  repoTree?: RepoTree;
 }
 
 export interface AgentRunResult extends LoopOutcome {
