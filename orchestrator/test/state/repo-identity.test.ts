@@ -41,7 +41,7 @@ describe("a repository's tree, as run.started records it", () => {
       kind: 'git',
       tree: head,
       dirty: true,
-      changes: expect.stringMatching(/^[0-9a-f]{64}$/),
+      changes: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown,
     });
     expect(treeChange(clean!, dirty)).toBe('it has uncommitted changes now');
     writeFileSync(path.join(dir, 'a.txt'), 'three\n');
