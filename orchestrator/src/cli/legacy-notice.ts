@@ -23,7 +23,12 @@ export function legacyRunsNotice(
     return undefined;
   }
   if (count === 0) return undefined;
-  const root = defaultStateRoot(env);
+  let root: string;
+  try {
+    root = defaultStateRoot(env);
+  } catch {
+    return undefined; // the command itself says what is wrong with the state directory, if it needs one
+  }
   const marker = path.join(root, 'notices', `legacy-runs-${groupName(realRepoPath(dir))}`);
   if (existsSync(marker)) return undefined;
   try {
