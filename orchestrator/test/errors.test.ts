@@ -10,6 +10,8 @@ import { ArtifactError } from '../src/events/artifacts';
 import { LogKeyError } from '../src/events/key';
 import { RunLockedError } from '../src/events/lock';
 import { InvalidRunIdError } from '../src/events/paths';
+import { AmbiguousRunError, RunNotFoundError } from '../src/events/run-ref';
+import { StateDirError } from '../src/events/state-home';
 import { EventDataError, EventLogCorruptError, LogSchemaTooNewError } from '../src/events/log-errors';
 import { ApplyError } from '../src/loop/change-set';
 import { ResumeError } from '../src/run/resume';
@@ -34,6 +36,9 @@ const CLASSES: Record<string, [Error, ErrorKind]> = {
   ResumeError: [new ResumeError('already ended'), 'refused'],
   RunLockedError: [new RunLockedError('run_a', 'host:1:2'), 'refused'],
   InvalidRunIdError: [new InvalidRunIdError('bad!id'), 'refused'],
+  RunNotFoundError: [new RunNotFoundError('run run_x not found'), 'refused'],
+  AmbiguousRunError: [new AmbiguousRunError('run_', ['run_a', 'run_b']), 'usage'],
+  StateDirError: [new StateDirError('the log key is inside the state directory'), 'environment'],
   EventLogCorruptError: [
     new EventLogCorruptError('/x/events.jsonl', { line: 3, reason: 'bad hash' }, 'run_a'),
     'refused',

@@ -2,7 +2,7 @@ import os from 'node:os';
 import type { EventEnvelope } from '@gatehouse/shared';
 import { pendingRequests, type RequestState } from '../approval/state';
 import { GatehouseError } from '../errors';
-import { resolveStateDir } from '../events/paths';
+import { resolveRun } from '../events/run-ref';
 import { fold } from '../events/state';
 import { RunLog } from '../events/store';
 import { previewOf } from '../approval/channels/preview';
@@ -50,8 +50,8 @@ export function treePending(stateDir: string, runId: string): Array<{ runId: str
 /**
  * `gatehouse approvals RUN`: pending requests of the run and its sub-agents (with --json, one JSON object per line).
  */
-export function approvalsCommand(runId: string, o: { stateDir?: string; json?: boolean }): number {
-  const stateDir = resolveStateDir(o.stateDir);
+export function approvalsCommand(ref: string, o: { stateDir?: string; json?: boolean }): number {
+  const { stateDir, runId } = resolveRun(ref, o);
   const pending = treePending(stateDir, runId);
   for (const { runId: owner, request: r } of pending) {
     if (o.json) process.stdout.write(`${JSON.stringify(view(owner, r))}\n`);
@@ -92,11 +92,11 @@ function view(runId: string, r: RequestState): Record<string, unknown> {
  * this account; `gatehouse resume RUN` then acts on it.
  */
 export function answerCommand(
-  treeRoot: string,
+  ref: string,
   requestId: string,
   o: { stateDir?: string; decision: 'grant' | 'deny'; scope?: 'once' | 'run'; reason?: string; json?: boolean },
 ): number {
-  const stateDir = resolveStateDir(o.stateDir);
+  const { stateDir, runId: treeRoot } = resolveRun(ref, o);
   // The request may belong to a sub-agent of the named run: it is answered in that agent's log.
   const owner = treePending(stateDir, treeRoot).find((p) => p.request.requestId === requestId)?.runId ?? treeRoot;
   const runId = owner;

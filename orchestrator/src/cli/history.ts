@@ -1,25 +1,12 @@
 import type { EventEnvelope } from '@gatehouse/shared';
-import { resolveStateDir } from '../events/paths';
+import { resolveRun } from '../events/run-ref';
 import { oneLine } from '../approval/channels/screen';
-import { listRuns } from '../events/runs';
 import { RunLog } from '../events/store';
 
-/** `gatehouse runs`: one line per run, newest first. */
-export function runsCommand(stateDirFlag: string | undefined, json: boolean): number {
-  const runs = listRuns(resolveStateDir(stateDirFlag));
-  runs.sort((a, b) => String(b.startedAt).localeCompare(String(a.startedAt)));
-  if (json) {
-    process.stdout.write(`${JSON.stringify(runs)}\n`);
-    return 0;
-  }
-  if (runs.length === 0) process.stdout.write('no runs yet\n');
-  for (const r of runs) process.stdout.write(`${r.runId}  ${r.startedAt ?? '?'}  ${r.status ?? r.lastType ?? '?'}\n`);
-  return 0;
-}
-
 /** `gatehouse show RUN`: the run's timeline, one line per event, readable without the JSON. */
-export function showCommand(runId: string, stateDirFlag: string | undefined): number {
-  const events = RunLog.readEvents(resolveStateDir(stateDirFlag), runId);
+export function showCommand(ref: string, stateDirFlag: string | undefined): number {
+  const { stateDir, runId } = resolveRun(ref, { stateDir: stateDirFlag });
+  const events = RunLog.readEvents(stateDir, runId);
   const byId = new Map(events.map((e) => [e.id, e]));
   for (const e of events)
     process.stdout.write(

@@ -6,7 +6,10 @@ import { buildImages } from './images';
 import { natsInit } from './nats';
 import { reap, sandboxUp, smoke } from './sandbox';
 import { verify } from './verify';
-import { runsCommand, showCommand } from './history';
+import { showCommand } from './history';
+import { DEFAULT_PRUNE_AGE, pruneCommand, runsCommand } from './runs';
+import { legacyRunsNotice } from './legacy-notice';
+import { LATEST, resolveRun, RunNotFoundError } from '../events/run-ref';
 import { treeCommand } from './tree';
 import { resumeCommand, runCommand } from './run';
 import { answerCommand, approvalsCommand } from './approvals';
@@ -21,6 +24,19 @@ function parseRepo(value: string): string {
   const dir = path.resolve(value);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InvalidArgumentError(`${dir} is not a directory`);
   return dir;
+}
+
+/**
+ * The run an answer over NATS goes to: resolved like every run id where its log is here; a live
+ * run on another machine has no log here, and its id is taken as given.
+ */
+function natsRunId(ref: string, stateDir: string | undefined): string {
+  try {
+    return resolveRun(ref, { stateDir }).runId;
+  } catch (e) {
+    if (e instanceof RunNotFoundError && ref !== LATEST) return ref;
+    throw e;
+  }
 }
 
 function parseCount(value: string): number {
@@ -112,6 +128,19 @@ sandbox
     await reap(Boolean(o.all));
   });
 
+const STATE_DIR_HELP =
+  'where runs are kept (default: $GATEHOUSE_STATE_DIR, else $XDG_STATE_HOME/gatehouse or ~/.local/state/gatehouse, ' +
+  'by repository)';
+/** What every command that takes a run accepts. */
+const RUN_REF = 'run id, a unique prefix of one, or latest (the newest run of this repository)';
+
+// Said once per directory: runs of the older layout in ./.gatehouse/runs stay there (see legacy-notice.ts).
+program.hook('preAction', (_program, action) => {
+  const o = action.opts<{ stateDir?: string; repo?: string }>();
+  const notice = legacyRunsNotice(typeof o.repo === 'string' ? o.repo : process.cwd(), { stateDir: o.stateDir });
+  if (notice) process.stderr.write(`gatehouse: ${notice}\n`);
+});
+
 /** Options `run` and `resume` share: how asks are answered, the budgets, where runs live, output. */
 function sessionOptions(cmd: Command): Command {
   return cmd
@@ -129,7 +158,7 @@ function sessionOptions(cmd: Command): Command {
     )
     .option('--max-turns <n>', 'stop after this many model turns (counted over the whole run)', parseCount, 30)
     .option('--max-tool-calls <n>', 'stop after this many tool calls (counted over the whole run)', parseCount, 100)
-    .option('--state-dir <dir>', 'where runs are kept (default: $GATEHOUSE_STATE_DIR or .gatehouse)')
+    .option('--state-dir <dir>', STATE_DIR_HELP)
     .option('--json', 'print every event as one JSON line on stdout, nothing else')
     .option('--apply', 'write the resulting changes back to the repository (only after an accepted final answer)');
 }
@@ -151,7 +180,12 @@ sessionOptions(
   program
     .command('resume')
     .description('continue a paused (or interrupted) run from its log, in a fresh sandbox restored to its workspace')
-    .argument('<run>', 'run id'),
+    .argument('<run>', RUN_REF)
+    .option(
+      '--repo <dir>',
+      "the run's repository (default: the current directory must be in it); another one is refused",
+      parseRepo,
+    ),
 ).action(async (run: string, o: Parameters<typeof resumeCommand>[1], cmd: Command) => {
   const explicit = {
     maxTurns: cmd.getOptionValueSource('maxTurns') === 'cli',
@@ -163,8 +197,8 @@ sessionOptions(
 program
   .command('approvals')
   .description("a run's pending approval requests")
-  .argument('<run>', 'run id')
-  .option('--state-dir <dir>', 'where runs are kept')
+  .argument('<run>', RUN_REF)
+  .option('--state-dir <dir>', STATE_DIR_HELP)
   .option('--json', 'one JSON object per pending request and line')
   .action((run: string, o: { stateDir?: string; json?: boolean }) => {
     process.exitCode = approvalsCommand(run, o);
@@ -173,7 +207,7 @@ program
 program
   .command('approve')
   .description('approve a pending request of a paused run (then: gatehouse resume RUN)')
-  .argument('<run>', 'run id')
+  .argument('<run>', RUN_REF)
   .argument('<request>', 'request id (from gatehouse approvals RUN)')
   .option(
     '--scope <scope>',
@@ -182,7 +216,7 @@ program
     'once' as const,
   )
   .option('--reason <text>', 'why (recorded)')
-  .option('--state-dir <dir>', 'where runs are kept')
+  .option('--state-dir <dir>', STATE_DIR_HELP)
   .option('--json', 'print the recorded event as JSON')
   .option('--nats', "answer a live run over NATS (signed with --key; the run's policy must list the key)")
   .option('--key <file>', 'approver key file from `gatehouse approver keygen` (with --nats)')
@@ -194,7 +228,7 @@ program
     ) => {
       if (o.nats) {
         if (!o.key) throw new UsageError('--nats needs --key FILE');
-        process.exitCode = await answerOverNatsCommand(run, request, {
+        process.exitCode = await answerOverNatsCommand(natsRunId(run, o.stateDir), request, {
           key: o.key,
           decision: 'grant',
           scope: o.scope,
@@ -207,10 +241,10 @@ program
 program
   .command('deny')
   .description('deny a pending request of a paused run; the reason is shown to the model')
-  .argument('<run>', 'run id')
+  .argument('<run>', RUN_REF)
   .argument('<request>', 'request id')
   .requiredOption('--reason <text>', 'why (the model sees it)')
-  .option('--state-dir <dir>', 'where runs are kept')
+  .option('--state-dir <dir>', STATE_DIR_HELP)
   .option('--json', 'print the recorded event as JSON')
   .option('--nats', 'answer a live run over NATS (signed with --key)')
   .option('--key <file>', 'approver key file (with --nats)')
@@ -222,7 +256,7 @@ program
     ) => {
       if (o.nats) {
         if (!o.key) throw new UsageError('--nats needs --key FILE');
-        process.exitCode = await answerOverNatsCommand(run, request, {
+        process.exitCode = await answerOverNatsCommand(natsRunId(run, o.stateDir), request, {
           key: o.key,
           decision: 'deny',
           reason: o.reason,
@@ -274,18 +308,29 @@ program
 
 program
   .command('runs')
-  .description('list runs')
-  .option('--state-dir <dir>', 'where runs are kept')
+  .description("list this repository's runs, newest first (--all: every repository's)")
+  .option('--state-dir <dir>', STATE_DIR_HELP)
+  .option('--all', 'every repository, each under its path')
   .option('--json', 'print as JSON')
-  .action((o: { stateDir?: string; json?: boolean }) => {
-    process.exitCode = runsCommand(o.stateDir, Boolean(o.json));
+  .action((o: { stateDir?: string; all?: boolean; json?: boolean }) => {
+    process.exitCode = runsCommand(o);
+  })
+  .command('prune')
+  .description('remove finished runs older than an age; paused, unfinished and live runs are kept (and said why)')
+  .option('--older-than <age>', 'a whole number and d, h or m: 7d, 12h, 30m', DEFAULT_PRUNE_AGE)
+  .option('--dry-run', 'only list what would be removed')
+  .option('--state-dir <dir>', STATE_DIR_HELP)
+  .option('--all', "every repository's runs")
+  .option('--json', 'print the report as JSON')
+  .action((o: Parameters<typeof pruneCommand>[0]) => {
+    process.exitCode = pruneCommand(o);
   });
 
 program
   .command('show')
   .description("a run's timeline, or with --tree the run and its sub-agents (exit 1 if their logs disagree)")
-  .argument('<run>', 'run id')
-  .option('--state-dir <dir>', 'where runs are kept')
+  .argument('<run>', RUN_REF)
+  .option('--state-dir <dir>', STATE_DIR_HELP)
   .option('--tree', "the tree of agents: each one's status, actions, who allowed them, approvals")
   .option('--json', 'with --tree: print the tree as JSON')
   .action((runId: string, o: { stateDir?: string; tree?: boolean; json?: boolean }) => {
@@ -307,8 +352,8 @@ program
 program
   .command('verify')
   .description("check a run's event log, its anchor and artifacts (exit 0 intact, 1 tampered or torn, 3 not anchored)")
-  .argument('<run>', 'run id')
-  .option('--state-dir <dir>', 'where runs are kept (default: $GATEHOUSE_STATE_DIR, else .gatehouse)')
+  .argument('<run>', RUN_REF)
+  .option('--state-dir <dir>', STATE_DIR_HELP)
   .option('--json', 'print the result as JSON')
   .option(
     '--export <file>',

@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { newId, type EventEnvelope } from '@gatehouse/shared';
-import { resolveStateDir } from '../events/paths';
+import { resolveRun } from '../events/run-ref';
+import { explicitStateDir, realRepoPath, stateDirForRun } from '../events/state-home';
+import { repoTree } from '../run/repo-tree';
+import { checkResumeRepo } from '../run/resume-repo';
 import { RunLog } from '../events/store';
 import { resumeAgent, ResumeError } from '../run/resume';
 import { runAgent } from '../run/session';
@@ -39,6 +42,8 @@ export type ResumeFlags = Pick<
   RunFlags,
   'onAsk' | 'maxTurns' | 'maxToolCalls' | 'stateDir' | 'json' | 'apply' | 'approvalWait'
 > & {
+  /** The repository the run is expected to work on (it must be the one the run recorded). */
+  repo?: string;
   /** Which budget flags were given on the command line (not defaults). */
   explicit?: { maxTurns: boolean; maxToolCalls: boolean };
 };
@@ -57,14 +62,26 @@ export async function runCommand(task: string, flags: RunFlags): Promise<number>
         `${policy.ignored.join(', ')}\n`,
     );
   const runId = newId('run');
-  return session(flags, runId, policy, (env) =>
-    runAgent({ ...env, runId, task, repoDir: flags.repo, modelSpec: recordedSpec(flags.model), provider }),
+  // Recorded as its real absolute path: resume finds it from anywhere, and knows a different one.
+  const repoDir = realRepoPath(flags.repo);
+  const stateDir = stateDirForRun(repoDir, { flag: flags.stateDir });
+  const tree = repoTree(repoDir);
+  return session(flags, stateDir, runId, policy, (env) =>
+    runAgent({
+      ...env,
+      runId,
+      task,
+      repoDir,
+      ...(tree ? { repoTree: tree } : {}),
+      modelSpec: recordedSpec(flags.model),
+      provider,
+    }),
   );
 }
 
 /** `gatehouse resume RUN`: the same run, held to the policy, mode and model it started with. */
-export async function resumeCommand(runId: string, flags: ResumeFlags): Promise<number> {
-  const stateDir = resolveStateDir(flags.stateDir);
+export async function resumeCommand(ref: string, flags: ResumeFlags): Promise<number> {
+  const { stateDir, runId } = resolveRun(ref, flags);
   const events = RunLog.readEvents(stateDir, runId);
   const started = events[0]?.type === 'run.started' ? events[0].data : undefined;
   if (!started?.model) throw new ResumeError(`run ${runId} does not record its model; it cannot be resumed`);
@@ -75,6 +92,11 @@ export async function resumeCommand(runId: string, flags: ResumeFlags): Promise<
       `run ${runId} is a sub-agent of ${root ?? String(events[0]?.parentRunId)}: resume the root run (gatehouse ` +
         `resume ${root ?? String(events[0]?.parentRunId)}), which resumes its sub-agents`,
     );
+  const { warning } = checkResumeRepo(runId, started, {
+    repo: flags.repo,
+    checkCwd: explicitStateDir(flags.stateDir) === undefined,
+  });
+  if (warning) process.stderr.write(`gatehouse: ${warning}\n`);
   const provider = createProvider(started.model);
   const policy = await recordedPolicy(started.policy, Mode.parse(started.mode));
   // The run keeps the budgets it started with, unless a flag given now says otherwise.
@@ -88,6 +110,7 @@ export async function resumeCommand(runId: string, flags: ResumeFlags): Promise<
     : undefined;
   return session(
     flags,
+    stateDir,
     runId,
     policy,
     (env) => resumeAgent(runId, { ...env, provider, ...(budgets ? { budgets } : {}) }),
@@ -97,12 +120,12 @@ export async function resumeCommand(runId: string, flags: ResumeFlags): Promise<
 
 async function session(
   flags: ResumeFlags,
+  stateDir: string,
   runId: string,
   policy: RunPolicy,
   start: (env: Omit<RunEnvironment, 'provider'>) => Promise<AgentRunResult>,
   driverOpts: { reap?: boolean } = {},
 ): Promise<number> {
-  const stateDir = resolveStateDir(flags.stateDir);
   const out = (line: string): void => void process.stdout.write(`${line}\n`);
   const onEvent = flags.json ? (e: EventEnvelope) => out(JSON.stringify(e)) : humanProgress(out);
   const controller = new AbortController();
@@ -174,6 +197,12 @@ function recordedSpec(spec: string): string {
   return m?.[1] ? `scripted:${path.resolve(m[1].trim())}` : spec;
 }
 
+/** A path relative to here when it is below here, else absolute (runs live in the user's state directory). */
+function shown(p: string): string {
+  const rel = path.relative(process.cwd(), p);
+  return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? p : rel;
+}
+
 function summary(r: AgentRunResult, flags: ResumeFlags, out: (l: string) => void): void {
   out('');
   if (r.status === 'paused') {
@@ -192,7 +221,7 @@ function summary(r: AgentRunResult, flags: ResumeFlags, out: (l: string) => void
         `--reason …)`,
     );
     out(`then:     gatehouse resume ${r.runId}`);
-    out(`log: ${path.relative(process.cwd(), r.runDir) || r.runDir}`);
+    out(`log: ${shown(r.runDir)}`);
     return;
   }
   out(`outcome: ${r.status} (${r.stopReason})`);
@@ -209,12 +238,9 @@ function summary(r: AgentRunResult, flags: ResumeFlags, out: (l: string) => void
       r.applied
         ? `applied to ${r.repoDir}`
         : `not applied: the repository is untouched; the diff is in ` +
-            `${path.relative(process.cwd(), r.diffFile ?? r.runDir) || '.'}` +
+            `${shown(r.diffFile ?? r.runDir)}` +
             `${flags.apply ? '' : ' (use --apply to write it back)'}`,
     );
   }
-  out(
-    `log: ${path.relative(process.cwd(), r.runDir) || r.runDir}  (gatehouse show ${r.runId}, gatehouse verify ` +
-      `${r.runId})`,
-  );
+  out(`log: ${shown(r.runDir)}  (gatehouse show ${r.runId}, gatehouse verify ` + `${r.runId})`);
 }

@@ -1,6 +1,6 @@
 import type { AgentNode } from '../events/agent-node';
 import { buildTree, walkTree } from '../events/lineage';
-import { resolveStateDir } from '../events/paths';
+import { resolveRun } from '../events/run-ref';
 import { oneLine } from '../approval/channels/screen';
 
 /**
@@ -8,8 +8,9 @@ import { oneLine } from '../approval/channels/screen';
  * logs: one block per agent, indented by depth. Exit 0, or 1 when any log disagrees with another
  * (the problems are printed).
  */
-export function treeCommand(runId: string, stateDirFlag: string | undefined, json: boolean): number {
-  const root = buildTree(resolveStateDir(stateDirFlag), runId);
+export function treeCommand(ref: string, stateDirFlag: string | undefined, json: boolean): number {
+  const { stateDir, runId } = resolveRun(ref, { stateDir: stateDirFlag });
+  const root = buildTree(stateDir, runId);
   const nodes = walkTree(root);
   const problems = nodes.reduce((n, x) => n + x.problems.length, 0);
   if (json) {

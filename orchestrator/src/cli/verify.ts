@@ -1,6 +1,7 @@
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { EVENTS_FILE, InvalidRunIdError, listRuns, resolveStateDir, runDir, type BadEvent } from '../events/index';
+import { EVENTS_FILE, InvalidRunIdError, listRuns, runDir, type BadEvent } from '../events/index';
+import { explicitStateDir } from '../events/state-home';
+import { AmbiguousRunError, resolveRun, RunNotFoundError } from '../events/run-ref';
 import { auditRun, type AuditReport } from '../events/audit';
 import { installationKey } from '../events/installation';
 import { LogKeyError } from '../events/key';
@@ -120,28 +121,31 @@ export interface VerifyOptions {
  * tampered or torn; 2 usage (a bad or unknown run id, an unusable key); 3 an intact chain that
  * nothing anchors.
  */
-export async function verify(run: string, opts: VerifyOptions): Promise<number> {
-  const stateDir = resolveStateDir(opts.stateDir);
-  let file: string;
+/** In a named state directory, an unknown run is answered with the runs that are there. */
+function notFound(ref: string, opts: VerifyOptions, e: RunNotFoundError): string {
+  const dir = explicitStateDir(opts.stateDir);
+  if (dir === undefined) return e.message;
+  const runs = listRuns(dir).map((r) => r.runId);
+  return (
+    `unknown run ${JSON.stringify(ref)} in ${dir}. ` +
+    (runs.length > 0
+      ? `Runs there: ${runs.join(', ')}.`
+      : 'There are no runs there (use --state-dir or GATEHOUSE_STATE_DIR to point elsewhere).')
+  );
+}
+
+export async function verify(ref: string, opts: VerifyOptions): Promise<number> {
+  let stateDir: string;
+  let run: string;
   try {
-    file = path.join(runDir(stateDir, run), EVENTS_FILE);
+    ({ stateDir, runId: run } = resolveRun(ref, opts));
   } catch (e) {
-    if (e instanceof InvalidRunIdError) {
-      process.stderr.write(`gatehouse verify: ${e.message}\n`);
-      return exitCodeFor('usage');
-    }
-    throw e;
-  }
-  if (!existsSync(file)) {
-    const runs = listRuns(stateDir).map((r) => r.runId);
-    process.stderr.write(
-      `gatehouse verify: unknown run ${JSON.stringify(run)} in ${stateDir}. ` +
-        (runs.length > 0
-          ? `Runs there: ${runs.join(', ')}.\n`
-          : 'There are no runs there (use --state-dir or GATEHOUSE_STATE_DIR to point elsewhere).\n'),
-    );
+    // verify promises usage (exit 2) for a run it cannot find, where other commands refuse (exit 1).
+    if (!(e instanceof InvalidRunIdError || e instanceof RunNotFoundError || e instanceof AmbiguousRunError)) throw e;
+    process.stderr.write(`gatehouse verify: ${e instanceof RunNotFoundError ? notFound(ref, opts, e) : e.message}\n`);
     return exitCodeFor('usage');
   }
+  const file = path.join(runDir(stateDir, run), EVENTS_FILE);
   // An auditor's check: against a signed statement, without this installation's key.
   if (opts.statement !== undefined) {
     return verifyStatement(stateDir, run, opts.statement, opts.publicKey, Boolean(opts.json));

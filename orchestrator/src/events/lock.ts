@@ -49,6 +49,16 @@ export function acquireWriterLock(runDir: string, runId: string): () => void {
   throw new Error(`could not take the writer lock of run ${runId}`);
 }
 
+/** The live process that holds a run's writer lock, or undefined when none does (no lock, or a stale one). */
+export function writerLockHolder(runDir: string): string | undefined {
+  try {
+    const owner = readFileSync(path.join(runDir, LOCK_FILE), 'utf8').trim();
+    return owner !== '' && !ownerIsDead(owner) ? owner : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function release(file: string, me: string): void {
   try {
     if (readFileSync(file, 'utf8').trim() === me) rmSync(file, { force: true });

@@ -1,15 +1,22 @@
 import path from 'node:path';
 import { Id } from '@gatehouse/shared';
 import { GatehouseError } from '../errors';
+import { currentGroup, defaultStateRoot, explicitStateDir, groupDir, realRepoPath } from './state-home';
 
-/** Where runs live: --state-dir, else $GATEHOUSE_STATE_DIR, else `.gatehouse` in the working directory. */
+/**
+ * The state directory for the current directory (state-home.ts): --state-dir, else
+ * $GATEHOUSE_STATE_DIR, else the group of the repository the directory is in, under the user's
+ * state directory. Commands that take a run id use resolveRun (run-ref.ts) instead.
+ */
 export function resolveStateDir(
   explicit?: string,
   env: Readonly<Record<string, string | undefined>> = process.env,
   cwd = process.cwd(),
 ): string {
-  const dir = explicit ?? (env.GATEHOUSE_STATE_DIR || undefined) ?? '.gatehouse';
-  return path.resolve(cwd, dir);
+  const named = explicitStateDir(explicit, env, cwd);
+  if (named !== undefined) return named;
+  const root = defaultStateRoot(env);
+  return currentGroup(root, cwd)?.dir ?? groupDir(root, realRepoPath(cwd));
 }
 
 /** A run id becomes a directory name: only the Id alphabet, so it cannot escape `runs/`. */

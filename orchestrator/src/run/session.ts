@@ -27,6 +27,7 @@ export async function runAgent(o: AgentRunOptions): Promise<AgentRunResult> {
     model: o.modelSpec ?? o.provider.id,
     ...(o.policyRecord ? { policy: o.policyRecord } : {}),
     lineage: [runId],
+    ...(o.repoTree ? { tree: o.repoTree } : {}),
     budgets: { ...o.budgets },
   });
   return drive(o, resumeAgent, {

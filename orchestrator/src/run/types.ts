@@ -12,6 +12,7 @@ import type { LogPort } from '../tools/ports';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolLimits } from '../tools/tool';
 import type { Budgets } from './budgets';
+import type { RepoTree } from './repo-tree';
 
 /** How the stop reason of a run whose environment could not be prepared begins (exit code 5). */
 export const SETUP_FAILED = 'setup_failed';
@@ -52,6 +53,8 @@ export interface AgentRunOptions extends RunEnvironment {
   runId?: string;
   /** The --model spec as given (recorded so resume can recreate the provider). */
   modelSpec?: string;
+  /** What the repository held at the start (run.started's `tree`; resume-repo.ts compares it). */
+  repoTree?: RepoTree;
 }
 
 export interface AgentRunResult extends LoopOutcome {

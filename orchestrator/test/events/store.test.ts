@@ -225,9 +225,16 @@ describe('RunLog', () => {
     ]);
   });
 
-  it('resolves the state dir from the flag, then GATEHOUSE_STATE_DIR, then .gatehouse', () => {
+  // The default used to be `.gatehouse` in the working directory; runs now live in the user's state
+  // directory, one group per repository (state-home.test.ts covers the groups).
+  it("resolves the state dir from the flag, then GATEHOUSE_STATE_DIR, then the user's state directory", () => {
     expect(resolveStateDir('x', { GATEHOUSE_STATE_DIR: '/env' }, '/cwd')).toBe('/cwd/x');
     expect(resolveStateDir(undefined, { GATEHOUSE_STATE_DIR: '/env' }, '/cwd')).toBe('/env');
-    expect(resolveStateDir(undefined, {}, '/cwd')).toBe('/cwd/.gatehouse');
+    expect(resolveStateDir(undefined, { HOME: '/nonexistent-home' }, '/cwd')).toMatch(
+      /^\/nonexistent-home\/\.local\/state\/gatehouse\/repos\/cwd-[0-9a-f]{12}$/,
+    );
+    expect(resolveStateDir(undefined, { XDG_STATE_HOME: '/xdg', HOME: '/h' }, '/cwd')).toMatch(
+      /^\/xdg\/gatehouse\/repos\/cwd-[0-9a-f]{12}$/,
+    );
   });
 });

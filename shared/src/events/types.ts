@@ -40,6 +40,22 @@ export const EventData = {
     policy: z.strictObject({ source: z.string(), sha256: Hash, file: z.unknown() }).optional(),
     /** Run ids from the root agent to this one. */
     lineage: z.array(z.string()).optional(),
+    /**
+     * What the repository (`repo`, its real absolute path) held at the start, so resume can say it
+     * changed: a git repository's HEAD tree, whether it was dirty and a hash of the uncommitted
+     * changes; otherwise a hash of its files (orchestrator/src/run/repo-tree.ts).
+     */
+    tree: z
+      .discriminatedUnion('kind', [
+        z.strictObject({
+          kind: z.literal('git'),
+          tree: z.string().max(128),
+          dirty: z.boolean(),
+          changes: Hash.optional(),
+        }),
+        z.strictObject({ kind: z.literal('files'), hash: Hash, files: z.number().int().nonnegative() }),
+      ])
+      .optional(),
     /** The run's budgets (resume keeps them unless told otherwise). */
     budgets: z
       .strictObject({
