@@ -8,7 +8,6 @@ const COMPONENT = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*';
 // A first part is a registry only if it has a dot or a port or is localhost (Docker's rule).
 const HOST = '[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?';
 const REGISTRY = `(?:localhost(?::\\d+)?|${HOST}(?:\\.${HOST})+(?::\\d+)?|${HOST}:\\d+|\\[[0-9a-fA-F:]+\\](?::\\d+)?)`;
-('(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\\.[a-zA-Z0-9-]+)*(?::\\d+)?|\\[[0-9a-fA-F:]+\\](?::\\d+)?)');
 const REFERENCE = new RegExp(
   `^(?:${REGISTRY}/)?${COMPONENT}(?:/${COMPONENT})*(?::[\\w][\\w.-]{0,127})?(?:@sha256:[0-9a-f]{64})?$`,
 );

@@ -29,7 +29,7 @@ describe('defaults, and a trusted file used whole', () => {
       limits: {},
       budgets: {},
       ignored: [],
-      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown,
     });
   });
 
@@ -184,7 +184,7 @@ describe("a repository's config can only narrow", () => {
     const c = load(repoConfig, null);
     expect(c.policy).toEqual({
       inline: repoConfig.policy,
-      source: expect.stringMatching(/config\.json \(policy\)$/),
+      source: expect.stringMatching(/config\.json \(policy\)$/) as unknown,
       trusted: false,
     });
     expect(c.ignored).toEqual([]);
