@@ -19,6 +19,8 @@ import { treePending } from './approvals';
 import type { LogPort } from '../tools/ports';
 import { humanProgress } from './progress';
 import { exitCodeFor } from './exit-codes';
+import { loadRunConfig, runBudgets } from './run-config';
+import { DEFAULT_BUDGETS } from '../run/budgets';
 
 export interface RunFlags {
   repo: string;
@@ -32,22 +34,29 @@ export interface RunFlags {
   json?: boolean;
   apply?: boolean;
   approvalWait: number;
+  /** `--config FILE`: the trusted project config (default: the repository's, narrowing the defaults). */
+  config?: string;
+  /** `--image IMAGE`: over any config's image. */
+  image?: string;
+  /** `--setup-env NAME`, repeated: variables passed to setup only. */
+  setupEnv?: string[];
+  /** Which budget flags were given on the command line (not defaults): those win over the config's. */
+  explicit?: { maxTurns: boolean; maxToolCalls: boolean };
 }
 
 export type ResumeFlags = Pick<
   RunFlags,
-  'onAsk' | 'maxTurns' | 'maxToolCalls' | 'stateDir' | 'json' | 'apply' | 'approvalWait'
-> & {
-  /** Which budget flags were given on the command line (not defaults). */
-  explicit?: { maxTurns: boolean; maxToolCalls: boolean };
-};
+  'onAsk' | 'maxTurns' | 'maxToolCalls' | 'stateDir' | 'json' | 'apply' | 'approvalWait' | 'explicit'
+>;
 
 export async function runCommand(task: string, flags: RunFlags): Promise<number> {
-  // Everything a person must fix (model spec, key, policy file) fails here, before anything starts.
+  // Everything a person must fix (model spec, key, config, policy file) fails here, before anything starts.
   const provider = createProvider(flags.model);
+  const { config, setupEnv, policy: configPolicy } = loadRunConfig(flags);
   const policy = await resolveRunPolicy({
     repoDir: flags.repo,
     ...(flags.policy ? { policyFile: flags.policy } : {}),
+    ...configPolicy,
     ...(flags.mode ? { mode: flags.mode } : {}),
   });
   if (policy.ignored.length > 0)
@@ -56,8 +65,19 @@ export async function runCommand(task: string, flags: RunFlags): Promise<number>
         `${policy.ignored.join(', ')}\n`,
     );
   const runId = newId('run');
+  const budgets = runBudgets(flags, config);
   return session(flags, runId, policy, (env) =>
-    runAgent({ ...env, runId, task, repoDir: flags.repo, modelSpec: recordedSpec(flags.model), provider }),
+    runAgent({
+      ...env,
+      budgets,
+      projectConfig: config,
+      ...(Object.keys(setupEnv).length > 0 ? { setupEnv } : {}),
+      runId,
+      task,
+      repoDir: flags.repo,
+      modelSpec: recordedSpec(flags.model),
+      provider,
+    }),
   );
 }
 
@@ -147,8 +167,8 @@ async function session(
       budgets: {
         maxTurns: flags.maxTurns,
         maxToolCalls: flags.maxToolCalls,
-        maxTokens: 2_000_000,
-        wallClockMs: 30 * 60_000,
+        maxTokens: DEFAULT_BUDGETS.maxTokens,
+        wallClockMs: DEFAULT_BUDGETS.wallClockMs,
       },
       apply: Boolean(flags.apply),
       signal: controller.signal,

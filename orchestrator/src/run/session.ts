@@ -28,6 +28,15 @@ export async function runAgent(o: AgentRunOptions): Promise<AgentRunResult> {
     ...(o.policyRecord ? { policy: o.policyRecord } : {}),
     lineage: [runId],
     budgets: { ...o.budgets },
+    ...(o.projectConfig
+      ? {
+          config: {
+            source: o.projectConfig.source,
+            sha256: o.projectConfig.sha256,
+            ignored: o.projectConfig.ignored,
+          },
+        }
+      : {}),
   });
   return drive(o, resumeAgent, {
     raw,

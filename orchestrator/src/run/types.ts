@@ -12,6 +12,7 @@ import type { LogPort } from '../tools/ports';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolLimits } from '../tools/tool';
 import type { Budgets } from './budgets';
+import type { ResolvedConfig } from '../config/types';
 
 /** What every run needs, new or resumed. */
 export interface RunEnvironment {
@@ -41,6 +42,16 @@ export interface RunEnvironment {
    * with their sizes.
    */
   maxFileBytes?: number;
+  /**
+   * The project config (`--config`, the repository's `.gatehouse/config.json`, `--image`), resolved
+   * and narrowed; its source, hash and ignored parts are recorded in run.started.
+   */
+  projectConfig?: ResolvedConfig;
+  /**
+   * `--setup-env` values: secrets for the setup phase only. Never logged, never given to the agent
+   * phase, the model or a sub-agent.
+   */
+  setupEnv?: Readonly<Record<string, string>>;
 }
 
 export interface AgentRunOptions extends RunEnvironment {
