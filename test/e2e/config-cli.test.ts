@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +34,7 @@ function run(args: string[], env: Record<string, string> = {}) {
     [cli, 'run', 'task', '--model', `scripted:${script}`, '--state-dir', scratch(), ...args],
     { encoding: 'utf8', timeout: 60_000, env: { ...process.env, CI: 'true', ...env }, input: '' },
   );
-  return { status: r.status, stderr: r.stderr };
+  return { status: r.status, stderr: r.stderr, stdout: r.stdout };
 }
 
 describe('gatehouse run: config flags', () => {
@@ -105,5 +105,30 @@ describe('gatehouse run: config flags', () => {
         'egress.setup evil.example.com, limits.memoryMb 99999 (above 1024)',
     );
     expect(r.status).toBe(2);
+  });
+
+  it("a run (real sandbox) is held to the repository config's lower budget and records the config in run.started", () => {
+    const repo = scratch();
+    cpSync(path.join(root, 'examples/failing-test'), repo, { recursive: true });
+    write(path.join(repo, '.gatehouse', 'config.json'), { budgets: { maxTurns: 2, maxToolCalls: 9999 } });
+    const r = run(['--repo', repo, '--policy', path.join(repo, '.gatehouse/policy.json'), '--json']);
+    const log = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; data: Record<string, unknown> });
+    expect(log[0]).toMatchObject({
+      type: 'run.started',
+      data: {
+        budgets: { maxTurns: 2, maxToolCalls: 100 },
+        config: {
+          source: `${path.join(repo, '.gatehouse', 'config.json')} (from the repository: narrowing the defaults)`,
+          sha256: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown,
+          ignored: ['budgets.maxToolCalls 9999 (above 100)'],
+        },
+      },
+    });
+    // The demo needs five turns: the config's two end it partial (exit 4).
+    expect(log.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'partial', stopReason: 'max_turns' } });
+    expect(r.status).toBe(4);
   });
 });
