@@ -107,7 +107,7 @@ describe('gatehouse run: config flags', () => {
     expect(r.status).toBe(2);
   });
 
-  it("a run (real sandbox) is held to the repository config's lower budget and records the config in run.started", () => {
+  it("a real run is held to the repository config's lower budget and records the config in run.started", () => {
     const repo = scratch();
     cpSync(path.join(root, 'examples/failing-test'), repo, { recursive: true });
     write(path.join(repo, '.gatehouse', 'config.json'), { budgets: { maxTurns: 2, maxToolCalls: 9999 } });
