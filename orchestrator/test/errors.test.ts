@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { ApprovalCommandError } from '../src/cli/approvals';
 import { PolicyCheckUsageError } from '../src/cli/policy';
 import { UsageError } from '../src/cli/usage';
+import { ConfigError, ConfigRefusedError } from '../src/config/errors';
+import { JsonSyntaxError } from '../src/config/json-text';
 import { errorKindOf, GatehouseError, type ErrorKind } from '../src/errors';
 import { ArtifactError } from '../src/events/artifacts';
 import { LogKeyError } from '../src/events/key';
@@ -32,6 +34,9 @@ const CLASSES: Record<string, [Error, ErrorKind]> = {
   ScriptError: [new ScriptError('/x.json', 'Model script not found'), 'usage'],
   PolicyFileError: [new PolicyFileError('cannot read policy file'), 'usage'],
   RuleSyntaxError: [new RuleSyntaxError('"(" is not a rule'), 'usage'],
+  ConfigError: [new ConfigError([{ file: '/c.json', path: 'image', message: 'expected a string, got 3' }]), 'usage'],
+  ConfigRefusedError: [new ConfigRefusedError('.gatehouse/config.json is a symbolic link'), 'refused'],
+  JsonSyntaxError: [new JsonSyntaxError(3, 'unexpected "}"'), 'usage'],
   ApprovalCommandError: [new ApprovalCommandError('no approval request'), 'refused'],
   ResumeError: [new ResumeError('already ended'), 'refused'],
   RunLockedError: [new RunLockedError('run_a', 'host:1:2'), 'refused'],

@@ -122,9 +122,11 @@ function childEnv(
   provider: RunEnvironment['provider'],
   signal: AbortSignal,
 ): RunEnvironment {
-  // A child's own refused-answer reports would land in the wrong log: it gets none.
-  const { attachLog: _parentsOnly, ...env } = p.env;
+  // A child's own refused-answer reports would land in the wrong log: it gets none. Setup secrets
+  // are for the root run's setup phase alone: a child never sees them.
+  const { attachLog: _parentsOnly, setupEnv: _rootSetupOnly, ...env } = p.env;
   void _parentsOnly;
+  void _rootSetupOnly;
   return {
     ...env,
     provider,

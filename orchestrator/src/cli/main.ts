@@ -18,6 +18,7 @@ import { policyCheckCommand } from './policy-command';
 import { UsageError } from './usage';
 import { Mode } from '../policy/mode';
 import { exitCodeFor, exitCodeOfError } from './exit-codes';
+import { DEFAULT_BUDGETS } from '../run/budgets';
 
 /** A --repo value must name an existing directory; anything else is a usage error (exit 2). */
 function parseRepo(value: string): string {
@@ -66,6 +67,11 @@ function parseSeconds(value: string): number {
   if (!Number.isFinite(n) || n < 0 || n > 86_400)
     throw new InvalidArgumentError('must be a number of seconds between 0 and 86400');
   return n;
+}
+
+/** A repeatable option: each use adds one value. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 function parseBase(value: string): 'auto' | 'public' | 'local' {
@@ -156,8 +162,18 @@ function sessionOptions(cmd: Command): Command {
       parseSeconds,
       120,
     )
-    .option('--max-turns <n>', 'stop after this many model turns (counted over the whole run)', parseCount, 30)
-    .option('--max-tool-calls <n>', 'stop after this many tool calls (counted over the whole run)', parseCount, 100)
+    .option(
+      '--max-turns <n>',
+      'stop after this many model turns (counted over the whole run)',
+      parseCount,
+      DEFAULT_BUDGETS.maxTurns,
+    )
+    .option(
+      '--max-tool-calls <n>',
+      'stop after this many tool calls (counted over the whole run)',
+      parseCount,
+      DEFAULT_BUDGETS.maxToolCalls,
+    )
     .option('--state-dir <dir>', STATE_DIR_HELP)
     .option('--json', 'print every event as one JSON line on stdout, nothing else')
     .option('--apply', 'write the resulting changes back to the repository (only after an accepted final answer)');
@@ -171,9 +187,24 @@ sessionOptions(
     .requiredOption('--model <spec>', 'openai:MODEL, anthropic:MODEL, or scripted:PATH (a JSON script of turns)')
     .option('--repo <dir>', 'repository to work on (copied into the sandbox)', parseRepo, '.')
     .option('--mode <mode>', `${Mode.options.join(' | ')} (default: the policy file's, else confirm-novel)`, parseMode)
-    .option('--policy <file>', 'policy file (default: REPO/.gatehouse/policy.json if present)'),
-).action(async (task: string, o: Parameters<typeof runCommand>[1]) => {
-  process.exitCode = await runCommand(task, o);
+    .option('--policy <file>', 'policy file (default: REPO/.gatehouse/policy.json if present)')
+    .option(
+      '--config <file>',
+      "project config, trusted whole (the repository's .gatehouse/config.json can only narrow it; docs/config.md)",
+    )
+    .option('--image <image>', "sandbox image: preset:node, preset:python or any image (over the config's)")
+    .option(
+      '--setup-env <name>',
+      "pass this variable of gatehouse's environment to the setup commands only (repeatable)",
+      collect,
+      [] as string[],
+    ),
+).action(async (task: string, o: Parameters<typeof runCommand>[1], cmd: Command) => {
+  const explicit = {
+    maxTurns: cmd.getOptionValueSource('maxTurns') === 'cli',
+    maxToolCalls: cmd.getOptionValueSource('maxToolCalls') === 'cli',
+  };
+  process.exitCode = await runCommand(task, { ...o, explicit });
 });
 
 sessionOptions(

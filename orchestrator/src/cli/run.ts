@@ -23,6 +23,8 @@ import type { LogPort } from '../tools/ports';
 import { humanProgress } from './progress';
 import { exitCodeFor } from './exit-codes';
 import { SETUP_FAILED } from '../run/types';
+import { loadRunConfig, runBudgets } from './run-config';
+import { DEFAULT_BUDGETS } from '../run/budgets';
 
 export interface RunFlags {
   repo: string;
@@ -36,24 +38,32 @@ export interface RunFlags {
   json?: boolean;
   apply?: boolean;
   approvalWait: number;
+  /** `--config FILE`: the trusted project config (default: the repository's, narrowing the defaults). */
+  config?: string;
+  /** `--image IMAGE`: over any config's image. */
+  image?: string;
+  /** `--setup-env NAME`, repeated: variables passed to setup only. */
+  setupEnv?: string[];
+  /** Which budget flags were given on the command line (not defaults): those win over the config's. */
+  explicit?: { maxTurns: boolean; maxToolCalls: boolean };
 }
 
 export type ResumeFlags = Pick<
   RunFlags,
-  'onAsk' | 'maxTurns' | 'maxToolCalls' | 'stateDir' | 'json' | 'apply' | 'approvalWait'
+  'onAsk' | 'maxTurns' | 'maxToolCalls' | 'stateDir' | 'json' | 'apply' | 'approvalWait' | 'explicit'
 > & {
   /** The repository the run is expected to work on (it must be the one the run recorded). */
   repo?: string;
-  /** Which budget flags were given on the command line (not defaults). */
-  explicit?: { maxTurns: boolean; maxToolCalls: boolean };
 };
 
 export async function runCommand(task: string, flags: RunFlags): Promise<number> {
-  // Everything a person must fix (model spec, key, policy file) fails here, before anything starts.
+  // Everything a person must fix (model spec, key, config, policy file) fails here, before anything starts.
   const provider = createProvider(flags.model);
+  const { config, setupEnv, policy: configPolicy } = loadRunConfig(flags);
   const policy = await resolveRunPolicy({
     repoDir: flags.repo,
     ...(flags.policy ? { policyFile: flags.policy } : {}),
+    ...configPolicy,
     ...(flags.mode ? { mode: flags.mode } : {}),
   });
   if (policy.ignored.length > 0)
@@ -62,6 +72,7 @@ export async function runCommand(task: string, flags: RunFlags): Promise<number>
         `${policy.ignored.join(', ')}\n`,
     );
   const runId = newId('run');
+  const budgets = runBudgets(flags, config);
   // Recorded as its real absolute path: resume finds it from anywhere, and knows a different one.
   const repoDir = realRepoPath(flags.repo);
   const stateDir = stateDirForRun(repoDir, { flag: flags.stateDir });
@@ -69,6 +80,9 @@ export async function runCommand(task: string, flags: RunFlags): Promise<number>
   return session(flags, stateDir, runId, policy, (env) =>
     runAgent({
       ...env,
+      budgets,
+      projectConfig: config,
+      ...(Object.keys(setupEnv).length > 0 ? { setupEnv } : {}),
       runId,
       task,
       repoDir,
@@ -171,8 +185,8 @@ async function session(
       budgets: {
         maxTurns: flags.maxTurns,
         maxToolCalls: flags.maxToolCalls,
-        maxTokens: 2_000_000,
-        wallClockMs: 30 * 60_000,
+        maxTokens: DEFAULT_BUDGETS.maxTokens,
+        wallClockMs: DEFAULT_BUDGETS.wallClockMs,
       },
       apply: Boolean(flags.apply),
       signal: controller.signal,

@@ -2,9 +2,11 @@ import { existsSync, lstatSync } from 'node:fs';
 import path from 'node:path';
 import { createPolicy } from './engine';
 import { compilePolicy, emptyPolicy, loadPolicyFile, PolicyFileError, type LoadedPolicy } from './file';
-import { DEFAULT_MODE, modeRank, type Mode } from './mode';
+import { DEFAULT_MODE, type Mode } from './mode';
+import { repositoryPolicy, type RepositoryPolicyPart } from './repository-policy';
 import type { ApprovalPolicy } from './approval-policy';
 import { loadShellClassifier } from './shell/index';
+import type { ShellClassifier } from './shell/types';
 
 export { createPolicy } from './engine';
 export {
@@ -42,38 +44,50 @@ export interface RunPolicy {
   ignored: string[];
 }
 
+/** A policy given as a file, or as an object written inline (a project config's `"policy"`). */
+export type PolicySource = { file: string } | { inline: unknown; source: string };
+
 /**
- * The policy a run is held to: `--policy FILE` (trusted: used whole), else the repository's
- * `.gatehouse/policy.json`, else no rules. The repository is what the agent works on, so it may
- * be untrusted, and an agent may have written that file: from it only deny and ask rules and a
- * stricter mode are taken — never allow rules, approvers or a more permissive mode. The mode is
- * `--mode`, else the file's (as allowed), else confirm-novel.
+ * The policy a run is held to: `--policy FILE` or a `--config` file's policy (trusted: used whole),
+ * else the repository's `.gatehouse/policy.json` and its config's policy, else no rules. The
+ * repository is what the agent works on, so it may be untrusted, and an agent may have written
+ * those files: from them only deny and ask rules and a stricter mode are taken — never allow
+ * rules, approvers or a more permissive mode (repository-policy.ts). The mode is `--mode`, else
+ * the policy's (as allowed), else confirm-novel.
  */
 export async function resolveRunPolicy(opts: {
   policyFile?: string;
+  /** A trusted policy given another way than --policy: the `--config` file's `"policy"`. */
+  trustedPolicy?: PolicySource;
+  /** The repository's own config's `"policy"`: as untrusted as `.gatehouse/policy.json`. */
+  repoPolicy?: PolicySource;
   repoDir: string;
   mode?: Mode;
 }): Promise<RunPolicy> {
+  if (opts.policyFile !== undefined && opts.trustedPolicy !== undefined)
+    throw new PolicyFileError(
+      `--policy ${opts.policyFile} and the --config file's "policy" both name the run's policy; give one of them`,
+    );
   const classifier = await loadShellClassifier();
   const ignored: string[] = [];
+  const trusted: PolicySource | undefined = opts.policyFile ? { file: opts.policyFile } : opts.trustedPolicy;
   let loaded: LoadedPolicy;
-  if (opts.policyFile) loaded = loadPolicyFile(opts.policyFile, classifier);
-  else {
+  if (trusted) {
+    loaded = loadSource(trusted, classifier);
+    if (opts.repoPolicy) ignored.push("the repository config's policy (a trusted policy was given)");
+  } else {
+    const parts: RepositoryPolicyPart[] = [];
     const repoDefault = path.join(opts.repoDir, DEFAULT_POLICY_PATH);
-    if (!existsSync(repoDefault)) loaded = emptyPolicy(classifier);
-    else {
+    if (existsSync(repoDefault)) {
       refuseSymlinks(opts.repoDir, repoDefault);
-      const full = loadPolicyFile(repoDefault, classifier);
-      const f = full.file;
-      if (f.allow.length) ignored.push(`${f.allow.length} allow rule(s)`);
-      if (f.approvers.length) ignored.push(`${f.approvers.length} approver(s)`);
-      const stricter = f.mode !== undefined && modeRank(f.mode) <= modeRank(DEFAULT_MODE);
-      if (f.mode !== undefined && !stricter) ignored.push(`mode ${f.mode}`);
-      loaded = compilePolicy(
-        { ...f, allow: [], approvers: [], ...(stricter ? {} : { mode: undefined }) },
-        `${repoDefault} (from the repository: deny and ask rules only)`,
-        classifier,
-      );
+      parts.push({ full: loadPolicyFile(repoDefault, classifier), label: '' });
+    }
+    if (opts.repoPolicy) parts.push({ full: loadSource(opts.repoPolicy, classifier), label: 'config policy: ' });
+    if (parts.length === 0) loaded = emptyPolicy(classifier);
+    else {
+      const repo = repositoryPolicy(parts, classifier);
+      loaded = repo.loaded;
+      ignored.push(...repo.ignored);
     }
   }
   const mode = opts.mode ?? loaded.file.mode ?? DEFAULT_MODE;
@@ -83,6 +97,12 @@ export async function resolveRunPolicy(opts: {
     record: { source: loaded.source, sha256: loaded.sha256, file: loaded.file },
     ignored,
   };
+}
+
+function loadSource(source: PolicySource, classifier: ShellClassifier): LoadedPolicy {
+  return 'file' in source
+    ? loadPolicyFile(source.file, classifier)
+    : compilePolicy(source.inline, source.source, classifier);
 }
 
 /** A policy reached through a symlink could be anyone's file: refused. */

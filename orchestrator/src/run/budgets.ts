@@ -6,3 +6,14 @@ export interface Budgets {
   maxTokens: number;
   wallClockMs: number;
 }
+
+/**
+ * A run's budgets when neither a flag nor a config sets them. A repository's config may only lower
+ * them (config/narrow.ts), so they are also the ceiling an untrusted config is held to.
+ */
+export const DEFAULT_BUDGETS: Budgets = {
+  maxTurns: 30,
+  maxToolCalls: 100,
+  maxTokens: 2_000_000,
+  wallClockMs: 30 * 60_000,
+};

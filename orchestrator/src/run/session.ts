@@ -29,6 +29,15 @@ export async function runAgent(o: AgentRunOptions): Promise<AgentRunResult> {
     lineage: [runId],
     ...(o.repoTree ? { tree: o.repoTree } : {}),
     budgets: { ...o.budgets },
+    ...(o.projectConfig
+      ? {
+          config: {
+            source: o.projectConfig.source,
+            sha256: o.projectConfig.sha256,
+            ignored: o.projectConfig.ignored,
+          },
+        }
+      : {}),
   });
   return drive(o, resumeAgent, {
     raw,

@@ -13,6 +13,7 @@ import type { ToolRegistry } from '../tools/registry';
 import type { ToolLimits } from '../tools/tool';
 import type { Budgets } from './budgets';
 import type { RepoTree } from './repo-tree';
+import type { ResolvedConfig } from '../config/types';
 
 /** How the stop reason of a run whose environment could not be prepared begins (exit code 5). */
 export const SETUP_FAILED = 'setup_failed';
@@ -45,6 +46,16 @@ export interface RunEnvironment {
    * with their sizes.
    */
   maxFileBytes?: number;
+  /**
+   * The project config (`--config`, the repository's `.gatehouse/config.json`, `--image`), resolved
+   * and narrowed; its source, hash and ignored parts are recorded in run.started.
+   */
+  projectConfig?: ResolvedConfig;
+  /**
+   * `--setup-env` values: secrets for the setup phase only. Never logged, never given to the agent
+   * phase, the model or a sub-agent.
+   */
+  setupEnv?: Readonly<Record<string, string>>;
 }
 
 export interface AgentRunOptions extends RunEnvironment {

@@ -65,6 +65,11 @@ export const EventData = {
         wallClockMs: z.number(),
       })
       .optional(),
+    /**
+     * The project config the run used: where it came from, the hash of its inputs (trusted file,
+     * repository file, --image), and what was not taken from the repository's config.
+     */
+    config: z.strictObject({ source: z.string(), sha256: Hash, ignored: z.array(z.string()) }).optional(),
   }),
   'run.completed': z.strictObject({
     status: z.enum(['final', 'partial', 'failed', 'cancelled']),

@@ -1,0 +1,11 @@
+export { loadProjectConfig, DEFAULT_CONFIG_PATH, type LoadProjectConfigOptions } from './load';
+export { ConfigError, ConfigRefusedError } from './errors';
+export { readSetupEnv } from './setup-env';
+export { parseEgressEntry, egressEntryText, type EgressEntry, type EgressEntryResult } from './egress-entry';
+export { egressCovers, egressAllowedBy } from './egress-covers';
+export { globProblem } from './glob-syntax';
+export { imageProblem, IMAGE_PRESETS, DEFAULT_IMAGE } from './image-ref';
+export { BUDGET_KEYS, type BudgetKey } from './budget-keys';
+export { ProjectConfigFile } from './schema';
+export type { ConfigProblem } from './problems';
+export type { ConfigPolicy, ResolvedConfig } from './types';

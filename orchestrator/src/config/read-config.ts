@@ -1,0 +1,106 @@
+import { lstatSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { PolicyFile } from '../policy/file';
+import { parseRule, RuleSyntaxError } from '../policy/rules';
+import { parseJsonText } from './json-text';
+import { jsonPath, problemsFromIssues, type ConfigProblem } from './problems';
+import { ProjectConfigFile } from './schema';
+
+/** One config file as read: its JSON (hashed for the record), its settings if valid, every problem. */
+export interface ConfigFileRead {
+  file: string;
+  raw: unknown;
+  config?: ProjectConfigFile;
+  /** A `policy` path, resolved against the file's folder. */
+  policyFile?: string;
+  problems: ConfigProblem[];
+}
+
+/**
+ * Reads and checks one config file, collecting every problem rather than stopping at the first.
+ * `repoDir` marks the repository's own file: its policy path must then stay inside the repository
+ * and reach its file through no symbolic link.
+ */
+export function readConfigFile(file: string, repoDir?: string): ConfigFileRead {
+  const problems: ConfigProblem[] = [];
+  const problem = (p: Omit<ConfigProblem, 'file'>): ConfigFileRead => ({
+    file,
+    raw: undefined,
+    problems: [{ file, ...p }],
+  });
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory' : (e as Error).message;
+    return problem({ path: '', message: `cannot read the config file: ${why}` });
+  }
+  const json = parseJsonText(text.replace(/^\uFEFF/, ''));
+  if (!json.ok)
+    return problem({ path: '', line: json.line, column: json.column, message: `not valid JSON: ${json.message}` });
+  for (const d of json.duplicates)
+    problems.push({ file, path: d.path, line: d.line, column: d.column, message: 'this key is given twice' });
+  const parsed = ProjectConfigFile.safeParse(json.value);
+  if (!parsed.success) problems.push(...problemsFromIssues(parsed.error.issues, json.value, ProjectConfigFile, file));
+  const policy = (json.value as { policy?: unknown } | null)?.policy;
+  let policyFile: string | undefined;
+  if (typeof policy === 'object' && policy !== null && !Array.isArray(policy))
+    problems.push(...policyProblems(policy, file));
+  else if (typeof policy === 'string' && policy !== '') {
+    policyFile = path.resolve(path.dirname(file), policy);
+    const p = repoDir === undefined ? trustedPolicyFileProblem(policyFile) : repoPolicyFileProblem(policyFile, repoDir);
+    if (p) problems.push({ file, path: 'policy', message: p });
+  }
+  return {
+    file,
+    raw: json.value,
+    ...(parsed.success && problems.length === 0 ? { config: parsed.data } : {}),
+    ...(policyFile ? { policyFile } : {}),
+    problems,
+  };
+}
+
+/** An inline policy: the policy file's schema and each rule's syntax (examples are checked when it is compiled). */
+function policyProblems(policy: object, file: string): ConfigProblem[] {
+  const parsed = PolicyFile.safeParse(policy);
+  if (!parsed.success) return problemsFromIssues(parsed.error.issues, policy, PolicyFile, file, ['policy']);
+  const out: ConfigProblem[] = [];
+  for (const list of ['allow', 'ask', 'deny'] as const) {
+    parsed.data[list].forEach((entry, i) => {
+      try {
+        parseRule(typeof entry === 'string' ? entry : entry.rule);
+      } catch (e) {
+        if (!(e instanceof RuleSyntaxError)) throw e;
+        out.push({ file, path: jsonPath(['policy', list, i]), message: e.message });
+      }
+    });
+  }
+  return out;
+}
+
+function trustedPolicyFileProblem(full: string): string | undefined {
+  try {
+    return statSync(full).isFile() ? undefined : `${full} is not a file`;
+  } catch {
+    return `no such policy file ${full}`;
+  }
+}
+
+/** A repository's config names a policy inside the repository, reached through no symbolic link. */
+function repoPolicyFileProblem(full: string, repoDir: string): string | undefined {
+  const rel = path.relative(repoDir, full);
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel))
+    return `a repository's config can only name a policy file inside the repository, not ${full}`;
+  let at = repoDir;
+  for (const part of rel.split(path.sep)) {
+    at = path.join(at, part);
+    try {
+      if (lstatSync(at).isSymbolicLink())
+        return `${path.relative(repoDir, at)} is a symbolic link; a repository's policy must be a plain file`;
+    } catch {
+      return `no such policy file ${rel} in the repository`;
+    }
+  }
+  return statSync(full).isFile() ? undefined : `${rel} is not a file`;
+}
