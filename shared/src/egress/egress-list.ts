@@ -103,7 +103,6 @@ function unmapNetwork(net: IpNetwork): IpNetwork {
 }
 
 function parseName(entry: string, host: string, base: { port?: number }): { rule: EgressRule } | { error: string } {
-  // eslint-disable-next-line no-control-regex
   if (/[^\x00-\x7f]/.test(host)) {
     return { error: 'is not ASCII; write an internationalised name in its xn-- (punycode) form' };
   }
