@@ -1,4 +1,4 @@
-import { promises as dns } from 'node:dns';
+import { ADDRCONFIG, promises as dns } from 'node:dns';
 import { decideAddresses, decideTarget, EGRESS_HOST_MAX, type EgressDecision } from '@gatehouse/shared/egress';
 import type { ProxyContext } from './proxy-context';
 
@@ -46,7 +46,8 @@ async function lookupAll(name: string, timeoutMs: number): Promise<string[]> {
     timer = setTimeout(() => reject(Object.assign(new Error('timed out'), { code: 'ETIMEOUT' })), timeoutMs);
   });
   try {
-    const answers = await Promise.race([dns.lookup(name, { all: true, verbatim: true }), timeout]);
+    // ADDRCONFIG: no IPv6 answers where the proxy has no IPv6 address to reach them from.
+    const answers = await Promise.race([dns.lookup(name, { all: true, verbatim: true, hints: ADDRCONFIG }), timeout]);
     return answers.map((a) => a.address);
   } finally {
     clearTimeout(timer);

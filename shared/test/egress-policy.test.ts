@@ -160,10 +160,14 @@ describe('decideAddresses (after the proxy resolved an allowed name)', () => {
     expect(d).toMatchObject({ ok: false, address: '127.0.0.1' });
   });
 
-  it('connects to the first checked address, in canonical form', () => {
-    expect(decideAddresses(policy(['pkg.example']), ['203.0.113.9', '2001:db8::9'], 443)).toEqual({
+  it('connects to a checked address, the first IPv4 one if any, in canonical form', () => {
+    expect(decideAddresses(policy(['pkg.example']), ['2001:db8::9', '203.0.113.9'], 443)).toEqual({
       ok: true,
       address: '203.0.113.9',
+    });
+    expect(decideAddresses(policy(['pkg.example']), ['2001:0db8::0009', '2001:db8::10'], 443)).toEqual({
+      ok: true,
+      address: '2001:db8::9',
     });
   });
 

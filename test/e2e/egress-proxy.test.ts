@@ -11,6 +11,7 @@ import {
   type Sandbox,
   type SandboxDriver,
 } from '@gatehouse/orchestrator';
+import { newId } from '@gatehouse/shared';
 import { probeProgram, startTargetContainer, type ProbeResult } from '../support/egress';
 import { sh, startDriver } from '../support/sandbox';
 
@@ -20,6 +21,9 @@ import { sh, startDriver } from '../support/sandbox';
  * process on the outside network's gateway address. Every target is the test's own.
  */
 describe('egress proxy (real Docker)', () => {
+  // Unique per test run: other checkouts may run this file on the same engine.
+  const runId = newId('run');
+  const orphanRunId = newId('run');
   let driver: SandboxDriver;
   let sandbox: Sandbox;
   let proxy: EgressProxy | undefined;
@@ -37,7 +41,7 @@ describe('egress proxy (real Docker)', () => {
   beforeAll(async () => {
     driver = await startDriver();
     const images = await ensureImages({ prune: false });
-    sandbox = await driver.createSandbox({ runId: 'run_egress_e2e' });
+    sandbox = await driver.createSandbox({ runId });
     const outside = await ensureEgressNetwork(driver.docker);
     allowed = await startTargetContainer(driver.docker, images.sandbox, outside, 'allowed');
     cleanup.push(() => allowed.remove());
@@ -57,7 +61,7 @@ describe('egress proxy (real Docker)', () => {
     hostPort = (hostListener.address() as net.AddressInfo).port;
 
     proxy = await startEgressProxy(driver.docker, {
-      runId: 'run_egress_e2e',
+      runId,
       network: driver.docker.getNetwork(sandbox.info.networkId),
       phase: 'setup',
       image: images.egress,
@@ -143,10 +147,32 @@ describe('egress proxy (real Docker)', () => {
     expect(info.HostConfig.ReadonlyRootfs).toBe(true);
     expect(info.HostConfig.Memory).toBe(128 * 1024 * 1024);
     expect(info.HostConfig.PidsLimit).toBe(32);
-    expect(info.Config.Labels).toMatchObject({ 'gatehouse.role': 'egress-proxy', 'gatehouse.run': 'run_egress_e2e' });
+    expect(info.Config.Labels).toMatchObject({ 'gatehouse.role': 'egress-proxy', 'gatehouse.run': runId });
     // The sandbox itself is still on its internal network alone.
     const sbx = await driver.docker.getContainer(sandbox.info.containerId).inspect();
     expect(Object.keys(sbx.NetworkSettings.Networks)).toHaveLength(1);
+  });
+
+  it("refuses a second phase's proxy while the first is still on the run network", async () => {
+    const before = await driver.docker.listContainers({
+      all: true,
+      filters: { label: ['gatehouse.role=egress-proxy', `gatehouse.run=${runId}`] },
+    });
+    await expect(
+      startEgressProxy(driver.docker, {
+        runId,
+        network: driver.docker.getNetwork(sandbox.info.networkId),
+        phase: 'agent',
+        allow: ['example.invalid'],
+        image: (await ensureImages({ prune: false })).egress,
+        onDecision: () => undefined,
+      }),
+    ).rejects.toThrow(/is still on gatehouse-net-.*stop the previous phase's proxy first/);
+    const after = await driver.docker.listContainers({
+      all: true,
+      filters: { label: ['gatehouse.role=egress-proxy', `gatehouse.run=${runId}`] },
+    });
+    expect(after.map((c) => c.Id).sort()).toEqual(before.map((c) => c.Id).sort());
   });
 
   it('stops and removes the proxy; the reaper removes an orphaned one', async () => {
@@ -155,7 +181,7 @@ describe('egress proxy (real Docker)', () => {
     proxy = undefined;
     await expect(driver.docker.getContainer(id).inspect()).rejects.toMatchObject({ statusCode: 404 });
     const orphan = await startEgressProxy(driver.docker, {
-      runId: 'run_egress_orphan',
+      runId: orphanRunId,
       network: driver.docker.getNetwork(sandbox.info.networkId),
       phase: 'agent',
       allow: ['example.invalid'],
@@ -163,7 +189,7 @@ describe('egress proxy (real Docker)', () => {
       onDecision: () => undefined,
       onProblem: () => undefined,
     });
-    const report = await reapOrphans(driver.docker, true, { runId: 'run_egress_orphan' });
+    const report = await reapOrphans(driver.docker, true, { runId: orphanRunId });
     expect(report.containers).toHaveLength(1);
     await expect(driver.docker.getContainer(orphan.containerId).inspect()).rejects.toMatchObject({ statusCode: 404 });
     await orphan.stop();

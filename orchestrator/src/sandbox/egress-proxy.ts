@@ -44,7 +44,8 @@ export interface EgressProxy {
  * Starts one phase's egress proxy for a run: a container on the outside network and on the run's
  * internal network (as `gatehouse-egress`), allowing exactly `allow` minus `deny` (docs/egress.md).
  * The lists are checked here first, every problem listed. The sandbox itself stays on the internal
- * network alone; this proxy is its only way out.
+ * network alone; this proxy is its only way out. One proxy per run network at a time: the previous
+ * phase's must be stopped first (refused otherwise).
  */
 export async function startEgressProxy(d: Docker, opts: EgressProxyOptions): Promise<EgressProxy> {
   const deny = opts.deny ?? [];
@@ -55,7 +56,18 @@ export async function startEgressProxy(d: Docker, opts: EgressProxyOptions): Pro
   const onProblem = opts.onProblem ?? ((m: string) => process.stderr.write(`[gatehouse egress] ${m}\n`));
   const image = opts.image ?? (await ensureImages()).egress;
   const outside = await ensureEgressNetwork(d);
-  const runNet = (await opts.network.inspect()) as { Name: string; IPAM?: { Config?: Array<{ Subnet?: string }> } };
+  const runNet = (await opts.network.inspect()) as {
+    Name: string;
+    IPAM?: { Config?: Array<{ Subnet?: string }> };
+    Containers?: Record<string, { Name: string }>;
+  };
+  // Two proxies under one alias would share its DNS name: the agent phase could reach the setup list.
+  const running = Object.values(runNet.Containers ?? {}).find((c) => c.Name.startsWith('gatehouse-egress-'));
+  if (running) {
+    throw new SandboxError(
+      `the egress proxy ${running.Name} is still on ${runNet.Name}; stop the previous phase's proxy first`,
+    );
+  }
   const clients = (runNet.IPAM?.Config ?? []).map((c) => c.Subnet).filter((s): s is string => Boolean(s));
   if (clients.length === 0) throw new SandboxError(`the run network ${runNet.Name} has no subnet to serve`);
   const name = `gatehouse-egress-${opts.phase}-${randomBytes(6).toString('hex')}`;

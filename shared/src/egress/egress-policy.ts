@@ -63,8 +63,8 @@ export function decideTarget(policy: EgressPolicy, rawHost: string, port: number
 
 /**
  * Judges every address an allowed name resolved to. All must pass: an answer that mixes a public
- * address with 127.0.0.1 is refused whole, and the proxy connects to the returned address, the one
- * checked, never looking the name up again.
+ * address with 127.0.0.1 is refused whole, and the proxy connects to the returned address, one of
+ * those checked, never looking the name up again.
  */
 export function decideAddresses(
   policy: EgressPolicy,
@@ -84,7 +84,10 @@ export function decideAddresses(
       return { ok: false, reason: `resolves to a ${kind} address (${address}) that is not listed literally`, address };
     }
   }
-  return { ok: true, address: formatIp(unmapIpv4(parseIp(addresses[0]!)!)) };
+  // Every address passed; connect to the first IPv4 one if any (Docker networks are IPv4 unless
+  // configured otherwise), else the first.
+  const checked = addresses.map((a) => unmapIpv4(parseIp(a)!));
+  return { ok: true, address: formatIp(checked.find((ip) => ip.family === 4) ?? checked[0]!) };
 }
 
 function portMatches(rule: EgressRule, port: number, list: 'allow' | 'deny'): boolean {
