@@ -3,6 +3,7 @@ import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ensureEgressNetwork,
+  egressNetworkGateway,
   ensureImages,
   reapOrphans,
   startEgressProxy,
@@ -47,11 +48,8 @@ describe('egress proxy (real Docker)', () => {
     cleanup.push(() => allowed.remove());
     denied = await startTargetContainer(driver.docker, images.sandbox, outside, 'denied');
     cleanup.push(() => denied.remove());
-    const config = (
-      (await driver.docker.getNetwork(outside).inspect()) as { IPAM?: { Config?: Array<{ Gateway?: string }> } }
-    ).IPAM?.Config?.[0]?.Gateway;
-    expect(config).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
-    gateway = config!;
+    gateway = await egressNetworkGateway(driver.docker);
+    expect(gateway).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     hostListener = http.createServer((req, res) => {
       hostSeen.push(req.url ?? '');
       res.setHeader('connection', 'close');

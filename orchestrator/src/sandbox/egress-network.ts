@@ -39,3 +39,17 @@ export async function ensureEgressNetwork(d: Docker): Promise<string> {
   }
   return EGRESS_NETWORK;
 }
+
+/**
+ * The host's address on the outside network. A listener the host binds there (a local registry,
+ * say) is reachable by egress proxies once that address is listed literally; sandboxes never
+ * reach it.
+ */
+export async function egressNetworkGateway(d: Docker): Promise<string> {
+  const info = (await d.getNetwork(await ensureEgressNetwork(d)).inspect()) as {
+    IPAM?: { Config?: Array<{ Gateway?: string }> };
+  };
+  const gateway = info.IPAM?.Config?.find((c) => c.Gateway)?.Gateway;
+  if (!gateway) throw new SandboxError(`the Docker network ${EGRESS_NETWORK} reports no gateway address`);
+  return gateway;
+}

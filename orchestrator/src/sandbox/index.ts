@@ -27,6 +27,6 @@ export {
   type EgressProxyOptions,
   type EgressDecision,
 } from './egress-proxy';
-export { ensureEgressNetwork, EGRESS_NETWORK } from './egress-network';
+export { ensureEgressNetwork, egressNetworkGateway, EGRESS_NETWORK } from './egress-network';
 export { EGRESS_ALIAS, EGRESS_PORT } from './egress-container';
 export { parseEgressLine } from './egress-log';
