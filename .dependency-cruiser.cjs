@@ -19,6 +19,15 @@ module.exports = {
       from: { path: '/src/' },
       to: { path: '(^|/)test/' },
     },
+    {
+      name: 'egress-proxy-self-contained',
+      severity: 'error',
+      comment:
+        'The egress proxy runs with Node alone (images/egress): it and the shared egress folder import only ' +
+        "each other and Node's own modules.",
+      from: { path: '^(egress-proxy/src|shared/src/egress)/' },
+      to: { pathNot: '^(egress-proxy/src|shared/src/egress)/', dependencyTypesNot: ['core'] },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

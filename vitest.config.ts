@@ -8,6 +8,7 @@ export default defineConfig({
       'shared/test/**/*.test.ts',
       'sandbox-agent/test/**/*.test.ts',
       'orchestrator/test/**/*.test.ts',
+      'egress-proxy/test/**/*.test.ts',
       'test/**/*.test.ts',
     ],
     globalSetup: ['test/support/global-setup.ts'],

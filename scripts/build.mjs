@@ -1,6 +1,7 @@
-// Bundles the two programs that run outside the test runner:
+// Bundles the programs that run outside the test runner:
 //  - the sandbox daemon, as one self-contained file copied into the sandbox image (no node_modules
 //    inside the sandbox: less to audit, faster start);
+//  - the egress proxy, likewise into the egress image (Node's own modules only);
 //  - the gatehouse CLI, with its npm dependencies left external.
 // esbuild is used because it bundles TypeScript workspaces in well under a second; tsc stays the
 // type checker.
@@ -47,6 +48,13 @@ await build({
 
 await build({
   ...common,
+  entryPoints: ['egress-proxy/src/main.ts'],
+  outfile: 'images/egress/build/proxy.mjs',
+  legalComments: 'none',
+});
+
+await build({
+  ...common,
   entryPoints: ['orchestrator/src/cli/main.ts'],
   outfile: 'orchestrator/dist/gatehouse.mjs',
   external: deps.filter((d) => !d.startsWith('@gatehouse/')),
@@ -61,6 +69,7 @@ await build({
 });
 await build(probe);
 console.error(
-  '[gatehouse] built bench/dist/run.mjs, bench/dist/probe.mjs,  images/sandbox/build/agent.mjs and ' +
+  '[gatehouse] built bench/dist/run.mjs, bench/dist/probe.mjs, images/sandbox/build/agent.mjs, ' +
+    'images/egress/build/proxy.mjs and ' +
     'orchestrator/dist/gatehouse.mjs',
 );

@@ -14,7 +14,7 @@ npx tsc -p tsconfig.json --noEmit
 say "format: prettier --check (120 columns; .prettierrc.json)"
 npx prettier --check --log-level warn "**/*.{ts,js,mjs,cjs}"
 say "imports: no cycles (dependency-cruiser)"
-npx depcruise orchestrator/src sandbox-agent/src shared/src --config .dependency-cruiser.cjs --output-type err
+npx depcruise orchestrator/src sandbox-agent/src egress-proxy/src shared/src --config .dependency-cruiser.cjs --output-type err
 say "lint: eslint"
 npx eslint .
 say "tests: vitest run (real Docker and NATS)"

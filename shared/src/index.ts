@@ -11,3 +11,4 @@ export * from './events/types';
 export * from './git';
 export * from './paths';
 export * from './process-owner';
+export * from './egress';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
  * tree that names a folder (`name/` at some indentation) is a folder under the last shallower one.
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const SOURCE_ROOTS = ['orchestrator/src', 'sandbox-agent/src', 'shared/src'];
+const SOURCE_ROOTS = ['orchestrator/src', 'sandbox-agent/src', 'egress-proxy/src', 'shared/src'];
 
 function drawnFolders(): string[] {
   const text = readFileSync(path.join(root, 'docs/architecture.md'), 'utf8');

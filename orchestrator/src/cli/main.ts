@@ -94,7 +94,7 @@ program
     process.exitCode = await doctor(Boolean(o.json));
   });
 
-const images = program.command('images').description('sandbox and NATS images');
+const images = program.command('images').description('sandbox, NATS and egress proxy images');
 images
   .command('build')
   .description('build the images if missing (cached by content hash)')

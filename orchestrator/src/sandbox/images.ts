@@ -15,7 +15,7 @@ import { nodeStream } from './streams';
 const run = promisify(execFile);
 
 interface ImageSpec {
-  kind: 'sandbox' | 'nats';
+  kind: 'sandbox' | 'nats' | 'egress';
   /** The public base the Dockerfile defaults to. */
   publicBase: string;
   /** The local base built with debootstrap where no registry is reachable. */
@@ -35,6 +35,13 @@ const SPECS: Record<ImageSpec['kind'], ImageSpec> = {
     publicBase: 'debian:bookworm-slim',
     localBase: 'gatehouse/base-nats:bookworm',
     localExtraPackages: 'nats-server',
+  },
+  // The egress proxy needs only node: the same base as the sandbox.
+  egress: {
+    kind: 'egress',
+    publicBase: 'node:20-bookworm-slim',
+    localBase: 'gatehouse/base-node:bookworm',
+    localExtraPackages: '',
   },
 };
 
@@ -56,10 +63,12 @@ export interface EnsureImagesOptions {
 export interface Images {
   sandbox: string;
   nats: string;
+  /** The per-run egress proxy (egress-proxy.ts). */
+  egress: string;
 }
 
 /**
- * Makes sure both images exist. Tags carry a hash of the build context (Dockerfile, bundled daemon,
+ * Makes sure the images exist. Tags carry a hash of the build context (Dockerfile, bundled daemon,
  * base), so a changed daemon gets a new image and an unchanged one is never rebuilt.
  */
 export async function ensureImages(opts: EnsureImagesOptions = {}): Promise<Images> {
@@ -68,6 +77,7 @@ export async function ensureImages(opts: EnsureImagesOptions = {}): Promise<Imag
   return {
     sandbox: await ensureImage(SPECS.sandbox, choice, log, opts.prune ?? true),
     nats: await ensureImage(SPECS.nats, choice, log, opts.prune ?? true),
+    egress: await ensureImage(SPECS.egress, choice, log, opts.prune ?? true),
   };
 }
 
@@ -165,8 +175,13 @@ async function listFiles(dir: string, prefix = ''): Promise<string[]> {
 }
 
 async function buildImage(d: Docker, dir: string, tag: string, base: string): Promise<void> {
-  if (dir.endsWith('sandbox') && !existsSync(path.join(dir, 'build', 'agent.mjs'))) {
-    throw new SandboxError('images/sandbox/build/agent.mjs is missing: run `npm run build` first');
+  for (const [kind, program] of [
+    ['sandbox', 'agent.mjs'],
+    ['egress', 'proxy.mjs'],
+  ]) {
+    if (path.basename(dir) === kind && !existsSync(path.join(dir, 'build', program!))) {
+      throw new SandboxError(`images/${kind}/build/${program} is missing: run \`npm run build\` first`);
+    }
   }
   const stream = await d.buildImage(nodeStream(tar.pack(dir)), {
     t: tag,

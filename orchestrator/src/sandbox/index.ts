@@ -20,3 +20,13 @@ export {
   DEFAULT_MAX_FILE_BYTES,
   type SavedWorkspace,
 } from './workspace-save';
+export {
+  startEgressProxy,
+  proxyEnv,
+  type EgressProxy,
+  type EgressProxyOptions,
+  type EgressDecision,
+} from './egress-proxy';
+export { ensureEgressNetwork, egressNetworkGateway, EGRESS_NETWORK } from './egress-network';
+export { EGRESS_ALIAS, EGRESS_PORT } from './egress-container';
+export { parseEgressLine } from './egress-log';

@@ -9,7 +9,11 @@ export const LABEL = {
   state: 'gatehouse.state',
 } as const;
 
-export type Role = 'sandbox' | 'run-network' | 'nats';
+/**
+ * egress-proxy: a run phase's proxy container (reaped with its run); egress-network: the one outside
+ * network every proxy shares, created once and kept, like the NATS container.
+ */
+export type Role = 'sandbox' | 'run-network' | 'nats' | 'egress-proxy' | 'egress-network';
 
 export { ownerIsDead, ownerLabel } from '@gatehouse/shared';
 import { ownerLabel } from '@gatehouse/shared';

@@ -30,7 +30,7 @@ export interface ReapOptions {
 }
 
 /**
- * Removes sandboxes and run networks whose owning orchestrator process is gone (it crashed or was
+ * Removes sandboxes, egress proxies and run networks whose owning orchestrator process is gone (it crashed or was
  * killed before cleaning up), after saving each sandbox's workspace beside its run's log. Objects
  * owned by a live process, or by another host, are left alone. `everything` also removes live
  * ones: for `gatehouse sandbox reap --all`.
@@ -56,6 +56,20 @@ export async function reapOrphans(
     } catch (e) {
       report.unsaved.push({ runId, reason: `saving its workspace failed: ${(e as Error).message.slice(0, 300)}` });
     }
+    try {
+      await d.getContainer(c.Id).remove({ force: true, v: true });
+      report.containers.push(c.Names[0]?.replace(/^\//, '') ?? c.Id);
+    } catch (e) {
+      if (statusOf(e) !== 404 && statusOf(e) !== 409) throw e;
+    }
+  }
+  // A run's egress proxies go with it: there is nothing in them to save.
+  const proxies = await d.listContainers({
+    all: true,
+    filters: { label: [`${LABEL.role}=egress-proxy`, ...(opts.runId ? [`${LABEL.run}=${opts.runId}`] : [])] },
+  });
+  for (const c of proxies) {
+    if (!everything && !ownerIsDead(c.Labels[LABEL.owner])) continue;
     try {
       await d.getContainer(c.Id).remove({ force: true, v: true });
       report.containers.push(c.Names[0]?.replace(/^\//, '') ?? c.Id);
