@@ -133,8 +133,8 @@ export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCr
           VolumeOptions: { NoCopy: false, Labels: volumeLabels, DriverConfig: { Name: 'local', Options: {} } },
         },
       ],
-      Memory: spec.limits.memoryBytes,
-      MemorySwap: spec.limits.memoryBytes,
+      Memory: memoryCgroupBytes(spec.limits),
+      MemorySwap: memoryCgroupBytes(spec.limits),
       NanoCpus: Math.round(spec.limits.cpus * 1e9),
       PidsLimit: spec.limits.pids,
       Ulimits: [{ Name: 'nofile', Soft: 4096, Hard: 4096 }],
@@ -158,4 +158,15 @@ export function workspaceVolumeOptions(limits: SandboxLimits): Record<string, st
     device: 'tmpfs',
     o: `size=${limits.diskBytes},uid=${SANDBOX_UID},gid=${SANDBOX_UID},mode=0755,nosuid,nodev`,
   };
+}
+
+/**
+ * The memory cgroup's limit. A tmpfs workspace's pages are charged to the cgroup of the process
+ * that writes them (measured: 100 MB written into the workspace raised the container's usage by
+ * 100 MB, and filling it past the memory limit OOM-killed the writer, with the pages still held).
+ * So the cgroup gets memoryBytes + diskBytes: a full workspace never leaves the processes less than
+ * memoryBytes, and the workspace itself stops at diskBytes (ENOSPC).
+ */
+export function memoryCgroupBytes(limits: SandboxLimits): number {
+  return limits.memoryBytes + (limits.diskBytes ?? 0);
 }

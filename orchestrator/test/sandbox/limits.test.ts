@@ -52,6 +52,11 @@ describe('container limits', () => {
     expect(o.HostConfig?.MemorySwap).toBe(300 * MB);
     expect(o.HostConfig?.NanoCpus).toBe(5e8);
     expect(o.HostConfig?.PidsLimit).toBe(99);
+    const withDisk = sandboxContainerOptions({
+      ...spec,
+      limits: { ...DEFAULT_LIMITS, memoryBytes: 300 * MB, diskBytes: 50 * MB },
+    });
+    expect(withDisk.HostConfig?.Memory).toBe(350 * MB);
     expect(Object.keys(o.HostConfig?.Tmpfs ?? {}).sort()).toEqual(['/data', '/tmp']);
     expect(o.Env).toContain('LD_PRELOAD=');
     expect(o.Env).toContain('NODE_OPTIONS=');
