@@ -13,10 +13,11 @@ function fail(message) {
   process.exit(1);
 }
 
-const bash = ['/bin/bash', '/usr/bin/bash'].find((p) => existsSync(p));
-if (!bash) {
+// The daemon starts every command as /bin/bash -c, and the wrapper's shebang is /bin/bash.
+const bash = '/bin/bash';
+if (!existsSync(bash)) {
   fail(
-    'this image has no bash (/bin/bash): gatehouse runs commands and its git wrapper with bash. ' +
+    'this image has no bash at /bin/bash: gatehouse runs commands and its git wrapper with it. ' +
       'Use an image that has bash, or build one FROM this image that installs it.',
   );
 }

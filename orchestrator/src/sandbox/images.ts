@@ -10,7 +10,7 @@ import { buildFromDir, pullImage } from './image-build';
 import { IMAGE_SOURCE_LABEL, pruneSuperseded } from './image-prune';
 import { SandboxError } from './errors';
 import { projectRoot } from './paths';
-import { ensureRunImage } from './run-image';
+import { ensureRunImage, runImageTag } from './run-image';
 
 const run = promisify(execFile);
 
@@ -105,13 +105,19 @@ export function baseChoice(given?: BaseChoice): BaseChoice {
   return BaseChoice.parse(given ?? process.env.GATEHOUSE_IMAGE_BASE ?? 'auto');
 }
 
-/** The tags ensureImages would produce, without building anything (for doctor). */
-export async function expectedImageTags(choice: BaseChoice = 'auto'): Promise<Record<BuiltKind, { tags: string[] }>> {
-  const result = {} as Record<BuiltKind, { tags: string[] }>;
-  for (const spec of Object.values(SPECS)) {
-    result[spec.kind] = { tags: await Promise.all(basesFor(spec, choice).map((b) => tagFor(spec, b))) };
-  }
-  return result;
+/**
+ * The tags ensureImages would produce, without building anything (for doctor): the default
+ * sandbox's run image (computable once its preset image exists; until then the preset's tags
+ * stand in, and are missing too) and the NATS image.
+ */
+export async function expectedImageTags(
+  choice: BaseChoice = 'auto',
+): Promise<Record<'sandbox' | 'nats', { tags: string[] }>> {
+  const tagsOf = (spec: ImageSpec) => Promise.all(basesFor(spec, choice).map((b) => tagFor(spec, b)));
+  const sandbox: string[] = [];
+  for (const preset of await tagsOf(SPECS['preset-node']))
+    sandbox.push((await imageExists(preset)) ? await runImageTag(preset) : preset);
+  return { sandbox: { tags: sandbox }, nats: { tags: await tagsOf(SPECS.nats) } };
 }
 
 /** One of gatehouse's own images (NATS, a preset), built from images/<dir> on the chosen base. */

@@ -8,7 +8,7 @@ import { SandboxError } from './errors';
 import { buildFromDir } from './image-build';
 import { IMAGE_SOURCE_LABEL, pruneStaleRunImages } from './image-prune';
 import { projectRoot } from './paths';
-import { ensureRuntimeImage, runtimeArchitecture, type RuntimeOptions } from './runtime-image';
+import { ensureRuntimeImage, runtimeArchitecture, runtimeImageTag, type RuntimeOptions } from './runtime-image';
 
 /** Labels of a run image: the runtime it carries and the toolchain image it was derived from. */
 export const RUN_IMAGE_LABEL = { runtime: 'gatehouse.runtime', toolchain: 'gatehouse.toolchain' } as const;
@@ -26,11 +26,7 @@ const NODE = '/opt/gatehouse/runtime/bin/node';
 export async function ensureRunImage(toolchain: string, opts: RuntimeOptions = {}): Promise<string> {
   const runtime = await ensureRuntimeImage(opts);
   const d = docker();
-  const info = await inspectToolchain(d, toolchain);
-  const env = JSON.stringify(envObject(info.Config?.Env ?? []), null, 2);
-  const dockerfile = runDockerfile(runtime, info.Id);
-  const hash = createHash('sha256').update(dockerfile).update('\0').update(env).digest('hex').slice(0, 12);
-  const tag = `gatehouse/run:${hash}`;
+  const { tag, dockerfile, env } = await runImagePlan(d, runtime, toolchain);
   let pending = building.get(tag);
   if (!pending) {
     pending = build(d, tag, { dockerfile, env, runtime, toolchain }, opts);
@@ -41,6 +37,23 @@ export async function ensureRunImage(toolchain: string, opts: RuntimeOptions = {
 }
 
 const building = new Map<string, Promise<string>>();
+
+/** The run image's tag for a toolchain image that is present, without building anything (doctor). */
+export async function runImageTag(toolchain: string): Promise<string> {
+  return (await runImagePlan(docker(), await runtimeImageTag(), toolchain)).tag;
+}
+
+async function runImagePlan(
+  d: Docker,
+  runtime: string,
+  toolchain: string,
+): Promise<{ tag: string; dockerfile: string; env: string }> {
+  const info = await inspectToolchain(d, toolchain);
+  const env = JSON.stringify(envObject(info.Config?.Env ?? []), null, 2);
+  const dockerfile = runDockerfile(runtime, info.Id);
+  const hash = createHash('sha256').update(dockerfile).update('\0').update(env).digest('hex').slice(0, 12);
+  return { tag: `gatehouse/run:${hash}`, dockerfile, env };
+}
 
 async function inspectToolchain(d: Docker, toolchain: string): Promise<Docker.ImageInspectInfo> {
   let info: Docker.ImageInspectInfo;

@@ -34,7 +34,7 @@ export function runtimeArchitecture(): string {
  */
 export async function ensureRuntimeImage(opts: RuntimeOptions = {}): Promise<string> {
   const inputs = await runtimeInputs();
-  const tag = `gatehouse/runtime:${inputs.hash}`;
+  const tag = runtimeTag(inputs);
   let pending = building.get(tag);
   if (!pending) {
     pending = build(tag, inputs, opts);
@@ -45,6 +45,15 @@ export async function ensureRuntimeImage(opts: RuntimeOptions = {}): Promise<str
 }
 
 const building = new Map<string, Promise<string>>();
+
+/** The runtime's tag for the current sources and host binaries, without building anything. */
+export async function runtimeImageTag(): Promise<string> {
+  return runtimeTag(await runtimeInputs());
+}
+
+function runtimeTag(inputs: RuntimeInputs): string {
+  return `gatehouse/runtime:${inputs.hash}`;
+}
 
 interface RuntimeInputs {
   hash: string;
