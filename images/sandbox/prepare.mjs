@@ -3,8 +3,18 @@
 //  - checks that the image has bash (commands and the git wrapper run in it) and refuses otherwise;
 //  - adds uid/gid 10001 `sandbox` (home /tmp) to /etc/passwd and /etc/group unless the ids exist,
 //    so that git, whoami and ssh know the command user;
-//  - makes /workspace (owned by 10001) and /var/gatehouse (root's, 0700), the daemon's state.
-import { appendFileSync, chmodSync, chownSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+//  - makes /workspace (owned by 10001, emptied) and /var/gatehouse (root's, 0700), the daemon's state.
+import {
+  appendFileSync,
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 
 const UID = 10001;
 
@@ -39,7 +49,10 @@ mkdirSync('/etc', { recursive: true });
 if (!hasId('/etc/passwd', 2)) appendLine('/etc/passwd', `sandbox:x:${UID}:${UID}:gatehouse sandbox:/tmp:/bin/false`);
 if (!hasId('/etc/group', 2)) appendLine('/etc/group', `sandbox:x:${UID}:`);
 
+// Docker fills a fresh workspace volume with what the image has at /workspace: only the copied
+// repository may be there, so whatever the toolchain image keeps at that path is left out.
 mkdirSync('/workspace', { recursive: true });
+for (const entry of readdirSync('/workspace')) rmSync(`/workspace/${entry}`, { recursive: true, force: true });
 chownSync('/workspace', UID, UID);
 chmodSync('/workspace', 0o755);
 mkdirSync('/var/gatehouse', { recursive: true });

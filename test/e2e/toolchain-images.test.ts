@@ -70,6 +70,7 @@ describe('toolchain images: any image, derived with the bundled runtime', () => 
         ' && mkdir -p /opt/tools/bin && printf "#!/bin/sh\\necho tool-from-image\\n" > /opt/tools/bin/mytool \\',
         ' && chmod 755 /opt/tools/bin/mytool',
         'ENV PATH=/opt/tools/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin TOOLCHAIN_MARK=hello',
+        'RUN mkdir -p /workspace && echo stale > /workspace/left-by-the-image',
         'VOLUME /data',
         'USER nobody',
         'CMD ["/bin/false"]',
@@ -97,6 +98,10 @@ describe('toolchain images: any image, derived with the bundled runtime', () => 
     expect(info.HostConfig.ReadonlyRootfs).toBe(true);
     expect(info.HostConfig.CapDrop).toEqual(['ALL']);
     expect(info.Config.Cmd ?? []).toEqual([]);
+  });
+
+  it('starts with only the repository in the workspace, nothing the image kept at /workspace', async () => {
+    expect(await sh(sandbox, 'ls -A')).toBe('.git\nREADME.md\nsrc\n');
   });
 
   it("runs commands with the image's PATH and variables, the wrapper first, no daemon variable", async () => {

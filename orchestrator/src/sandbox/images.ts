@@ -91,6 +91,8 @@ export async function ensureImages(opts: EnsureImagesOptions & { presets?: Prese
   const nats = await ensureBuiltImage('nats', { base: choice, log, prune });
   const runOpts = { log, prune, ...(opts.base ? { base: opts.base } : {}) };
   const sandbox = await ensureRunImage(await ensureBuiltImage('preset-node', { base: choice, log, prune }), runOpts);
+  // The sandbox image of before toolchain images (gatehouse/sandbox:<hash>) is not used any more.
+  if (prune) await pruneSuperseded(docker(), 'sandbox', '', projectRoot(), log);
   const presets: Images['presets'] = { node: sandbox };
   for (const name of opts.presets ?? []) {
     presets[name] ??= await ensureRunImage(
