@@ -9,6 +9,7 @@ import {
   LABEL,
   resolveToolchainImage,
   SandboxError,
+  scanWorkspace,
   type Sandbox,
   type SandboxDriver,
 } from '@gatehouse/orchestrator';
@@ -129,6 +130,9 @@ describe('toolchain images: any image, derived with the bundled runtime', () => 
     const paths = changes.files.map((f) => f.path).sort();
     expect(paths).toEqual(['README.md', 'added.txt', 'out/new.txt']);
     expect(changes.diff).toContain('+more');
+    // The orchestrator's root scan (docker exec, around the daemon) gets the bundled git too.
+    const scanned = await scanWorkspace(driver.docker.getContainer(sandbox.info.containerId), '', 30_000);
+    expect(scanned.changes.map((c) => c.path).sort()).toEqual(paths);
   });
 
   it("puts a bounded tmpfs over the image's own VOLUME", async () => {
