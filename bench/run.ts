@@ -12,6 +12,7 @@ import { benchPause } from './pause';
 import { benchClassifier } from './classify';
 import { benchFanout } from './fanout';
 import { benchBoundary } from './boundary';
+import { benchToolchain } from './toolchain';
 import { ratio, summarize, time } from './stats';
 
 /**
@@ -58,6 +59,16 @@ async function dockerExecTrue(driver: SandboxDriver, s: Sandbox): Promise<void> 
 
 async function main(): Promise<void> {
   const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
+  if (process.env.BENCH_ONLY === 'toolchain') {
+    const driver = await SandboxDriver.start({});
+    try {
+      const toolchain = await benchToolchain(driver, path.resolve('examples', 'hello'), log);
+      process.stdout.write(`${JSON.stringify({ toolchain }, null, 2)}\n`);
+    } finally {
+      await driver.close();
+    }
+    return;
+  }
   // First, before this process starts sandboxes of its own: it runs two checkouts' probes in turn.
   log('trust boundary: cold start and exec, before and after, alternating');
   const trustBoundary = await benchBoundary(log);
@@ -70,6 +81,8 @@ async function main(): Promise<void> {
   try {
     log(`cold start x${N.cold}`);
     const cold = await coldStarts(driver, repoDir);
+    log('cold start: derived preset:python image against the default');
+    const toolchain = await benchToolchain(driver, repoDir, log);
 
     const s = await driver.createSandbox({ runId: newId('run'), repoDir });
     const content = 'x'.repeat(4096);
@@ -116,6 +129,7 @@ async function main(): Promise<void> {
       machine: { cpus: os.cpus().length, node: process.versions.node, docker: (await driver.docker.version()).Version },
       coldStartMs: { ...cold.total, phasesP50: cold.phases, target: 'p50 <= 400' },
       trustBoundary,
+      toolchain,
       warmPool: 'not implemented',
       readFileMs: {
         daemon: daemonRead,

@@ -159,3 +159,14 @@ ensure_debootstrap() {
   _gatehouse_apt_install debootstrap
   command -v debootstrap >/dev/null 2>&1 || die "debootstrap is still not on the PATH after installing it"
 }
+
+# ensure_patchelf — install patchelf if missing (root on Debian only): the sandbox runtime
+# (images/sandbox/assemble-runtime.sh) points the host's node and git at their own loader.
+ensure_patchelf() {
+  if command -v patchelf >/dev/null 2>&1; then
+    return 0
+  fi
+  say "patchelf is not installed; installing it"
+  _gatehouse_apt_install patchelf
+  command -v patchelf >/dev/null 2>&1 || die "patchelf is still not on the PATH after installing it"
+}

@@ -12,6 +12,7 @@ exec </dev/null
 
 ensure_npm_deps
 ensure_docker_engine
+ensure_patchelf
 
 say "building bundles: node scripts/build.mjs"
 node scripts/build.mjs || die "node scripts/build.mjs failed"

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Build a local Debian bookworm base image without any container registry:
 #
-#   images/base/build-local-base.sh IMAGE_NAME [EXTRA_PACKAGES_COMMA_LIST]
+#   images/base/build-local-base.sh IMAGE_NAME [EXTRA_PACKAGES_COMMA_LIST] [--with-npm]
 #
 #   images/base/build-local-base.sh gatehouse/base-node:bookworm
 #   images/base/build-local-base.sh gatehouse/base-nats:bookworm nats-server
+#   images/base/build-local-base.sh gatehouse/base-node-npm:bookworm '' --with-npm
+#   images/base/build-local-base.sh gatehouse/base-python:bookworm python3,python3-pip,python3-venv,python3-pytest
 #
 # debootstrap (minbase + bash, git, ca-certificates and the extra packages) from
-# the host's Debian mirror, plus the host's node binary at /usr/local/bin/node,
+# the host's Debian mirror, plus the host's node binary at /usr/local/bin/node (and
+# with --with-npm the host's npm from /usr/lib/node_modules/npm, with npm and npx links),
 # imported with `docker import`. The Dockerfiles in images/ take the result as
 # `--build-arg BASE=IMAGE_NAME`. Needs root, a Docker engine and debootstrap
 # (installed if missing). Idempotent: an existing IMAGE_NAME is left alone
@@ -21,13 +24,18 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
 usage() {
-  echo "usage: $0 IMAGE_NAME [EXTRA_PACKAGES_COMMA_LIST]" >&2
+  echo "usage: $0 IMAGE_NAME [EXTRA_PACKAGES_COMMA_LIST] [--with-npm]" >&2
   exit 2
 }
 
-[[ $# -ge 1 && $# -le 2 && -n "$1" ]] || usage
+[[ $# -ge 1 && $# -le 3 && -n "$1" ]] || usage
 image="$1"
 extra="${2:-}"
+with_npm=""
+if [[ $# -eq 3 ]]; then
+  [[ "$3" == --with-npm ]] || usage
+  with_npm=1
+fi
 suite="${GATEHOUSE_DEBIAN_SUITE:-bookworm}"
 [[ "$extra" =~ ^[a-z0-9.+,-]*$ ]] || die "bad package list: '$extra' (comma-separated Debian package names)"
 extra="${extra#,}"
@@ -109,6 +117,18 @@ say "copying node $node_version from $node_bin to /usr/local/bin/node"
 install -D -m 0755 "$node_bin" "$rootfs/usr/local/bin/node"
 chroot "$rootfs" /usr/local/bin/node --version >/dev/null \
   || die "the copied node binary does not run inside the new root file system (missing shared libraries?)"
+if [[ -n "$with_npm" ]]; then
+  npm_dir="$(dirname "$node_bin")/../lib/node_modules/npm"
+  [[ -f "$npm_dir/bin/npm-cli.js" ]] || npm_dir=/usr/lib/node_modules/npm
+  [[ -f "$npm_dir/bin/npm-cli.js" ]] || die "the host's npm is not at /usr/lib/node_modules/npm; install npm or drop --with-npm"
+  say "copying npm from $npm_dir to /usr/local/lib/node_modules/npm, with npm and npx links"
+  mkdir -p "$rootfs/usr/local/lib/node_modules"
+  cp -a "$(readlink -f "$npm_dir")" "$rootfs/usr/local/lib/node_modules/npm"
+  ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
+  ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
+  chroot "$rootfs" /usr/local/bin/npm --version >/dev/null || die "the copied npm does not run in the new root file system"
+  chroot "$rootfs" /usr/local/bin/npx --version >/dev/null || die "the copied npx does not run in the new root file system"
+fi
 for cmd in bash git; do
   chroot "$rootfs" /bin/sh -c "command -v $cmd" >/dev/null || die "$cmd is missing from the new root file system"
 done

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { existsSync, promises as fs } from 'node:fs';
-import { SAFE_GIT, SAFE_GIT_ENV } from '@gatehouse/shared';
+import { RUNTIME_GIT, RUNTIME_GIT_ENV, SAFE_GIT, SAFE_GIT_ENV } from '@gatehouse/shared';
 import { runProcess, type ProcessOutcome } from './process';
 import { removeGitFifos } from './git-hazards';
 import { scrubbedEnv } from './primitives/env';
@@ -13,19 +13,22 @@ import type { CommandUser } from './users';
  * touches the repository's index or refs, and honours its .gitignore. `changes` diffs against it.
  */
 /**
- * The daemon's own git skips the sandbox's git wrapper (images/sandbox/bin/git): it reads only its
- * private git directory, whose config it writes itself before every run (reset below), with global
- * and system config off, so no repository-chosen program can be defined anywhere it looks. The
- * wrapper's extra `git config` round costs every start-up and `changes` several milliseconds.
+ * The daemon's own git is the runtime's (RUNTIME_GIT, bundled into every run image, whatever git
+ * the toolchain image has or lacks), and it skips the sandbox's git wrapper (images/sandbox/bin/git):
+ * it reads only its private git directory, whose config it writes itself before every run (reset
+ * below), with global and system config off, so no repository-chosen program can be defined
+ * anywhere it looks. The wrapper's extra `git config` round costs every start-up and `changes`
+ * several milliseconds. Outside a run image (a daemon started by hand) the system's git serves.
  */
-let foundGit: string | undefined;
-function realGit(): string {
+let foundGit: { program: string; env: Readonly<Record<string, string>> } | undefined;
+function realGit(): { program: string; env: Readonly<Record<string, string>> } {
   if (foundGit) return foundGit;
+  if (existsSync(RUNTIME_GIT)) return (foundGit = { program: RUNTIME_GIT, env: RUNTIME_GIT_ENV });
   for (const dir of ['/usr/bin', '/usr/local/bin', '/bin']) {
     const candidate = path.join(dir, 'git');
-    if (existsSync(candidate)) return (foundGit = candidate);
+    if (existsSync(candidate)) return (foundGit = { program: candidate, env: {} });
   }
-  return (foundGit = 'git');
+  return (foundGit = { program: 'git', env: {} });
 }
 
 export class Baseline {
@@ -115,8 +118,9 @@ export class Baseline {
     outputCap = 1024 * 1024,
     okExits: readonly number[] = [0],
   ): Promise<ProcessOutcome> {
+    const git = realGit();
     const run = await runProcess(
-      realGit(),
+      git.program,
       [
         ...SAFE_GIT,
         '-c',
@@ -131,7 +135,7 @@ export class Baseline {
       ],
       {
         cwd: this.workspace,
-        env: scrubbedEnv({ GIT_INDEX_FILE: path.join(this.stateDir, index), ...SAFE_GIT_ENV }),
+        env: { ...scrubbedEnv({ GIT_INDEX_FILE: path.join(this.stateDir, index), ...SAFE_GIT_ENV }), ...git.env },
         timeoutMs,
         outputCap,
         signal,

@@ -1,11 +1,13 @@
 import { loadConfig } from './config';
 import { startDaemon } from './daemon';
+import { loadImageEnv } from './image-env';
 import { log } from './log';
 import { checkPrivileges } from './users';
 
 /** Entry point inside the sandbox container. Exits non-zero if it cannot serve. */
 async function main(): Promise<void> {
   checkPrivileges();
+  loadImageEnv();
   const cfg = await loadConfig(process.env);
   const daemon = await startDaemon(cfg);
   const stop = (signal: string): void => {

@@ -13,8 +13,24 @@
 /** Where the wrapper lives in the sandbox image; it must come first on PATH. */
 export const GIT_WRAPPER_DIR = '/opt/gatehouse/bin';
 
-/** The PATH commands run with in the sandbox: the wrapper's directory, then the system's. */
+/**
+ * The default PATH for commands in the sandbox: the wrapper's directory, then the system's. A
+ * caller that passes exactly this PATH gets the toolchain image's own PATH instead, behind the
+ * wrapper (sandbox-agent/src/primitives/env.ts).
+ */
 export const SANDBOX_PATH = `${GIT_WRAPPER_DIR}:/usr/local/bin:/usr/bin:/bin`;
+
+/**
+ * The self-contained node and git every run image carries (images/sandbox/assemble-runtime.sh):
+ * the daemon's git, and the command user's when the image has none. Debian's git looks for its
+ * helpers and templates under /usr; these variables point it into the runtime instead.
+ */
+export const RUNTIME_DIR = '/opt/gatehouse/runtime';
+export const RUNTIME_GIT = `${RUNTIME_DIR}/bin/git`;
+export const RUNTIME_GIT_ENV: Readonly<Record<string, string>> = {
+  GIT_EXEC_PATH: `${RUNTIME_DIR}/libexec/git-core`,
+  GIT_TEMPLATE_DIR: `${RUNTIME_DIR}/share/git-core/templates`,
+};
 
 /**
  * A shell snippet for program keys that cannot be emptied (git would try to run ""): it runs no

@@ -26,8 +26,14 @@ export interface SandboxLimits {
   /** CPUs, fractional allowed. */
   cpus: number;
   pids: number;
-  /** Size of the /tmp scratch tmpfs. */
+  /** Size of the /tmp scratch tmpfs (also of each tmpfs over a VOLUME the image declares). */
   tmpBytes: number;
+  /**
+   * Size of /workspace. Unset: a plain volume on the host's disk, unlimited. Set: the workspace is
+   * a tmpfs-backed volume of that size (overlay2 on ext4 has no per-container quota): a write past
+   * it fails with ENOSPC, and what the workspace holds is memory, charged as docs/sandbox.md says.
+   */
+  diskBytes?: number;
 }
 
 export const DEFAULT_LIMITS: SandboxLimits = {
@@ -47,6 +53,8 @@ export interface ContainerSpec {
   limits: SandboxLimits;
   /** The run's state directory on the host (a label for the reaper, which saves orphans' workspaces there). */
   stateDir?: string;
+  /** VOLUMEs the image declares (a toolchain's own): each gets a bounded tmpfs instead of a disk volume. */
+  imageVolumes?: string[];
 }
 
 /**
@@ -74,6 +82,13 @@ export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCr
       `GATEHOUSE_PROTECT_FILE=${PROTECT_FILE}`,
       `GATEHOUSE_COMMAND_UID=${SANDBOX_UID}`,
       `GATEHOUSE_HEARTBEAT_MS=${spec.heartbeatMs}`,
+      // The toolchain image's variables are the daemon's too (ENV is inherited): none may change
+      // how the bundled node loads or what it runs. Commands get the image's own (image-env.ts).
+      'NODE_OPTIONS=',
+      'NODE_PATH=',
+      'LD_PRELOAD=',
+      'LD_LIBRARY_PATH=',
+      'LD_AUDIT=',
     ],
     Labels: labels('sandbox', {
       [LABEL.run]: spec.runId,
@@ -92,13 +107,24 @@ export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCr
       SecurityOpt: ['no-new-privileges'],
       Privileged: false,
       ReadonlyRootfs: true,
-      Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${spec.limits.tmpBytes},mode=1777` },
+      Tmpfs: {
+        ...Object.fromEntries(
+          (spec.imageVolumes ?? [])
+            .filter((v) => ![WORKSPACE, STATE_DIR, '/tmp'].includes(v))
+            .map((v) => [v, `rw,nosuid,nodev,size=${spec.limits.tmpBytes},mode=1777`]),
+        ),
+        '/tmp': `rw,nosuid,nodev,size=${spec.limits.tmpBytes},mode=1777`,
+      },
       Mounts: [
         {
           Type: 'volume',
           Source: '',
           Target: WORKSPACE,
-          VolumeOptions: { NoCopy: false, Labels: volumeLabels, DriverConfig: { Name: 'local', Options: {} } },
+          VolumeOptions: {
+            NoCopy: false,
+            Labels: volumeLabels,
+            DriverConfig: { Name: 'local', Options: workspaceVolumeOptions(spec.limits) },
+          },
         },
         {
           Type: 'volume',
@@ -107,8 +133,8 @@ export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCr
           VolumeOptions: { NoCopy: false, Labels: volumeLabels, DriverConfig: { Name: 'local', Options: {} } },
         },
       ],
-      Memory: spec.limits.memoryBytes,
-      MemorySwap: spec.limits.memoryBytes,
+      Memory: memoryCgroupBytes(spec.limits),
+      MemorySwap: memoryCgroupBytes(spec.limits),
       NanoCpus: Math.round(spec.limits.cpus * 1e9),
       PidsLimit: spec.limits.pids,
       Ulimits: [{ Name: 'nofile', Soft: 4096, Hard: 4096 }],
@@ -118,4 +144,29 @@ export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCr
       AutoRemove: false,
     },
   };
+}
+
+/**
+ * The workspace volume's driver options: with a disk limit, a tmpfs of that size (mounted by
+ * Docker on the volume's folder, so the archive API still writes into it), owned by the command
+ * user as the image's /workspace is.
+ */
+export function workspaceVolumeOptions(limits: SandboxLimits): Record<string, string> {
+  if (limits.diskBytes === undefined) return {};
+  return {
+    type: 'tmpfs',
+    device: 'tmpfs',
+    o: `size=${limits.diskBytes},uid=${SANDBOX_UID},gid=${SANDBOX_UID},mode=0755,nosuid,nodev`,
+  };
+}
+
+/**
+ * The memory cgroup's limit. A tmpfs workspace's pages are charged to the cgroup of the process
+ * that writes them (measured: 100 MB written into the workspace raised the container's usage by
+ * 100 MB, and filling it past the memory limit OOM-killed the writer, with the pages still held).
+ * So the cgroup gets memoryBytes + diskBytes: a full workspace never leaves the processes less than
+ * memoryBytes, and the workspace itself stops at diskBytes (ENOSPC).
+ */
+export function memoryCgroupBytes(limits: SandboxLimits): number {
+  return limits.memoryBytes + (limits.diskBytes ?? 0);
 }

@@ -54,6 +54,11 @@ export interface CreateSandboxOptions {
    */
   pathRules?: PathDenial;
   limits?: Partial<SandboxLimits>;
+  /**
+   * The run image to start (ensureRunImage(resolveToolchainImage(spec))); default: the driver's
+   * default sandbox, derived from preset:node.
+   */
+  image?: string;
   /** Where the run's log lives: a label, so a reaper in any process saves the orphan's workspace there. */
   stateDir?: string;
 }
@@ -64,6 +69,7 @@ export interface CreateSandboxOptions {
  */
 export class SandboxDriver {
   private readonly sandboxes = new Map<string, Sandbox>();
+  private readonly volumesByImage = new Map<string, string[]>();
   private readonly watchdog: NodeJS.Timeout;
   private readonly heartbeatClock: HeartbeatClock;
   private stopWatching: (() => void) | undefined;
@@ -136,6 +142,8 @@ export class SandboxDriver {
 
     try {
       let t = t0;
+      const image = opts.image ?? this.images.sandbox;
+      const imageVolumes = await this.declaredVolumes(image);
       network = await createRunNetwork(d, runId, sandboxId);
       const natsIp = await attachNats(d, network, this.nats.container);
       t = mark('network', t);
@@ -145,7 +153,7 @@ export class SandboxDriver {
       const [created] = await Promise.all([
         d.createContainer(
           sandboxContainerOptions({
-            image: this.images.sandbox,
+            image,
             runId,
             sandboxId,
             network: network.id,
@@ -153,6 +161,7 @@ export class SandboxDriver {
             heartbeatMs: this.heartbeatMs,
             limits,
             ...(opts.stateDir ? { stateDir: opts.stateDir } : {}),
+            imageVolumes,
           }),
         ),
       ]);
@@ -216,6 +225,24 @@ export class SandboxDriver {
       await cleanup();
       throw e;
     }
+  }
+
+  /** The VOLUMEs an image declares (cached: an image id's config never changes). */
+  private async declaredVolumes(image: string): Promise<string[]> {
+    let volumes = this.volumesByImage.get(image);
+    if (!volumes) {
+      const info = await this.docker
+        .getImage(image)
+        .inspect()
+        .catch((e: Error) => {
+          throw new SandboxError(
+            `sandbox image ${image} is not available (${e.message}); derive it with ensureRunImage`,
+          );
+        });
+      volumes = Object.keys(info.Config?.Volumes ?? {});
+      this.volumesByImage.set(image, volumes);
+    }
+    return volumes;
   }
 
   private awaitReady(subject: string, subscriptions: Subscription[]): { promise: Promise<void>; dispose: () => void } {

@@ -40,3 +40,35 @@ export async function pruneSuperseded(
   }
   return removed;
 }
+
+/**
+ * Run images (run-image.ts) of `source` that carry another runtime than `runtime`: every daemon
+ * change derives new ones for each toolchain in use. Those of the current runtime stay, whatever
+ * toolchain they were derived from; images a container still uses are kept (Docker refuses).
+ */
+export async function pruneStaleRunImages(
+  d: Docker,
+  runtimeLabel: string,
+  runtime: string,
+  source: string,
+  log: (m: string) => void,
+): Promise<string[]> {
+  const removed: string[] = [];
+  const images = await d.listImages({
+    filters: { reference: ['gatehouse/run'], label: [`${IMAGE_SOURCE_LABEL}=${source}`] },
+  });
+  for (const image of images) {
+    const carried = image.Labels?.[runtimeLabel];
+    if (image.Labels?.[IMAGE_SOURCE_LABEL] !== source || !carried || carried === runtime) continue;
+    for (const t of image.RepoTags ?? []) {
+      try {
+        await d.getImage(t).remove();
+        removed.push(t);
+        log(`removed run image ${t} of superseded runtime ${carried}`);
+      } catch {
+        // in use by a container, or already gone: keep it
+      }
+    }
+  }
+  return removed;
+}

@@ -4,44 +4,62 @@ import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type Docker from 'dockerode';
-import tar from 'tar-fs';
 import { z } from 'zod';
 import { docker, imageExists } from './docker';
+import { buildFromDir, pullImage } from './image-build';
 import { IMAGE_SOURCE_LABEL, pruneSuperseded } from './image-prune';
 import { SandboxError } from './errors';
 import { projectRoot } from './paths';
-import { nodeStream } from './streams';
+import { ensureRunImage, runImageTag } from './run-image';
 
 const run = promisify(execFile);
 
+/** Images gatehouse builds from its own Dockerfiles: the NATS server, the egress proxy and the toolchain presets. */
+export type BuiltKind = 'nats' | 'egress' | 'preset-node' | 'preset-python';
+export type PresetName = 'node' | 'python';
+export const PRESETS: readonly PresetName[] = ['node', 'python'];
+
 interface ImageSpec {
-  kind: 'sandbox' | 'nats' | 'egress';
+  kind: BuiltKind;
+  /** Its Dockerfile's folder under images/. */
+  dir: string;
   /** The public base the Dockerfile defaults to. */
   publicBase: string;
   /** The local base built with debootstrap where no registry is reachable. */
   localBase: string;
-  localExtraPackages: string;
+  /** images/base/build-local-base.sh's arguments after the image name. */
+  localBaseArgs: string[];
 }
 
-const SPECS: Record<ImageSpec['kind'], ImageSpec> = {
-  sandbox: {
-    kind: 'sandbox',
-    publicBase: 'node:20-bookworm-slim',
-    localBase: 'gatehouse/base-node:bookworm',
-    localExtraPackages: '',
-  },
+const SPECS: Record<BuiltKind, ImageSpec> = {
   nats: {
     kind: 'nats',
+    dir: 'nats',
     publicBase: 'debian:bookworm-slim',
     localBase: 'gatehouse/base-nats:bookworm',
-    localExtraPackages: 'nats-server',
+    localBaseArgs: ['nats-server'],
   },
-  // The egress proxy needs only node: the same base as the sandbox.
+  // The egress proxy needs only node: the node preset's base, so no other base is built.
   egress: {
     kind: 'egress',
+    dir: 'egress',
     publicBase: 'node:20-bookworm-slim',
-    localBase: 'gatehouse/base-node:bookworm',
-    localExtraPackages: '',
+    localBase: 'gatehouse/base-node-npm:bookworm',
+    localBaseArgs: ['', '--with-npm'],
+  },
+  'preset-node': {
+    kind: 'preset-node',
+    dir: 'presets/node',
+    publicBase: 'node:20-bookworm-slim',
+    localBase: 'gatehouse/base-node-npm:bookworm',
+    localBaseArgs: ['', '--with-npm'],
+  },
+  'preset-python': {
+    kind: 'preset-python',
+    dir: 'presets/python',
+    publicBase: 'python:3.12-slim',
+    localBase: 'gatehouse/base-python:bookworm',
+    localBaseArgs: ['python3,python3-pip,python3-venv,python3-pytest,python-is-python3'],
   },
 };
 
@@ -61,67 +79,92 @@ export interface EnsureImagesOptions {
 }
 
 export interface Images {
+  /** The default sandbox: the run image derived from preset:node. */
   sandbox: string;
   nats: string;
   /** The per-run egress proxy (egress-proxy.ts). */
   egress: string;
+  /** Run images of the other presets asked for (`presets`), by preset name. */
+  presets: Partial<Record<PresetName, string>>;
 }
 
 /**
- * Makes sure the images exist. Tags carry a hash of the build context (Dockerfile, bundled daemon,
- * base), so a changed daemon gets a new image and an unchanged one is never rebuilt.
+ * Makes sure the NATS image and the default sandbox (the run image derived from preset:node)
+ * exist, and the run images of `presets` too. Tags carry a hash of the build context (Dockerfile,
+ * base; for run images the runtime and the toolchain image's id), so a changed daemon gets a new
+ * image and an unchanged one is never rebuilt.
  */
-export async function ensureImages(opts: EnsureImagesOptions = {}): Promise<Images> {
-  const choice = BaseChoice.parse(opts.base ?? process.env.GATEHOUSE_IMAGE_BASE ?? 'auto');
+export async function ensureImages(opts: EnsureImagesOptions & { presets?: PresetName[] } = {}): Promise<Images> {
+  const choice = baseChoice(opts.base);
   const log = opts.log ?? (() => undefined);
-  return {
-    sandbox: await ensureImage(SPECS.sandbox, choice, log, opts.prune ?? true),
-    nats: await ensureImage(SPECS.nats, choice, log, opts.prune ?? true),
-    egress: await ensureImage(SPECS.egress, choice, log, opts.prune ?? true),
-  };
+  const prune = opts.prune ?? true;
+  const nats = await ensureBuiltImage('nats', { base: choice, log, prune });
+  const egress = await ensureBuiltImage('egress', { base: choice, log, prune });
+  const runOpts = { log, prune, ...(opts.base ? { base: opts.base } : {}) };
+  const sandbox = await ensureRunImage(await ensureBuiltImage('preset-node', { base: choice, log, prune }), runOpts);
+  // The sandbox image of before toolchain images (gatehouse/sandbox:<hash>) is not used any more.
+  if (prune) await pruneSuperseded(docker(), 'sandbox', '', projectRoot(), log);
+  const presets: Images['presets'] = { node: sandbox };
+  for (const name of opts.presets ?? []) {
+    presets[name] ??= await ensureRunImage(
+      await ensureBuiltImage(`preset-${name}`, { base: choice, log, prune }),
+      runOpts,
+    );
+  }
+  return { sandbox, nats, egress, presets };
 }
 
-/** The tags ensureImages would produce, without building anything (for doctor). */
+export function baseChoice(given?: BaseChoice): BaseChoice {
+  return BaseChoice.parse(given ?? process.env.GATEHOUSE_IMAGE_BASE ?? 'auto');
+}
+
+/**
+ * The tags ensureImages would produce, without building anything (for doctor): the default
+ * sandbox's run image (computable once its preset image exists; until then the preset's tags
+ * stand in, and are missing too) and the NATS image.
+ */
 export async function expectedImageTags(
   choice: BaseChoice = 'auto',
-): Promise<Record<ImageSpec['kind'], { tags: string[] }>> {
-  const result = {} as Record<ImageSpec['kind'], { tags: string[] }>;
-  for (const spec of Object.values(SPECS)) {
-    const bases =
-      choice === 'public'
-        ? [spec.publicBase]
-        : choice === 'local'
-          ? [spec.localBase]
-          : [spec.publicBase, spec.localBase];
-    result[spec.kind] = { tags: await Promise.all(bases.map((b) => tagFor(spec, b))) };
-  }
-  return result;
+): Promise<Record<'sandbox' | 'nats', { tags: string[] }>> {
+  const tagsOf = (spec: ImageSpec) => Promise.all(basesFor(spec, choice).map((b) => tagFor(spec, b)));
+  const sandbox: string[] = [];
+  for (const preset of await tagsOf(SPECS['preset-node']))
+    sandbox.push((await imageExists(preset)) ? await runImageTag(preset) : preset);
+  return { sandbox: { tags: sandbox }, nats: { tags: await tagsOf(SPECS.nats) } };
 }
 
-async function ensureImage(
-  spec: ImageSpec,
-  choice: BaseChoice,
-  log: (m: string) => void,
-  prune: boolean,
-): Promise<string> {
+/** One of gatehouse's own images (NATS, a preset), built from images/<dir> on the chosen base. */
+export async function ensureBuiltImage(kind: BuiltKind, opts: EnsureImagesOptions = {}): Promise<string> {
+  const spec = SPECS[kind];
+  const choice = baseChoice(opts.base);
+  const log = opts.log ?? (() => undefined);
   const d = docker();
   // Fast path: an image for this exact context already exists, from either base.
-  for (const base of choice === 'local'
-    ? [spec.localBase]
-    : choice === 'public'
-      ? [spec.publicBase]
-      : [spec.publicBase, spec.localBase]) {
+  for (const base of basesFor(spec, choice)) {
     const tag = await tagFor(spec, base);
     if (await imageExists(tag, d)) return tag;
   }
+  if (kind === 'egress' && !existsSync(path.join(contextDir(spec), 'build', 'proxy.mjs')))
+    throw new SandboxError('images/egress/build/proxy.mjs is missing: run `npm run build` first');
   const base = await resolveBase(spec, choice, d, log);
   const tag = await tagFor(spec, base);
   log(`building ${tag} from ${base}`);
-  await buildImage(d, contextDir(spec), tag, base);
+  await buildFromDir(d, contextDir(spec), tag, {
+    buildargs: { BASE: base },
+    labels: { [IMAGE_SOURCE_LABEL]: projectRoot() },
+  });
   // `latest` follows the newest build, for docker-compose.yml and people poking around by hand.
   await d.getImage(tag).tag({ repo: `gatehouse/${spec.kind}`, tag: 'latest' });
-  if (prune) await pruneSuperseded(d, spec.kind, tag, projectRoot(), log);
+  if (opts.prune ?? true) await pruneSuperseded(d, spec.kind, tag, projectRoot(), log);
   return tag;
+}
+
+function basesFor(spec: ImageSpec, choice: BaseChoice): string[] {
+  return choice === 'local'
+    ? [spec.localBase]
+    : choice === 'public'
+      ? [spec.publicBase]
+      : [spec.publicBase, spec.localBase];
 }
 
 async function resolveBase(spec: ImageSpec, choice: BaseChoice, d: Docker, log: (m: string) => void): Promise<string> {
@@ -129,7 +172,7 @@ async function resolveBase(spec: ImageSpec, choice: BaseChoice, d: Docker, log: 
     if (await imageExists(spec.publicBase, d)) return spec.publicBase;
     log(`pulling ${spec.publicBase}`);
     try {
-      await pull(d, spec.publicBase);
+      await pullImage(d, spec.publicBase);
       return spec.publicBase;
     } catch (e) {
       if (choice === 'public') throw new SandboxError(`cannot pull ${spec.publicBase}: ${(e as Error).message}`);
@@ -140,7 +183,7 @@ async function resolveBase(spec: ImageSpec, choice: BaseChoice, d: Docker, log: 
   log(`building local base ${spec.localBase} with debootstrap (about a minute, once)`);
   const script = path.join(projectRoot(), 'images', 'base', 'build-local-base.sh');
   try {
-    await run('bash', [script, spec.localBase, spec.localExtraPackages], { maxBuffer: 64 * 1024 * 1024 });
+    await run('bash', [script, spec.localBase, ...spec.localBaseArgs], { maxBuffer: 64 * 1024 * 1024 });
   } catch (e) {
     const err = e as { stderr?: string; message: string };
     throw new SandboxError(`building the local base image failed: ${(err.stderr ?? err.message).slice(-2000)}`);
@@ -149,7 +192,7 @@ async function resolveBase(spec: ImageSpec, choice: BaseChoice, d: Docker, log: 
 }
 
 function contextDir(spec: ImageSpec): string {
-  return path.join(projectRoot(), 'images', spec.kind);
+  return path.join(projectRoot(), 'images', spec.dir);
 }
 
 async function tagFor(spec: ImageSpec, base: string): Promise<string> {
@@ -172,38 +215,4 @@ async function listFiles(dir: string, prefix = ''): Promise<string[]> {
     else if (entry.isFile()) out.push(rel);
   }
   return out;
-}
-
-async function buildImage(d: Docker, dir: string, tag: string, base: string): Promise<void> {
-  for (const [kind, program] of [
-    ['sandbox', 'agent.mjs'],
-    ['egress', 'proxy.mjs'],
-  ]) {
-    if (path.basename(dir) === kind && !existsSync(path.join(dir, 'build', program!))) {
-      throw new SandboxError(`images/${kind}/build/${program} is missing: run \`npm run build\` first`);
-    }
-  }
-  const stream = await d.buildImage(nodeStream(tar.pack(dir)), {
-    t: tag,
-    buildargs: { BASE: base },
-    labels: { [IMAGE_SOURCE_LABEL]: projectRoot() },
-    rm: true,
-    forcerm: true,
-  });
-  await new Promise<void>((resolve, reject) => {
-    d.modem.followProgress(stream, (err: Error | null, output: Array<{ error?: string }>) => {
-      const failure = err?.message ?? output.find((o) => o.error)?.error;
-      if (failure) reject(new SandboxError(`docker build of ${tag} failed: ${failure}`));
-      else resolve();
-    });
-  });
-  if (!(await imageExists(tag, d)))
-    throw new SandboxError(`docker build of ${tag} reported success but the image is missing`);
-}
-
-async function pull(d: Docker, image: string): Promise<void> {
-  const stream = await d.pull(image);
-  await new Promise<void>((resolve, reject) => {
-    d.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve()));
-  });
 }

@@ -1,7 +1,19 @@
 export { SandboxDriver, type DriverOptions, type CreateSandboxOptions } from './driver';
 export { Sandbox, type InvokeOptions, type SandboxInfo } from './sandbox';
 export { SandboxError, SandboxLostError, ProtocolError, DockerUnavailableError } from './errors';
-export { ensureImages, expectedImageTags, BaseChoice, type Images } from './images';
+export {
+  ensureImages,
+  ensureBuiltImage,
+  expectedImageTags,
+  BaseChoice,
+  PRESETS,
+  type Images,
+  type PresetName,
+} from './images';
+export { ensureRuntimeImage, type RuntimeOptions } from './runtime-image';
+export { ensureRunImage, RUN_IMAGE_LABEL } from './run-image';
+export { resolveToolchainImage, PRESET_PREFIX } from './toolchain';
+export { limitsFromConfig, type LimitsConfig } from './limits';
 export { pruneSuperseded, IMAGE_SOURCE_LABEL } from './image-prune';
 export { reapOrphans, type ReapReport } from './reaper';
 export { ensureNatsServer, connectOrchestrator, NATS_CONTAINER, type NatsEndpoint } from './nats-server';

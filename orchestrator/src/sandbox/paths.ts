@@ -10,8 +10,8 @@ export function projectRoot(): string {
   if (process.env.GATEHOUSE_HOME_DIR) return process.env.GATEHOUSE_HOME_DIR;
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 10; i++) {
-    if (existsSync(path.join(dir, 'images', 'sandbox', 'Dockerfile'))) return dir;
+    if (existsSync(path.join(dir, 'images', 'sandbox', 'assemble-runtime.sh'))) return dir;
     dir = path.dirname(dir);
   }
-  throw new Error('cannot find the gatehouse checkout (images/sandbox/Dockerfile); set GATEHOUSE_HOME_DIR');
+  throw new Error('cannot find the gatehouse checkout (images/sandbox/assemble-runtime.sh); set GATEHOUSE_HOME_DIR');
 }

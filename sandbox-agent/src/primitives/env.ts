@@ -1,8 +1,14 @@
 import { GIT_PROGRAM_OVERRIDES, GIT_WRAPPER_DIR, SANDBOX_PATH, gitProgramVariables } from '@gatehouse/shared';
+import { imageEnvironment } from '../image-env';
+
+const SYSTEM_PATH = '/usr/local/bin:/usr/bin:/bin';
 
 /**
  * The environment commands run with. Nothing of the daemon's own environment is inherited: that
- * is where credentials and configuration live, and commands must not see them.
+ * is where credentials and configuration live, and commands must not see them. The toolchain
+ * image's own environment (image-env.ts) comes first, so its PATH and variables hold; gatehouse's
+ * fixed values go on top of it. A caller passing the default SANDBOX_PATH (or none) gets the
+ * image's PATH behind the git wrapper.
  *
  * Whatever the caller passes, the daemon itself makes git safe for every command it starts
  * (docs/decisions/0002-git-config-programs.md), so no invocation — setup, a check command, a
@@ -13,7 +19,10 @@ import { GIT_PROGRAM_OVERRIDES, GIT_WRAPPER_DIR, SANDBOX_PATH, gitProgramVariabl
  * sandbox with one user that check protects nothing.
  */
 export function scrubbedEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const image = imageEnvironment();
+  const imagePath = `${GIT_WRAPPER_DIR}:${image.PATH || SYSTEM_PATH}`;
   const env: Record<string, string> = {
+    ...image,
     HOME: '/tmp',
     TMPDIR: '/tmp',
     USER: 'sandbox',
@@ -22,12 +31,12 @@ export function scrubbedEnv(extra: Record<string, string> = {}): Record<string, 
     TERM: 'dumb',
     NO_COLOR: '1',
     GIT_OPTIONAL_LOCKS: '0',
-    PATH: SANDBOX_PATH,
     ...extra,
+    PATH: extra.PATH === undefined || extra.PATH === SANDBOX_PATH ? imagePath : extra.PATH,
     ...gitProgramVariables(),
   };
   if (!(env.PATH ?? '').split(':').includes(GIT_WRAPPER_DIR))
-    env.PATH = `${GIT_WRAPPER_DIR}:${env.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`;
+    env.PATH = `${GIT_WRAPPER_DIR}:${env.PATH || SYSTEM_PATH}`;
   const given = Number(extra.GIT_CONFIG_COUNT ?? '0');
   let n = Number.isInteger(given) && given >= 0 && given < 1000 ? given : 0;
   for (const [key, value] of [...GIT_PROGRAM_OVERRIDES, ['safe.directory', '*'] as const]) {

@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The toolchain image's own environment (its Config.Env: PATH with /usr/local/go/bin, python's
+ * variables...), recorded by the orchestrator when it derived the run image, in toolchain-env.json
+ * beside the daemon. Commands start from it, so they see the image as its users know it. It is
+ * read from that file, never from the daemon's own environment, which holds gatehouse's settings.
+ * gatehouse's own names and git's variables are dropped: the sandbox sets those itself.
+ */
+let imageEnv: Readonly<Record<string, string>> = {};
+
+const DROPPED = /^(GATEHOUSE_|GIT_)/;
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function toolchainEnvFile(): string {
+  return path.join(path.dirname(fileURLToPath(import.meta.url)), 'toolchain-env.json');
+}
+
+/** Reads the recorded environment; a missing file (a daemon run outside a run image) means none. */
+export function loadImageEnv(file = toolchainEnvFile()): void {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return;
+  }
+  setImageEnv(JSON.parse(text) as unknown);
+}
+
+export function setImageEnv(value: unknown): void {
+  const env: Record<string, string> = {};
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      if (typeof v === 'string' && NAME.test(k) && !DROPPED.test(k) && !v.includes('\0')) env[k] = v;
+    }
+  }
+  imageEnv = Object.freeze(env);
+}
+
+export function imageEnvironment(): Readonly<Record<string, string>> {
+  return imageEnv;
+}
