@@ -39,6 +39,42 @@ export function setImageEnv(value: unknown): void {
   imageEnv = Object.freeze(env);
 }
 
+/**
+ * The egress proxy's settings, from the orchestrator (GATEHOUSE_PROXY_ENV, JSON) when the sandbox
+ * has a way out: added to every command's environment. Only the proxy variables the package
+ * managers read are taken, so this cannot be used to set anything else for commands.
+ */
+export const PROXY_VARIABLES: ReadonlySet<string> = new Set([
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'NO_PROXY',
+  'no_proxy',
+  'npm_config_proxy',
+  'npm_config_https_proxy',
+  'npm_config_noproxy',
+  'PIP_PROXY',
+  'YARN_HTTP_PROXY',
+  'YARN_HTTPS_PROXY',
+]);
+
+export function addProxyEnv(json: string | undefined): void {
+  if (!json) return;
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new Error('GATEHOUSE_PROXY_ENV is not JSON');
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new Error('GATEHOUSE_PROXY_ENV is not an object');
+  const env: Record<string, string> = { ...imageEnv };
+  for (const [k, v] of Object.entries(value as Record<string, unknown>))
+    if (PROXY_VARIABLES.has(k) && typeof v === 'string' && !v.includes('\0')) env[k] = v;
+  imageEnv = Object.freeze(env);
+}
+
 export function imageEnvironment(): Readonly<Record<string, string>> {
   return imageEnv;
 }

@@ -1,6 +1,6 @@
 import { loadConfig } from './config';
 import { startDaemon } from './daemon';
-import { loadImageEnv } from './image-env';
+import { addProxyEnv, loadImageEnv } from './image-env';
 import { log } from './log';
 import { checkPrivileges } from './users';
 
@@ -8,6 +8,7 @@ import { checkPrivileges } from './users';
 async function main(): Promise<void> {
   checkPrivileges();
   loadImageEnv();
+  addProxyEnv(process.env.GATEHOUSE_PROXY_ENV);
   const cfg = await loadConfig(process.env);
   const daemon = await startDaemon(cfg);
   const stop = (signal: string): void => {

@@ -191,6 +191,8 @@ async function session(
       apply: Boolean(flags.apply),
       signal: controller.signal,
       onEvent,
+      // Setup's output as it comes (redacted), on stderr so --json's stdout stays events only.
+      ...(flags.json ? {} : { onSetupOutput: setupPrinter((line) => process.stderr.write(line)) }),
       attachLog: (log) => (runLog = log),
     });
   } finally {
@@ -257,4 +259,19 @@ function summary(r: AgentRunResult, flags: ResumeFlags, out: (l: string) => void
     );
   }
   out(`log: ${shown(r.runDir)}  (gatehouse show ${r.runId}, gatehouse verify ` + `${r.runId})`);
+}
+
+/**
+ * Prints setup output line by line (chunks split lines anywhere), indented under its step, with
+ * control characters other than tab made visible: the output is the repository's, not ours.
+ */
+function setupPrinter(write: (s: string) => void): (text: string) => void {
+  let partial = '';
+  const controls = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+  return (text) => {
+    const lines = (partial + text).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines)
+      write(`    │ ${line.replace(controls, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}\n`);
+  };
 }

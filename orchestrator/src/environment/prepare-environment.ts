@@ -58,6 +58,9 @@ export type PreparedEnvironment =
     }
   | { kind: 'failed'; stage: 'image' | 'preflight' | 'command' | 'cache'; reason: string };
 
+/** The environment a run's sandboxes start in, once prepared (sub-agents and resumes reuse it). */
+export type ReadyEnvironment = Extract<PreparedEnvironment, { kind: 'ready' }>;
+
 export interface PrepareOptions {
   spec: EnvironmentSpec;
   repoDir: string;

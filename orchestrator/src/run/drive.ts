@@ -9,7 +9,8 @@ import { runLoop, type LoopOutcome } from '../loop/loop';
 import type { Sandbox } from '../sandbox/index';
 import { ToolPipeline, type CallResult, type ToolCall } from '../tools/pipeline';
 import type { ToolLimits } from '../tools/tool';
-import type { AgentRunResult, ResumeRun, RunEnvironment, RunHandle } from './types';
+import { preflightRun, prepareRunEnvironment, sandboxOptionsFor, type ReadyEnvironment } from './environment';
+import { SETUP_FAILED, type AgentRunResult, type ResumeRun, type RunEnvironment, type RunHandle } from './types';
 
 export const DEFAULT_LIMITS: ToolLimits = {
   defaultTimeoutMs: 120_000,
@@ -56,6 +57,17 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
   };
 
   o.attachLog?.(log);
+  // The environment first (image, setup, its cache): a run whose setup fails ends here, before any
+  // model call. Sub-agents get their root's; every sandbox of the tree starts from it.
+  let prepared: ReadyEnvironment | undefined;
+  try {
+    const env = await prepareRunEnvironment(o, h, stateDirIgnore(h.repoDir, o.stateDir));
+    if (env?.kind === 'failed') return end({ status: 'failed', stopReason: `${SETUP_FAILED}: ${env.reason}` });
+    prepared = env;
+  } catch (e) {
+    return end({ status: 'failed', stopReason: `${SETUP_FAILED}: ${(e as Error).message}` });
+  }
+  if (prepared && !o.prepared) o = { ...o, prepared };
   let sandbox: Sandbox;
   try {
     sandbox = await o.driver.createSandbox({
@@ -64,9 +76,20 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
       stateDir: path.resolve(o.stateDir),
       ...stateDirIgnore(h.repoDir, o.stateDir),
       ...(o.policy.paths ? { pathRules: o.policy.paths } : {}),
+      ...sandboxOptionsFor(o, prepared, log),
     });
   } catch (e) {
     return end({ status: 'failed', stopReason: `sandbox_failed: ${(e as Error).message}` });
+  }
+  if (!h.resume) {
+    const preflight = await preflightRun(o, sandbox, log).catch((e: Error) => ({
+      ok: false as const,
+      reason: e.message,
+    }));
+    if (!preflight.ok) {
+      await sandbox.destroy().catch(() => undefined);
+      return end({ status: 'failed', stopReason: `${SETUP_FAILED}: ${preflight.reason}` });
+    }
   }
   const lost = new AbortController();
   const signal = AbortSignal.any([o.signal, lost.signal]);
@@ -97,7 +120,7 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
     log.append('sandbox.started', 'runtime', {
       sandboxId: sandbox.sandboxId,
       containerId: sandbox.info.containerId,
-      image: o.driver.images.sandbox,
+      image: prepared?.image ?? o.driver.images.sandbox,
       timings: sandbox.info.timings,
       ...(withheld.length ? { withheld: withheld.slice(0, 200), withheldCount: withheld.length } : {}),
       ...(sandbox.info.protectedPaths ? { protectedPaths: sandbox.info.protectedPaths } : {}),

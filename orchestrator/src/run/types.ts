@@ -12,6 +12,7 @@ import type { LogPort } from '../tools/ports';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolLimits } from '../tools/tool';
 import type { Budgets } from './budgets';
+import type { ReadyEnvironment } from '../environment/prepare-environment';
 import type { RepoTree } from './repo-tree';
 import type { ResolvedConfig } from '../config/types';
 
@@ -39,6 +40,13 @@ export interface RunEnvironment {
   attachLog?: (log: LogPort) => void;
   /** Where this agent sits in a tree of agents; a top-level run is depth 0 with every path. */
   agent?: { depth: number; maxDepth: number; paths: readonly string[]; maxParallel: number };
+  /** Setup's output as it arrives, redacted (the live trace). */
+  onSetupOutput?: (text: string, stream: 'stdout' | 'stderr') => void;
+  /**
+   * The environment prepared for this run's tree (run/environment.ts): sub-agents start from their
+   * root's, never running setup again.
+   */
+  prepared?: ReadyEnvironment;
   /** The loaded policy's identity, for lineage events. */
   policyRecord?: { source: string; sha256: string; file: unknown };
   /**

@@ -55,6 +55,8 @@ export interface ContainerSpec {
   stateDir?: string;
   /** VOLUMEs the image declares (a toolchain's own): each gets a bounded tmpfs instead of a disk volume. */
   imageVolumes?: string[];
+  /** The egress proxy's settings for every command (egress-proxy.ts proxyEnv), when the sandbox has a way out. */
+  proxyEnv?: Record<string, string>;
 }
 
 /**
@@ -73,6 +75,7 @@ export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCr
     WorkingDir: WORKSPACE,
     Env: [
       `GATEHOUSE_NATS_URL=${spec.natsUrl}`,
+      ...(spec.proxyEnv ? [`GATEHOUSE_PROXY_ENV=${JSON.stringify(spec.proxyEnv)}`] : []),
       `GATEHOUSE_RUN_ID=${spec.runId}`,
       `GATEHOUSE_SANDBOX_ID=${spec.sandboxId}`,
       `GATEHOUSE_WORKSPACE=${WORKSPACE}`,

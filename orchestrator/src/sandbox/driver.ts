@@ -23,6 +23,8 @@ import { LABEL } from './labels';
 import { sandboxCreds } from './nats-auth';
 import { connectOrchestrator, ensureNatsServer, type NatsEndpoint } from './nats-server';
 import { attachNats, createRunNetwork, removeNetwork } from './network';
+import { EGRESS_ALIAS, EGRESS_PORT } from './egress-container';
+import { proxyEnv, startEgressProxy, type EgressProxy, type EgressProxyOptions } from './egress-proxy';
 import { HeartbeatClock } from './heartbeat-clock';
 import { reapOrphans, type ReapReport } from './reaper';
 import { Sandbox } from './sandbox';
@@ -61,6 +63,11 @@ export interface CreateSandboxOptions {
   image?: string;
   /** Where the run's log lives: a label, so a reaper in any process saves the orphan's workspace there. */
   stateDir?: string;
+  /**
+   * A way out through a per-run egress proxy allowing exactly these hosts (docs/egress.md); without
+   * it the sandbox reaches nothing. Every command gets the proxy settings.
+   */
+  egress?: Pick<EgressProxyOptions, 'phase' | 'allow' | 'deny' | 'onDecision' | 'onProblem'>;
 }
 
 /**
@@ -132,9 +139,11 @@ export class SandboxDriver {
     const d = this.docker;
     let network: Docker.Network | undefined;
     let container: Docker.Container | undefined;
+    let proxy: EgressProxy | undefined;
     const subscriptions: Subscription[] = [];
     const cleanup = async (): Promise<void> => {
       for (const s of subscriptions) s.unsubscribe();
+      if (proxy) await proxy.stop().catch(() => undefined);
       if (container) await container.remove({ force: true, v: true }).catch(() => undefined);
       if (network) await removeNetwork(d, network.id).catch(() => undefined);
       this.sandboxes.delete(sandboxId);
@@ -150,7 +159,8 @@ export class SandboxDriver {
       // Minted first: if this fails there is no container yet to leak.
       const creds = await sandboxCreds(this.nats.identity, runId, sandboxId);
       const keys = invocationKeys();
-      const [created] = await Promise.all([
+      const egress = opts.egress;
+      const [created, startedProxy] = await Promise.all([
         d.createContainer(
           sandboxContainerOptions({
             image,
@@ -162,10 +172,21 @@ export class SandboxDriver {
             limits,
             ...(opts.stateDir ? { stateDir: opts.stateDir } : {}),
             imageVolumes,
+            ...(egress ? { proxyEnv: proxyEnv(`http://${EGRESS_ALIAS}:${EGRESS_PORT}`) } : {}),
           }),
         ),
+        egress
+          ? startEgressProxy(d, {
+              runId,
+              network,
+              image: this.images.egress,
+              ...egress,
+              deny: [...(egress.deny ?? [])],
+            })
+          : undefined,
       ]);
       container = created;
+      proxy = startedProxy;
       t = mark('create', t);
 
       const ready = this.awaitReady(subjects.ready, subscriptions);

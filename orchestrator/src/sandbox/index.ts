@@ -42,3 +42,4 @@ export {
 export { ensureEgressNetwork, egressNetworkGateway, EGRESS_NETWORK } from './egress-network';
 export { EGRESS_ALIAS, EGRESS_PORT } from './egress-container';
 export { parseEgressLine } from './egress-log';
+export { imageFromWorkspace, type WorkspaceImageOptions, type WorkspaceImageReport } from './workspace-image';

@@ -52,6 +52,8 @@ export interface SandboxInfo {
   /** The repository's .git was left out (something was withheld); the sandbox has a fresh one. */
   freshRepository?: boolean;
   freshRepositoryReason?: string;
+  /** Every workspace path the copy brought in (what setup adds is the rest). */
+  copiedPaths?: ReadonlySet<string>;
 }
 
 /** How long past the invocation's own timeout we wait for the daemon's reply. */
