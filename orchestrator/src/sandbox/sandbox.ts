@@ -26,6 +26,7 @@ import { runtimeApproval } from '../approval/runtime-approval';
 import { ProtocolError, SandboxError, SandboxLostError } from './errors';
 import { SANDBOX_UID, WORKSPACE } from './container';
 import { nodeStream } from './streams';
+import type { SkippedPath } from './copy-list';
 
 export interface InvokeOptions {
   /** Required: the daemon refuses anything without an approval bound to this exact action. */
@@ -52,6 +53,10 @@ export interface SandboxInfo {
   /** The repository's .git was left out (something was withheld); the sandbox has a fresh one. */
   freshRepository?: boolean;
   freshRepositoryReason?: string;
+  /** Other repository paths not copied in, and why (copy-in.ts CopyReport.skipped). */
+  copySkipped?: SkippedPath[];
+  /** What the copy has to tell the person running gatehouse (a link leading outside not copied…). */
+  copyNotices?: string[];
 }
 
 /** How long past the invocation's own timeout we wait for the daemon's reply. */
