@@ -20,3 +20,5 @@ export {
   DEFAULT_MAX_FILE_BYTES,
   type SavedWorkspace,
 } from './workspace-save';
+export { copyRepository, type CopyOptions, type CopyReport, type ProtectList } from './copy-in';
+export { listRepository, type SkippedPath, type CopyListOptions } from './copy-list';
