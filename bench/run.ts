@@ -13,6 +13,7 @@ import { benchClassifier } from './classify';
 import { benchFanout } from './fanout';
 import { benchBoundary } from './boundary';
 import { benchToolchain } from './toolchain';
+import { benchCopyIn } from './copy-in';
 import { ratio, summarize, time } from './stats';
 
 /**
@@ -70,6 +71,15 @@ async function main(): Promise<void> {
     return;
   }
   // First, before this process starts sandboxes of its own: it runs two checkouts' probes in turn.
+  if (process.env.BENCH_ONLY === 'copy-in') {
+    const driver = await SandboxDriver.start({});
+    try {
+      process.stdout.write(`${JSON.stringify({ copyIn: await benchCopyIn(driver, log) }, null, 2)}\n`);
+    } finally {
+      await driver.close();
+    }
+    return;
+  }
   log('trust boundary: cold start and exec, before and after, alternating');
   const trustBoundary = await benchBoundary(log);
   if (process.env.BENCH_ONLY === 'boundary') {
@@ -122,6 +132,8 @@ async function main(): Promise<void> {
     const pause = await benchPause();
     log('fan-out');
     const fanout = await benchFanout();
+    log('copy-in of 15,000 files');
+    const copyIn = await benchCopyIn(driver, log);
     await fs.rm(localFile, { force: true });
 
     const report = {
@@ -154,6 +166,7 @@ async function main(): Promise<void> {
       policyBatch,
       pause,
       fanout,
+      copyIn,
     };
     const out = JSON.stringify(report, null, 2);
     const dir = path.resolve('bench', 'results');

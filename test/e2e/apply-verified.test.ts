@@ -148,11 +148,13 @@ describe('--apply takes only verified changes (real CLI, real sandbox)', () => {
   it('nothing is written through a directory that is a symbolic link on the host', () => {
     const outside = mkdtempSync(path.join(os.tmpdir(), 'gh-outside-'));
     const dir = repo((d) => symlinkSync(outside, path.join(d, 'out')));
-    const out = runApply(dir, 'rm out && mkdir out && echo pwned > out/evil');
+    // Copy-in leaves a link leading outside the repository out of the sandbox (issue 12), so the
+    // sandbox has no `out` to remove: the command makes the folder where the host has the link.
+    const out = runApply(dir, 'mkdir out && echo pwned > out/evil');
     expectNothingWritten(dir, out);
     expect(existsSync(path.join(outside, 'evil'))).toBe(false);
     expect(isLink(path.join(dir, 'out'))).toBe(true);
-    expect(refusedPaths(out)).toEqual(['out', 'out/evil']);
+    expect(refusedPaths(out)).toEqual(['out/evil']);
   });
 
   it('a file a deny rule covers is not written (the command that made it was not a redirection the gate saw)', () => {

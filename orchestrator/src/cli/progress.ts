@@ -1,5 +1,6 @@
 import type { EventEnvelope } from '@gatehouse/shared';
 import { oneLine } from '../approval/channels/screen';
+import { failureLines } from './failure-lines';
 
 /** Short, single-line rendering of a tool's arguments for a person watching. */
 function brief(input: unknown): string {
@@ -128,9 +129,18 @@ export function humanProgress(
       case 'tool.execution.completed': {
         const d = e.data;
         const t = tools.get(d.callId);
-        const mark = d.status === 'ok' ? '✓' : '✗';
+        // A command that ran and exited non-zero failed too (its output follows under the line).
+        const mark = d.status === 'ok' && (d.exitCode ?? 0) === 0 ? '✓' : '✗';
         const exit = d.exitCode !== null ? `exit ${d.exitCode}, ` : '';
         write(`  ${mark} ${t?.tool} ${t?.args}  ${d.status} (${exit}${Math.round(d.durationMs)} ms)`);
+        break;
+      }
+      case 'tool.observation': {
+        // Why a step failed (`npm: command not found`), under its ✗ line; the rest is in the log.
+        const d = e.data;
+        if (d.outcome !== 'failed') break;
+        const width = Math.min(160, (process.stdout.columns ?? 160) - (child ? 20 : 6));
+        for (const line of failureLines(d.content, { max: 3, width })) write(`      │ ${line}`);
         break;
       }
       case 'run.feedback': {

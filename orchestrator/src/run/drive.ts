@@ -124,6 +124,7 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
       timings: sandbox.info.timings,
       ...(withheld.length ? { withheld: withheld.slice(0, 200), withheldCount: withheld.length } : {}),
       ...(sandbox.info.protectedPaths ? { protectedPaths: sandbox.info.protectedPaths } : {}),
+      ...(sandbox.info.copyNotices?.length ? { notices: sandbox.info.copyNotices.slice(0, 50) } : {}),
       ...(sandbox.info.freshRepository ? { freshRepository: true } : {}),
       ...(sandbox.info.freshRepositoryReason
         ? { freshRepositoryReason: sandbox.info.freshRepositoryReason.slice(0, 1024) }

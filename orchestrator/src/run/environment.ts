@@ -62,6 +62,7 @@ export async function prepareRunEnvironment(
         repoDir: h.repoDir,
         image,
         limits,
+        copy: { exclude: [...config.copy.exclude], include: [...config.copy.include] },
         stateDir: o.stateDir,
         ...(copy.ignore ? { ignore: copy.ignore } : {}),
         ...(o.policy.paths ? { pathRules: o.policy.paths } : {}),
@@ -107,9 +108,11 @@ export async function prepareRunEnvironment(
 
 /** The sandbox options a prepared environment adds: its image, its limits, the agent phase's way out. */
 export function sandboxOptionsFor(o: RunEnvironment, env: ReadyEnvironment | undefined, log: LogPort) {
-  const limits = o.projectConfig ? limitsFromConfig(o.projectConfig.limits) : undefined;
+  const config = o.projectConfig;
+  const limits = config ? limitsFromConfig(config.limits) : undefined;
   return {
     ...(env ? { image: env.image } : {}),
+    ...(config ? { copy: { exclude: [...config.copy.exclude], include: [...config.copy.include] } } : {}),
     ...(limits ? { limits } : {}),
     ...(env && env.egressAgent.length > 0
       ? {

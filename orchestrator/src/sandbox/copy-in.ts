@@ -1,11 +1,12 @@
-import { readdirSync, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import type Docker from 'dockerode';
-import tar from 'tar-fs';
 import type { PathDenial } from '../policy/path-denial';
 import { DAEMON_UID, SANDBOX_UID, WORKSPACE } from './container';
+import { listRepository, type ListedEntry, type SkippedPath } from './copy-list';
 import { historyMayHold } from './git-history';
 import { nodeStream } from './streams';
+import { packItems, type PackItem } from './tar-pack';
 
 /** Workspace paths to make read-only to commands (the daemon also locks their parent directories). */
 export interface ProtectList {
@@ -26,70 +27,106 @@ export interface CopyReport {
    */
   freshRepository: boolean;
   freshRepositoryReason?: string;
+  /**
+   * Other paths not copied and why: ignored by .gitignore (a wholly ignored folder once, at most
+   * 100 then a count), `copy.exclude`, a symbolic link leading outside the repository.
+   */
+  skipped: SkippedPath[];
+  /** Sentences for the person running gatehouse (a link not copied, git failing on the repository). */
+  notices: string[];
+  /** Files, links and folders copied. */
+  copied: number;
+  /** Their paths: what setup adds to the workspace is everything else (the setup cache keeps that). */
+  copiedPaths: ReadonlySet<string>;
 }
 
 export interface CopyOptions {
+  /** The caller's own filter (the state directory inside the repository); what it drops is not reported. */
   ignore?: (relPath: string) => boolean;
   rules?: PathDenial;
+  /** Globs (policy glob syntax) never copied, whatever git says; a glob naming a folder covers it all. */
+  exclude?: string[];
+  /** Globs naming ignored paths to copy all the same (`exclude` still wins). */
+  include?: string[];
 }
 
 /**
- * Copies a repository into a sandbox's workspace with tar-fs (never a bind mount). Files belong to
- * the command user, except those the policy denies writing, which belong to root and lose their
+ * Copies a repository into a sandbox's workspace through Docker's archive API (never a bind
+ * mount): what git would not ignore, plus `include`, minus `exclude` (copy-list.ts). Files belong
+ * to the command user, except those the policy denies writing, which belong to root and lose their
  * group and other write bits. What the policy denies reading is not copied at all, so no command,
  * glob or symlink inside the sandbox can reach it.
  */
 export async function copyRepository(
   container: Docker.Container,
   repoDir: string,
-  opts: CopyOptions,
+  opts: CopyOptions = {},
 ): Promise<CopyReport> {
   const rules = opts.rules;
   const withholds = (rel: string): boolean =>
     rules !== undefined && rel !== '' && (rules.readDenied(rel) || rules.readDeniedBelow(rel));
-  const reason =
+  const [list, reason] = await Promise.all([
+    listRepository(repoDir, {
+      ...(opts.ignore ? { ignore: opts.ignore } : {}),
+      ...(opts.exclude ? { exclude: opts.exclude } : {}),
+      ...(opts.include ? { include: opts.include } : {}),
+    }),
     rules === undefined
       ? undefined
-      : (anyWithheld(repoDir, '', withholds, opts.ignore) ?? (await historyMayHold(repoDir, withholds)));
+      : (anyWithheld(repoDir, '', withholds, opts.ignore) ?? historyMayHold(repoDir, withholds)),
+  ]);
   const freshRepository = reason !== undefined;
+  const copiedPaths = new Set<string>();
   const report: CopyReport = {
     withheld: [],
     protect: { entries: [], dirs: [] },
     freshRepository,
     ...(reason === undefined ? {} : { freshRepositoryReason: reason }),
+    skipped: list.skipped,
+    notices: list.notices,
+    copied: 0,
+    copiedPaths,
   };
-  const pack = tar.pack(repoDir, {
-    ignore: (name: string) => {
-      const rel = name.slice(repoDir.length + 1);
-      if (opts.ignore?.(rel)) return true;
-      if (freshRepository && isGitDir(rel)) return true;
-      if (withholds(rel)) {
-        report.withheld.push(rel);
-        return true;
-      }
-      return false;
-    },
-    map: (header) => {
-      const rel = header.name.replace(/^\.\/?/, '').replace(/\/$/, '');
-      const isDir = header.type === 'directory';
-      const whole = isDir && rules !== undefined && rel !== '' && rules.writeDeniedBelow(rel);
-      const locked = whole || (rules !== undefined && rel !== '' && rules.writeDenied(rel));
-      if (whole) report.protect.dirs.push(rel);
-      else if (locked) report.protect.entries.push(rel);
-      const uid = locked ? DAEMON_UID : SANDBOX_UID;
-      const mode = locked && header.mode !== undefined ? header.mode & ~0o022 : header.mode;
-      return {
-        ...header,
-        uid,
-        gid: uid,
-        uname: locked ? 'root' : 'sandbox',
-        gname: locked ? 'root' : 'sandbox',
-        ...(mode === undefined ? {} : { mode }),
-      };
-    },
-  });
-  await container.putArchive(nodeStream(pack), { path: WORKSPACE });
+  const items: PackItem[] = [];
+  const out = new Set<string>();
+  for (const { rel, st } of withParents(repoDir, list.entries)) {
+    const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
+    if (rel !== '' && out.has(parent)) {
+      out.add(rel);
+      continue;
+    }
+    if ((freshRepository && isGitDir(rel)) || withholds(rel)) {
+      if (!(freshRepository && isGitDir(rel))) report.withheld.push(rel);
+      out.add(rel);
+      continue;
+    }
+    const whole = st.isDirectory() && rules !== undefined && rel !== '' && rules.writeDeniedBelow(rel);
+    const locked = whole || (rules !== undefined && rel !== '' && rules.writeDenied(rel));
+    if (whole) report.protect.dirs.push(rel);
+    else if (locked) report.protect.entries.push(rel);
+    const uid = locked ? DAEMON_UID : SANDBOX_UID;
+    const mode = st.mode & 0o7777;
+    items.push({ rel, st, uid, uname: locked ? 'root' : 'sandbox', mode: locked ? mode & ~0o022 : mode });
+  }
+  report.copied = items.length - 1;
+  for (const item of items) if (item.rel !== '') copiedPaths.add(item.rel);
+  await container.putArchive(nodeStream(packItems(repoDir, items)), { path: WORKSPACE });
   return report;
+}
+
+/** The listed entries and every folder above them, the root ('') first, parents before children. */
+function withParents(repoDir: string, entries: ListedEntry[]): ListedEntry[] {
+  const byPath = new Map<string, ListedEntry>();
+  for (const e of entries) byPath.set(e.rel, e);
+  for (const e of entries) {
+    for (let at = e.rel.lastIndexOf('/'); at > 0; at = e.rel.lastIndexOf('/', at - 1)) {
+      const dir = e.rel.slice(0, at);
+      if (byPath.has(dir)) break;
+      byPath.set(dir, { rel: dir, st: lstatSync(path.join(repoDir, dir)) });
+    }
+  }
+  byPath.set('', { rel: '', st: lstatSync(repoDir) });
+  return [...byPath.values()].sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
 }
 
 /** `.git` at any depth (submodules and nested repositories keep their objects there too). */

@@ -48,8 +48,10 @@ export interface CreateSandboxOptions {
   sandboxId?: Id;
   /** Host directory copied into /workspace (with .git). Omit for an empty workspace. */
   repoDir?: string;
-  /** Paths (relative to repoDir) to leave out of the copy. */
+  /** Paths (relative to repoDir) to leave out of the copy, unreported (the state directory). */
   ignore?: (relPath: string) => boolean;
+  /** The project config's `copy`: globs never copied, and ignored paths copied all the same. */
+  copy?: { exclude?: string[]; include?: string[] };
   /**
    * The policy's path rules, enforced by the file system: what is denied for reading is not copied
    * in, what is denied for writing is made root-owned (read-only to commands) before anything runs.
@@ -69,6 +71,16 @@ export interface CreateSandboxOptions {
    */
   egress?: Pick<EgressProxyOptions, 'phase' | 'allow' | 'deny' | 'onDecision' | 'onProblem'>;
 }
+
+const EMPTY_COPY: CopyReport = {
+  withheld: [],
+  protect: { entries: [], dirs: [] },
+  freshRepository: false,
+  skipped: [],
+  notices: [],
+  copied: 0,
+  copiedPaths: new Set(),
+};
 
 /**
  * Owns the Docker side of sandboxes: images, the NATS server, run networks and containers, their
@@ -217,12 +229,17 @@ export class SandboxDriver {
         ? await copyRepository(container, opts.repoDir, {
             ...(opts.ignore ? { ignore: opts.ignore } : {}),
             ...(opts.pathRules ? { rules: opts.pathRules } : {}),
+            ...(opts.copy?.exclude ? { exclude: opts.copy.exclude } : {}),
+            ...(opts.copy?.include ? { include: opts.copy.include } : {}),
           })
-        : { withheld: [], protect: { entries: [], dirs: [] }, freshRepository: false };
+        : EMPTY_COPY;
       sandbox.info.withheld = copy.withheld;
       sandbox.info.freshRepository = copy.freshRepository;
       if (copy.freshRepositoryReason) sandbox.info.freshRepositoryReason = copy.freshRepositoryReason;
       sandbox.info.protectedPaths = copy.protect.entries.length + copy.protect.dirs.length;
+      sandbox.info.copySkipped = copy.skipped;
+      sandbox.info.copiedPaths = copy.copiedPaths;
+      sandbox.info.copyNotices = copy.notices;
       const own = { mode: 0o600, uid: DAEMON_UID, gid: DAEMON_UID };
       await putFiles(container, STATE_DIR, [
         { name: INVOKE_KEY_FILE.slice(STATE_DIR.length + 1), content: keys.publicKeyPem, ...own },

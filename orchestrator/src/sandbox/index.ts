@@ -43,3 +43,5 @@ export { ensureEgressNetwork, egressNetworkGateway, EGRESS_NETWORK } from './egr
 export { EGRESS_ALIAS, EGRESS_PORT } from './egress-container';
 export { parseEgressLine } from './egress-log';
 export { imageFromWorkspace, type WorkspaceImageOptions, type WorkspaceImageReport } from './workspace-image';
+export { copyRepository, type CopyOptions, type CopyReport, type ProtectList } from './copy-in';
+export { listRepository, type SkippedPath, type CopyListOptions } from './copy-list';

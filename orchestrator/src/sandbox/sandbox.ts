@@ -26,6 +26,7 @@ import { runtimeApproval } from '../approval/runtime-approval';
 import { ProtocolError, SandboxError, SandboxLostError } from './errors';
 import { SANDBOX_UID, WORKSPACE } from './container';
 import { nodeStream } from './streams';
+import type { SkippedPath } from './copy-list';
 
 export interface InvokeOptions {
   /** Required: the daemon refuses anything without an approval bound to this exact action. */
@@ -54,6 +55,10 @@ export interface SandboxInfo {
   freshRepositoryReason?: string;
   /** Every workspace path the copy brought in (what setup adds is the rest). */
   copiedPaths?: ReadonlySet<string>;
+  /** Other repository paths not copied in, and why (copy-in.ts CopyReport.skipped). */
+  copySkipped?: SkippedPath[];
+  /** What the copy has to tell the person running gatehouse (a link leading outside not copied…). */
+  copyNotices?: string[];
 }
 
 /** How long past the invocation's own timeout we wait for the daemon's reply. */

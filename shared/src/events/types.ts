@@ -142,6 +142,8 @@ export const EventData = {
     /** Something was withheld, so the repository's .git (its objects) was too: a fresh one stands in. */
     freshRepository: z.boolean().optional(),
     freshRepositoryReason: z.string().max(1024).optional(),
+    /** What the copy-in has to tell the person (a link leading outside the repository, not copied). */
+    notices: z.array(z.string()).max(50).optional(),
   }),
   'sandbox.lost': z.strictObject({ sandboxId: Id, reason: z.string() }),
   /** Exactly what the model proposed, before anything was checked. */
