@@ -1,6 +1,7 @@
 import type { EventEnvelope } from '@gatehouse/shared';
 import { oneLine } from '../approval/channels/screen';
 import { failureLines } from './failure-lines';
+import { environmentLines } from './environment-progress';
 
 /** Short, single-line rendering of a tool's arguments for a person watching. */
 function brief(input: unknown): string {
@@ -36,6 +37,7 @@ export function humanProgress(
       get: (callId: string) => calls.get(`${e.runId}:${callId}`),
       set: (callId: string, v: { tool: string; args: string }) => calls.set(`${e.runId}:${callId}`, v),
     };
+    for (const line of environmentLines(e) ?? []) write(line);
     switch (e.type) {
       case 'agent.spawned': {
         const d = e.data;
