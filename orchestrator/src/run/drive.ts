@@ -60,6 +60,7 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
   // The environment first (image, setup, its cache): a run whose setup fails ends here, before any
   // model call. Sub-agents get their root's; every sandbox of the tree starts from it.
   let prepared: ReadyEnvironment | undefined;
+  const inherited = o.prepared !== undefined;
   try {
     const env = await prepareRunEnvironment(o, h, stateDirIgnore(h.repoDir, o.stateDir));
     if (env?.kind === 'failed') return end({ status: 'failed', stopReason: `${SETUP_FAILED}: ${env.reason}` });
@@ -81,7 +82,7 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
   } catch (e) {
     return end({ status: 'failed', stopReason: `sandbox_failed: ${(e as Error).message}` });
   }
-  if (!h.resume) {
+  if (!h.resume && !inherited) {
     const preflight = await preflightRun(o, sandbox, log).catch((e: Error) => ({
       ok: false as const,
       reason: e.message,

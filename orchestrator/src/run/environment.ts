@@ -127,13 +127,13 @@ export function sandboxOptionsFor(o: RunEnvironment, env: ReadyEnvironment | und
   };
 }
 
-/** Before the first turn of a top-level run: the programs `check` needs must be in the sandbox. */
+/** Before the first turn of a root run (drive.ts): the programs `check` needs must be in the sandbox. */
 export async function preflightRun(
   o: RunEnvironment,
   sandbox: Sandbox,
   log: LogPort,
 ): Promise<{ ok: true } | { ok: false; reason: string }> {
   const config = o.projectConfig;
-  if (!config?.check || o.prepared) return { ok: true };
+  if (!config?.check) return { ok: true };
   return preflightCheck(sandboxRunner(sandbox, o.signal), config.check, config.image, log);
 }

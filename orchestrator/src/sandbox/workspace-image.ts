@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
 import tarStream from 'tar-stream';
 import { imageExists } from './docker';
@@ -123,23 +124,42 @@ export async function imageFromWorkspace(
   });
   source.pipe(extract);
 
+  // Built under a name of its own and tagged only once everything was copied and checked: a cut-short
+  // copy must never leave an image under the cache's tag, or later runs would start from it.
+  const building = `${o.tag.replace(/:[^:/]*$/, '')}:partial-${randomBytes(6).toString('hex')}`;
   const build = d.buildImage(nodeStream(context), {
-    t: o.tag,
+    t: building,
     labels: { [LABEL.role]: 'setup-cache', [IMAGE_SOURCE_LABEL]: projectRoot(), ...o.labels },
     rm: true,
     forcerm: true,
   });
   // A failed copy (a secret found, a broken archive) must end the build too, or Docker waits for the rest.
-  copying.catch((e: Error) => context.destroy(e));
-  const [stream] = await Promise.all([build, copying]);
-  await new Promise<void>((resolve, reject) => {
-    d.modem.followProgress(stream, (err: Error | null, output: Array<{ error?: string }>) => {
-      const failure = err?.message ?? output.find((x) => x.error)?.error;
-      if (failure) reject(new SandboxError(`building the setup cache image ${o.tag} failed: ${failure}`));
-      else resolve();
-    });
+  copying.catch((e: Error) => {
+    // Cut short without an error of its own (tar-stream re-emits one on its entry sink, unheard):
+    // Docker sees a truncated context and fails the build, and the image is never tagged.
+    void e;
+    context.on('error', () => undefined);
+    context.destroy();
+    (source as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
   });
-  if (!(await imageExists(o.tag, d)))
-    throw new SandboxError(`building ${o.tag} reported success but the image is missing`);
+  const [stream] = await Promise.all([build.catch((e: Error) => copying.then(() => Promise.reject(e))), copying]);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      d.modem.followProgress(stream, (err: Error | null, output: Array<{ error?: string }>) => {
+        const failure = err?.message ?? output.find((x) => x.error)?.error;
+        if (failure) reject(new SandboxError(`building the setup cache image ${o.tag} failed: ${failure}`));
+        else resolve();
+      });
+    });
+    if (!(await imageExists(building, d)))
+      throw new SandboxError(`building ${o.tag} reported success but the image is missing`);
+    const colon = o.tag.lastIndexOf(':');
+    await d.getImage(building).tag({ repo: o.tag.slice(0, colon), tag: o.tag.slice(colon + 1) });
+  } finally {
+    await d
+      .getImage(building)
+      .remove({ noprune: true })
+      .catch(() => undefined);
+  }
   return report;
 }
