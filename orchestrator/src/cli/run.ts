@@ -23,6 +23,7 @@ import type { LogPort } from '../tools/ports';
 import { humanProgress } from './progress';
 import { exitCodeFor } from './exit-codes';
 import { SETUP_FAILED } from '../run/types';
+import { configFromRecord } from '../run/recorded-environment';
 import { loadRunConfig, runBudgets } from './run-config';
 import { DEFAULT_BUDGETS } from '../run/budgets';
 
@@ -113,6 +114,7 @@ export async function resumeCommand(ref: string, flags: ResumeFlags): Promise<nu
   if (warning) process.stderr.write(`gatehouse: ${warning}\n`);
   const provider = createProvider(started.model);
   const policy = await recordedPolicy(started.policy, Mode.parse(started.mode));
+  const projectConfig = configFromRecord(started.config);
   // The run keeps the budgets it started with, unless a flag given now says otherwise.
   const recorded = started.budgets;
   const budgets = recorded
@@ -127,7 +129,15 @@ export async function resumeCommand(ref: string, flags: ResumeFlags): Promise<nu
     stateDir,
     runId,
     policy,
-    (env) => resumeAgent(runId, { ...env, provider, ...(budgets ? { budgets } : {}) }),
+    (env) =>
+      resumeAgent(runId, {
+        ...env,
+        provider,
+        ...(budgets ? { budgets } : {}),
+        // The sandboxes are made as at the start; setup secrets are not kept, so a setup that must
+        // run again (its cache gone) runs without them.
+        ...(projectConfig ? { projectConfig } : {}),
+      }),
     { reap: false },
   );
 }

@@ -7,6 +7,7 @@ import { drive } from './drive';
 import { resumeAgent } from './resume';
 import { tee } from './tee';
 import type { AgentRunOptions, AgentRunResult } from './types';
+import { recordedEnvironment } from './recorded-environment';
 
 /**
  * One agent run from start to end: its log, its sandbox (a copy of the repository), the pipeline
@@ -35,6 +36,7 @@ export async function runAgent(o: AgentRunOptions): Promise<AgentRunResult> {
             source: o.projectConfig.source,
             sha256: o.projectConfig.sha256,
             ignored: o.projectConfig.ignored,
+            environment: recordedEnvironment(o.projectConfig, Object.keys(o.setupEnv ?? {})),
           },
         }
       : {}),

@@ -69,7 +69,29 @@ export const EventData = {
      * The project config the run used: where it came from, the hash of its inputs (trusted file,
      * repository file, --image), and what was not taken from the repository's config.
      */
-    config: z.strictObject({ source: z.string(), sha256: Hash, ignored: z.array(z.string()) }).optional(),
+    config: z
+      .strictObject({
+        source: z.string(),
+        sha256: Hash,
+        ignored: z.array(z.string()),
+        /** What the run's sandboxes were made from, so resume prepares the same environment (never secrets). */
+        environment: z
+          .strictObject({
+            image: z.string(),
+            setup: z.array(z.string()),
+            check: z.string().optional(),
+            egress: z.strictObject({
+              setup: z.array(z.string()),
+              agent: z.array(z.string()),
+              deny: z.array(z.string()),
+            }),
+            copy: z.strictObject({ exclude: z.array(z.string()), include: z.array(z.string()) }),
+            limits: z.record(z.string(), z.number()),
+            setupSecrets: z.array(z.string()),
+          })
+          .optional(),
+      })
+      .optional(),
   }),
   'run.completed': z.strictObject({
     status: z.enum(['final', 'partial', 'failed', 'cancelled']),
