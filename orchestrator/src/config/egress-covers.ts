@@ -1,3 +1,4 @@
+import { DEFAULT_ALLOW_PORTS } from '@gatehouse/shared';
 import { BlockList } from 'node:net';
 import type { EgressEntry } from './egress-entry';
 
@@ -10,14 +11,14 @@ import type { EgressEntry } from './egress-entry';
  */
 export function egressCovers(outer: EgressEntry, inner: EgressEntry): boolean {
   if (outer.kind === 'name') {
-    if (inner.kind !== 'name' || !portWithin(outer.port, inner.port)) return false;
+    if (inner.kind !== 'name' || !portsWithin(outer, inner)) return false;
     if (!outer.wildcard) return !inner.wildcard && inner.name === outer.name;
     return inner.name.endsWith(`.${outer.name}`) || (inner.wildcard && inner.name === outer.name);
   }
-  if (inner.kind === 'name' || inner.version !== outer.version) return false;
+  if (inner.kind === 'name' || inner.version !== outer.version || !portsWithin(outer, inner)) return false;
   if (outer.kind === 'ip') {
-    if (inner.kind === 'ip') return sameAddress(outer, inner) && portWithin(outer.port, inner.port);
-    return outer.port === undefined && inner.prefix === bitsOf(inner.version) && sameAddress(outer, inner);
+    if (inner.kind === 'ip') return sameAddress(outer, inner);
+    return inner.prefix === bitsOf(inner.version) && sameAddress(outer, inner);
   }
   const block = new BlockList();
   block.addSubnet(outer.address, outer.prefix, `ipv${outer.version}`);
@@ -31,8 +32,18 @@ export function egressAllowedBy(allowed: readonly EgressEntry[], entry: EgressEn
   return allowed.some((outer) => egressCovers(outer, entry));
 }
 
-function portWithin(outer: number | undefined, inner: number | undefined): boolean {
-  return outer === undefined || outer === inner;
+/**
+ * The ports an allow entry opens, as the egress proxy reads it (shared/src/egress): its own, else
+ * 80 and 443. So `host` does not cover `host:22`: the repository could otherwise open a port the
+ * trusted list never allowed.
+ */
+function portsOf(e: EgressEntry): readonly number[] {
+  return e.kind !== 'cidr' && e.port !== undefined ? [e.port] : DEFAULT_ALLOW_PORTS;
+}
+
+function portsWithin(outer: EgressEntry, inner: EgressEntry): boolean {
+  const open = portsOf(outer);
+  return portsOf(inner).every((p) => open.includes(p));
 }
 
 function bitsOf(version: 4 | 6): number {

@@ -81,7 +81,11 @@ describe('an entry within another (narrowing)', () => {
     ['10.0.0.0/8', '10.1.0.0/16', true],
     ['10.1.0.0/16', '10.0.0.0/8', false],
     ['10.0.0.0/8', '11.0.0.1', false],
-    ['10.0.0.1', '10.0.0.1:4873', true],
+    // No port means 80 and 443 (as the proxy reads it): another port is a widening.
+    ['10.0.0.1', '10.0.0.1:4873', false],
+    ['10.0.0.1', '10.0.0.1:443', true],
+    ['registry.example', 'registry.example:22', false],
+    ['10.0.0.0/8', '10.1.2.3:3128', false],
     ['10.0.0.1:4873', '10.0.0.1', false],
     ['10.0.0.1', '10.0.0.1/32', true],
     ['10.0.0.1', '10.0.0.0/24', false],

@@ -105,10 +105,12 @@ describe("a repository's config can only narrow", () => {
         agent: ['api.example.com:443', 'api.example.com', 'pypi.org'],
       },
     });
-    expect(c.egress.setup).toEqual(['files.pythonhosted.org', '10.1.2.3:3128']);
+    // 10.1.2.3:3128 is inside the trusted 10.0.0.0/8, but on a port that entry does not open (80 and 443 only).
+    expect(c.egress.setup).toEqual(['files.pythonhosted.org']);
     expect(c.egress.agent).toEqual(['api.example.com:443']);
     expect(c.ignored).toEqual([
       'egress.setup evil.example.com',
+      'egress.setup 10.1.2.3:3128',
       'egress.setup pythonhosted.org',
       'egress.setup api.example.com',
       'egress.agent api.example.com',
