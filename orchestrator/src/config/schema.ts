@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BUDGET_KEY_NAMES, type BudgetKey } from './budget-keys';
+import { parseEgressList } from '@gatehouse/shared';
 import { parseEgressEntry } from './egress-entry';
 import { globProblem } from './glob-syntax';
 import { imageProblem } from './image-ref';
@@ -20,7 +21,10 @@ const list = <T extends z.ZodType>(item: T) => z.array(item, { error: 'expected 
 
 const EgressEntryText = checked((s) => {
   const r = parseEgressEntry(s);
-  return r.ok ? undefined : r.problem;
+  if (!r.ok) return r.problem;
+  // The proxy's own grammar decides in the end: an entry it would refuse is refused here, before anything starts.
+  const proxy = parseEgressList([s]);
+  return 'errors' in proxy ? proxy.errors.join('; ').replace(/^entry 1:?\s*/, '') : undefined;
 }, 'a host entry such as registry.npmjs.org or *.example.com:443');
 
 const Glob = checked(globProblem, 'a glob such as dist/**');
