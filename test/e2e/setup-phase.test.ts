@@ -186,13 +186,14 @@ describe('setup phase', () => {
   }, 300_000);
 
   it('a secret given to setup reaches setup only: not the log, not the agent, and not the cache', () => {
-    const secret = 'gh-setup-secret-5f1e2d3c4b';
+    // A name the secret-name rule would not catch: redacted because it was given to setup.
+    const secret = 'gh-setup-value-5f1e2d3c4b';
     const repo = gitRepo({ '.gitignore': 'out/\n' });
-    const cfg = config(scratch(), { setup: ['test -n "$GH_SETUP_SECRET" && echo "setup saw $GH_SETUP_SECRET"'] });
-    const model = script(['echo "agent sees [${GH_SETUP_SECRET:-nothing}]"'], 'done (obs-1)');
-    const env = { GH_SETUP_SECRET: secret };
+    const cfg = config(scratch(), { setup: ['test -n "$GH_SETUP_VALUE" && echo "setup saw $GH_SETUP_VALUE"'] });
+    const model = script(['echo "agent sees [${GH_SETUP_VALUE:-nothing}]"'], 'done (obs-1)');
+    const env = { GH_SETUP_VALUE: secret };
     const r = runCli(
-      ['--model', `scripted:${model}`, '--repo', repo, '--config', cfg, '--setup-env', 'GH_SETUP_SECRET'],
+      ['--model', `scripted:${model}`, '--repo', repo, '--config', cfg, '--setup-env', 'GH_SETUP_VALUE'],
       env,
     );
     expect(r.status, r.stderr).toBe(0);
@@ -202,15 +203,15 @@ describe('setup phase', () => {
     expect(dataOf<{ output: string }>(r.events, 'setup.command')[0]!.output).toContain('setup saw [REDACTED');
     expect(dataOf<{ content: string }>(r.events, 'tool.observation')[0]!.content).toContain('agent sees [nothing]');
 
-    const leaky = config(scratch(), { setup: ['mkdir -p out && echo "$GH_SETUP_SECRET" > out/token'] });
+    const leaky = config(scratch(), { setup: ['mkdir -p out && echo "$GH_SETUP_VALUE" > out/token'] });
     const l = runCli(
-      ['--model', `scripted:${model}`, '--repo', repo, '--config', leaky, '--setup-env', 'GH_SETUP_SECRET'],
+      ['--model', `scripted:${model}`, '--repo', repo, '--config', leaky, '--setup-env', 'GH_SETUP_VALUE'],
       env,
     );
     expect(l.status, l.stderr).toBe(5);
     const leaked = dataOf<{ stage: string; reason: string }>(l.events, 'setup.failed')[0]!;
     expect(leaked.stage).toBe('cache');
-    expect(leaked.reason).toContain('GH_SETUP_SECRET into out/token');
+    expect(leaked.reason).toContain('GH_SETUP_VALUE into out/token');
   }, 300_000);
 
   it('a Python repository runs its pytest tests in preset:python', () => {
