@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SANDBOX_PATH } from '@gatehouse/shared';
-import { setImageEnv } from '../src/image-env';
+import { addProxyEnv, setImageEnv } from '../src/image-env';
 import { scrubbedEnv } from '../src/primitives/env';
 
 describe('scrubbedEnv with a toolchain image’s environment', () => {
@@ -49,5 +49,43 @@ describe('scrubbedEnv with a toolchain image’s environment', () => {
 
   it('without an image environment, commands get the system PATH behind the wrapper', () => {
     expect(scrubbedEnv().PATH).toBe(SANDBOX_PATH);
+  });
+});
+
+describe('the egress proxy settings for every command (GATEHOUSE_PROXY_ENV)', () => {
+  afterEach(() => setImageEnv({}));
+
+  it('adds the proxy variables the package managers read, on top of the image environment', () => {
+    setImageEnv({ PATH: '/usr/local/bin:/usr/bin:/bin' });
+    addProxyEnv(JSON.stringify({ HTTP_PROXY: 'http://gatehouse-egress:3128', npm_config_proxy: 'http://x:1' }));
+    const env = scrubbedEnv();
+    expect(env.HTTP_PROXY).toBe('http://gatehouse-egress:3128');
+    expect(env.npm_config_proxy).toBe('http://x:1');
+    expect(env.PATH).toContain('/usr/local/bin');
+  });
+
+  it('takes nothing else: not PATH, LD_PRELOAD, BASH_ENV or git settings', () => {
+    addProxyEnv(
+      JSON.stringify({
+        PATH: '/evil',
+        LD_PRELOAD: '/evil.so',
+        BASH_ENV: '/evil.sh',
+        GIT_CONFIG_COUNT: '9',
+        HTTPS_PROXY: 'http://p:1',
+      }),
+    );
+    const env = scrubbedEnv();
+    expect(env.LD_PRELOAD).toBeUndefined();
+    expect(env.BASH_ENV).toBeUndefined();
+    expect(env.PATH).not.toContain('/evil');
+    expect(env.HTTPS_PROXY).toBe('http://p:1');
+    expect(Number(env.GIT_CONFIG_COUNT)).not.toBe(9);
+  });
+
+  it('absent is nothing; malformed stops the daemon with the reason', () => {
+    addProxyEnv(undefined);
+    expect(scrubbedEnv().HTTP_PROXY).toBeUndefined();
+    expect(() => addProxyEnv('{not json')).toThrow(/GATEHOUSE_PROXY_ENV is not JSON/);
+    expect(() => addProxyEnv('["HTTP_PROXY"]')).toThrow(/not an object/);
   });
 });
