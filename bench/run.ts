@@ -14,6 +14,7 @@ import { benchFanout } from './fanout';
 import { benchBoundary } from './boundary';
 import { benchToolchain } from './toolchain';
 import { benchCopyIn } from './copy-in';
+import { benchSetupCache } from './setup-cache';
 import { ratio, summarize, time } from './stats';
 
 /**
@@ -68,6 +69,10 @@ async function main(): Promise<void> {
     } finally {
       await driver.close();
     }
+    return;
+  }
+  if (process.env.BENCH_ONLY === 'setup-cache') {
+    process.stdout.write(`${JSON.stringify({ setupCache: await benchSetupCache(log) }, null, 2)}\n`);
     return;
   }
   // First, before this process starts sandboxes of its own: it runs two checkouts' probes in turn.
@@ -134,6 +139,8 @@ async function main(): Promise<void> {
     const fanout = await benchFanout();
     log('copy-in of 15,000 files');
     const copyIn = await benchCopyIn(driver, log);
+    log('run start: setup-cache hit against the first setup');
+    const setupCache = await benchSetupCache(log);
     await fs.rm(localFile, { force: true });
 
     const report = {
@@ -167,6 +174,7 @@ async function main(): Promise<void> {
       pause,
       fanout,
       copyIn,
+      setupCache,
     };
     const out = JSON.stringify(report, null, 2);
     const dir = path.resolve('bench', 'results');

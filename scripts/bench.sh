@@ -6,4 +6,5 @@ set -euo pipefail
 cd "$GATEHOUSE_ROOT"
 exec </dev/null
 bash scripts/setup.sh >&2
+ensure_test_registry >&2 # the setup-cache benchmark's npm registry
 node bench/dist/run.mjs

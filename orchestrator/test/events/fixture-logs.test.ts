@@ -28,12 +28,15 @@ const versions = readdirSync(fixtures)
   .sort((a, b) => a - b);
 
 type Named = 'completed' | 'paused' | 'subagent' | 'failed';
+/** From v3: a run with a setup phase that completes, and one whose setup fails (exit 5). */
+type SetupNamed = 'setup' | 'setupFailed';
 interface Fixture {
   state: string;
   /** The key that anchored the logs; from version 2 on. Before that, a fresh one: this machine's. */
   keyFile: string;
   key: LogKey;
-  runs: Record<Named, { runId: string; exit: number; runs: string[] }>;
+  runs: Record<Named, { runId: string; exit: number; runs: string[] }> &
+    Partial<Record<SetupNamed, { runId: string; exit: number; runs: string[] }>>;
 }
 
 const temps: string[] = [];
@@ -108,7 +111,8 @@ describe('fixture logs', () => {
       () => {
         const f = copyOf(version);
         const all = readdirSync(path.join(f.state, 'runs'));
-        expect(all).toHaveLength(5); // four runs, one with a sub-agent
+        // Four runs, one with a sub-agent; from v3 two more, with a setup phase.
+        expect(all).toHaveLength(version >= 3 ? 7 : 5);
         for (const runId of all) {
           const r = auditRun(f.state, runId, f.key);
           expect({ runId, verdict: r.verdict, problems: r.problems, unanchored: r.unanchored }).toEqual({
@@ -131,12 +135,18 @@ describe('fixture logs', () => {
           expect(v.status).toBe(anchored ? 0 : 3);
         }
         const ends = Object.fromEntries(
-          (Object.keys(f.runs) as Named[]).map((n) => [
+          (Object.keys(f.runs) as (Named | SetupNamed)[]).map((n) => [
             n,
-            auditRun(f.state, f.runs[n].runId, f.key).completion?.status,
+            auditRun(f.state, f.runs[n]!.runId, f.key).completion?.status,
           ]),
         );
-        expect(ends).toEqual({ completed: 'final', paused: undefined, subagent: 'final', failed: 'failed' });
+        expect(ends).toEqual({
+          completed: 'final',
+          paused: undefined,
+          subagent: 'final',
+          failed: 'failed',
+          ...(version >= 3 ? { setup: 'final', setupFailed: 'failed' } : {}),
+        });
       },
     );
 
@@ -174,8 +184,8 @@ describe('fixture logs', () => {
 
     it('show: the timeline of each run, and the tree of the one with a sub-agent', () => {
       const f = copyOf(version);
-      for (const n of Object.keys(f.runs) as Named[]) {
-        const s = gatehouse(f, ['show', f.runs[n].runId]);
+      for (const n of Object.keys(f.runs) as (Named | SetupNamed)[]) {
+        const s = gatehouse(f, ['show', f.runs[n]!.runId]);
         expect(s.stderr).toBe('');
         expect(s.status).toBe(0);
         expect(s.stdout).toMatch(/^ {3}0 {2}\S+ {2}user {5}run\.started {15}fixture: /);

@@ -19,6 +19,8 @@ const gatehouse = (args: string[]) =>
     cwd: root,
     env: { ...process.env, GATEHOUSE_STATE_DIR: '' },
   });
+const NOW = LOG_SCHEMA_VERSION;
+const NEXT = LOG_SCHEMA_VERSION + 1;
 const logFile = (state: string, runId: string): string => path.join(state, 'runs', runId, 'events.jsonl');
 
 /**
@@ -77,9 +79,13 @@ describe("a log's schemaVersion", () => {
       expect(r.events).toBe(6);
       expect(r.firstBad).toMatchObject({ line: 7, seq: 6 });
       // Newer, not "not a valid event envelope" (its unknown field) nor "unknown event type".
-      expect(r.firstBad!.reason).toMatch(/^schemaVersion 3 is newer than this gatehouse reads \(1 to 2\)/);
+      expect(r.firstBad!.reason).toMatch(
+        new RegExp(`^schemaVersion ${NEXT} is newer than this gatehouse reads \\(1 to ${NOW}\\)`),
+      );
 
-      const refusal = /run newer_run: event log .*, line 7: schemaVersion 3 is newer than this gatehouse reads/;
+      const refusal = new RegExp(
+        `run newer_run: event log .*, line 7: schemaVersion ${NEXT} is newer than this gatehouse reads`,
+      );
       expect(() => RunLog.readEvents(state, 'newer_run')).toThrow(refusal);
       expect(() => RunLog.open(state, 'newer_run')).toThrow(refusal);
       expect(() => RunLog.open(state, 'newer_run')).not.toThrow(/corrupt/);
@@ -98,13 +104,13 @@ describe("a log's schemaVersion", () => {
       writeRun(state, 'newer_cli', 6);
       appendNewerEvent(state, 'newer_cli', LOG_SCHEMA_VERSION + 1);
       const v = gatehouse(['verify', 'newer_cli', '--state-dir', state]);
-      expect(v.stdout).toContain('schemaVersion 3 is newer than this gatehouse reads (1 to 2)');
+      expect(v.stdout).toContain(`schemaVersion ${NEXT} is newer than this gatehouse reads (1 to ${NOW})`);
       expect(v.stdout).toMatch(/meaning: from line 7 on, the log is in a newer format than this gatehouse reads/);
       expect(v.stdout).not.toContain('the log was modified after it was written');
       expect(v.status).toBe(1);
 
       const s = gatehouse(['show', 'newer_cli', '--state-dir', state]);
-      expect(s.stderr).toMatch(/Use a gatehouse that reads log schemaVersion 3 to verify, show or resume it/);
+      expect(s.stderr).toContain(`Use a gatehouse that reads log schemaVersion ${NEXT} to verify, show or resume it`);
       expect(s.status).not.toBe(0);
     });
   });

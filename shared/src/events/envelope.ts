@@ -17,6 +17,9 @@ export const GENESIS_HASH = '0'.repeat(64);
  *
  * - 1: no `schemaVersion` field (logs written before keyed MACs): readers take a missing one as 1.
  * - 2: `schemaVersion: 2` and a keyed `mac` on every event.
+ * - 3: the run's environment (shared/src/events/environment.ts): `setup.started`, `setup.command`,
+ *   `setup.completed`, `setup.failed`, `preflight.completed`, `egress.allowed`, `egress.denied`; and
+ *   the optional `run.started.tree`, `run.started.config` and `sandbox.started.notices`.
  *
  * A reader refuses an event of a version above this one (verify, show and resume all read through
  * orchestrator/src/events/scan.ts, which says which version is needed): the data schemas are strict,
@@ -24,7 +27,7 @@ export const GENESIS_HASH = '0'.repeat(64);
  * new event type, a new field in an envelope or in any event's data, a new meaning) raises this
  * number, and adds fixture logs under test/fixtures/logs/v<N>/ (see the README there).
  */
-export const LOG_SCHEMA_VERSION = 2;
+export const LOG_SCHEMA_VERSION = 3;
 
 /**
  * The envelope every event shares. `hash` is the SHA-256 of the canonical JSON of every other
