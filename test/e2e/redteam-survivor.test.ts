@@ -61,8 +61,10 @@ describe('red team: a command user process outlives its exec', () => {
         { timeoutMs: 20_000 },
       );
       expect(r.output).toContain('started');
-      // The kill pass runs as the exec returns; look a second later, as root, around the daemon.
-      await new Promise((res) => setTimeout(res, 1000));
+      // The kill pass runs as the exec returns, and every later call waits for it to end: under load
+      // it can take longer than any fixed wait, so look (as root, around the daemon) after the next
+      // call has been let through (a listing: it starts no process, so no later sweep hides a survivor).
+      await run(sandbox, 'list', {}, { timeoutMs: 20_000 });
       left = (await rootExec(driver, sandbox, ['sh', '-c', LIST_COMMAND_USER])).output.trim();
     }
     expect(left).toBe('');
