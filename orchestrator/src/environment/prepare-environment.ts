@@ -14,6 +14,8 @@ export interface EnvironmentSpec {
   egress: { setup: readonly string[]; agent: readonly string[]; deny: readonly string[] };
   /** Values for setup only (`--setup-env NAME`), by name. */
   secrets: Readonly<Record<string, string>>;
+  /** What decides the files setup may read (copy globs, the policy's withheld paths): part of the cache key. */
+  readScope: string;
 }
 
 export interface EgressDecisionRecord {
@@ -126,6 +128,7 @@ export async function prepareEnvironment(o: PrepareOptions): Promise<PreparedEnv
     egress: spec.egress.setup,
     secretNames,
     lockfiles: await lockfileHashes(o.repoDir),
+    readScope: spec.readScope,
   });
   const cacheImage = setupCacheImage(cacheKey);
   log.append('setup.started', 'runtime', {

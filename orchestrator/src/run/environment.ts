@@ -97,6 +97,7 @@ export async function prepareRunEnvironment(
       ...(config.check ? { check: config.check } : {}),
       egress: config.egress,
       secrets,
+      readScope: setupReadScope(o),
     },
     repoDir: h.repoDir,
     log: h.log,
@@ -104,6 +105,16 @@ export async function prepareRunEnvironment(
     redact: (text) => h.raw.redact(text),
     ...(o.onSetupOutput ? { onOutput: o.onSetupOutput } : {}),
   });
+}
+
+/**
+ * What decides the files the setup sandbox's copy lets setup read: the copy's globs and the policy
+ * whose path rules withhold files (by its hash; a policy with path rules but no record is marked so).
+ */
+export function setupReadScope(o: Pick<RunEnvironment, 'projectConfig' | 'policyRecord' | 'policy'>): string {
+  const copy = o.projectConfig?.copy;
+  const policy = o.policyRecord?.sha256 ?? (o.policy.paths ? 'path rules of an unrecorded policy' : null);
+  return JSON.stringify({ exclude: copy?.exclude ?? [], include: copy?.include ?? [], policy });
 }
 
 /** The sandbox options a prepared environment adds: its image, its limits, the agent phase's way out. */

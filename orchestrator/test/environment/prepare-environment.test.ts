@@ -12,6 +12,7 @@ const spec = (over: Partial<EnvironmentSpec> = {}): EnvironmentSpec => ({
   setup: ['npm ci'],
   egress: { setup: ['registry.example:4873'], agent: [], deny: [] },
   secrets: {},
+  readScope: '{}',
   ...over,
 });
 
