@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import type { OutputChunk } from '@gatehouse/shared';
 import type { LogPort } from '../tools/ports';
 import type { CommandRunner } from './command-runner';
@@ -129,6 +131,7 @@ export async function prepareEnvironment(o: PrepareOptions): Promise<PreparedEnv
     secretNames,
     lockfiles: await lockfileHashes(o.repoDir),
     readScope: spec.readScope,
+    repository: realRepository(o.repoDir),
   });
   const cacheImage = setupCacheImage(cacheKey);
   log.append('setup.started', 'runtime', {
@@ -253,4 +256,12 @@ function headAndTail(text: string): { text: string; cut: boolean } {
 
 function lastLines(text: string, n: number): string {
   return text.trimEnd().split('\n').slice(-n).join('\n');
+}
+
+function realRepository(repoDir: string): string {
+  try {
+    return realpathSync(repoDir);
+  } catch {
+    return path.resolve(repoDir);
+  }
 }

@@ -15,6 +15,12 @@ export interface SetupKeyInputs {
    * a result made where a file was readable must not be reused where the policy withholds it.
    */
   readScope: string;
+  /**
+   * The repository's real path. Setup runs the repository's own files (install scripts, `prepare`
+   * builds), which the lockfiles do not cover: a fork with the same lockfiles and a hostile build
+   * script must not leave a result that another repository's runs start from.
+   */
+  repository: string;
 }
 
 /** Bump when what the cache holds changes shape, so old entries are not reused. */
@@ -32,6 +38,7 @@ export function setupCacheKey(k: SetupKeyInputs): string {
     egress: [...k.egress].sort(),
     secrets: [...k.secretNames].sort(),
     readScope: k.readScope,
+    repository: k.repository,
     lockfiles: Object.fromEntries(Object.entries(k.lockfiles).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
   });
   return createHash('sha256').update(canonical).digest('hex');
