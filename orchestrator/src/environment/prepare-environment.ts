@@ -177,13 +177,14 @@ export async function prepareEnvironment(o: PrepareOptions): Promise<PreparedEnv
     // 5.
     const env = { ...sandbox.proxyEnv, ...spec.secrets };
     for (const [index, command] of spec.setup.entries()) {
-      const onOutput = o.onOutput ? (c: OutputChunk): void => o.onOutput?.(o.redact(c.data), c.stream) : undefined;
+      const live = o.onOutput ? redactedLines(o.redact, o.onOutput) : undefined;
       const r = await sandbox.run(command, {
         purpose: 'setup',
         timeoutMs: SETUP_COMMAND_TIMEOUT_MS,
         env,
-        ...(onOutput ? { onOutput } : {}),
+        ...(live ? { onOutput: live.write } : {}),
       });
+      live?.end();
       const output = o.redact(r.output);
       const kept = headAndTail(output);
       log.append('setup.command', 'runtime', {
@@ -241,6 +242,34 @@ export function recordDecision(log: LogPort, d: EgressDecisionRecord): void {
   const base = { host: d.host, port: d.port, phase: d.phase, ...(d.address ? { address: d.address } : {}) };
   if (d.allowed) log.append('egress.allowed', 'sandbox', base);
   else log.append('egress.denied', 'sandbox', { ...base, reason: d.reason ?? 'not on the allowlist' });
+}
+
+/** A line longer than this is shown in pieces (a secret cut at such a piece's end is not caught). */
+const LIVE_LINE_MAX = 64 * 1024;
+
+/**
+ * Live output, redacted a whole line at a time: chunks end anywhere, and a secret cut in two by a
+ * chunk boundary would pass a per-chunk redaction (`s3cr` + `3t-value`).
+ */
+function redactedLines(
+  redact: (text: string) => string,
+  emit: (text: string, stream: 'stdout' | 'stderr') => void,
+): { write: (c: OutputChunk) => void; end: () => void } {
+  const pending = { stdout: '', stderr: '' };
+  return {
+    write: (c) => {
+      const text = pending[c.stream] + c.data;
+      const cut = text.length > LIVE_LINE_MAX ? text.length : text.lastIndexOf('\n') + 1;
+      pending[c.stream] = text.slice(cut);
+      if (cut > 0) emit(redact(text.slice(0, cut)), c.stream);
+    },
+    end: () => {
+      for (const stream of ['stdout', 'stderr'] as const) {
+        if (pending[stream] !== '') emit(redact(pending[stream]), stream);
+        pending[stream] = '';
+      }
+    },
+  };
 }
 
 function headAndTail(text: string): { text: string; cut: boolean } {
