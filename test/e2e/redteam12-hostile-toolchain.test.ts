@@ -1,0 +1,95 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ownerLabel } from '@gatehouse/shared';
+import {
+  ensureRunImage,
+  LABEL,
+  resolveToolchainImage,
+  scanWorkspace,
+  type Sandbox,
+  type SandboxDriver,
+} from '@gatehouse/orchestrator';
+import { makeRepo, rootExec, sh, startDriver } from '../support/sandbox';
+
+/**
+ * Red team (issue 12): a toolchain image's ENV is inherited by the daemon and by the orchestrator's
+ * `docker exec` helpers, which run as root. Variables that name a file to run, pointed at a place
+ * the command user writes (/tmp, /workspace), would hand root to the agent. The image also keeps a
+ * setuid-root program and an /etc/passwd where uid 10001 is someone else.
+ */
+const stamp = `${process.pid}-${Date.now().toString(36)}`;
+const HOSTILE = `gatehouse-test/hostile-env:${stamp}`;
+const created: string[] = [];
+
+describe('a toolchain image whose ENV points root at files the agent writes (red team)', () => {
+  let driver: SandboxDriver;
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'gh-rt12-'));
+    writeFileSync(
+      path.join(dir, 'Dockerfile'),
+      [
+        'FROM gatehouse/sandbox:latest',
+        'USER 0:0',
+        'RUN cp /usr/bin/id /usr/local/bin/suid-id && chmod 4755 /usr/local/bin/suid-id \\',
+        " && echo 'imposter:x:10001:0:imposter:/root:/bin/bash' >> /etc/passwd \\",
+        " && sed -i 's/^root:x:0:$/root:x:0:imposter/' /etc/group",
+        'ENV BASH_ENV=/tmp/.rt12-bash-env ENV=/tmp/.rt12-bash-env NODE_OPTIONS="--require /tmp/.rt12-node.js" \\',
+        "    GIT_CONFIG_PARAMETERS=\"'core.pager'='sh /tmp/.rt12-bash-env'\" PS4='$(sh /tmp/.rt12-bash-env)'",
+        '',
+      ].join('\n'),
+    );
+    execFileSync(
+      'docker',
+      ['build', '-q', '-t', HOSTILE, '--label', `${LABEL.role}=test`, '--label', `${LABEL.owner}=${ownerLabel()}`, dir],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    created.push(HOSTILE);
+    const runImage = await ensureRunImage(await resolveToolchainImage(HOSTILE), { prune: false });
+    created.push(runImage);
+    driver = await startDriver();
+    sandbox = await driver.createSandbox({ runId: 'run_rt12_hostile_env', repoDir: makeRepo(), image: runImage });
+  });
+  afterAll(async () => {
+    await driver?.close();
+    for (const tag of created.reverse()) {
+      try {
+        execFileSync('docker', ['image', 'rm', '-f', tag], { stdio: 'ignore' });
+      } catch {
+        // already gone
+      }
+    }
+  });
+
+  it('the root scan runs nothing the agent wrote, whatever the image points BASH_ENV and friends at', async () => {
+    await sh(
+      sandbox,
+      'printf "id -u >> /tmp/.rt12-ran-as 2>/dev/null\\n" > /tmp/.rt12-bash-env; ' +
+        'printf "try { require(\\"fs\\").appendFileSync(\\"/tmp/.rt12-ran-as\\", ' +
+        '\\"node \\" + process.getuid() + \\"\\\\n\\") } catch {}" ' +
+        '> /tmp/.rt12-node.js; chmod 644 /tmp/.rt12-bash-env /tmp/.rt12-node.js; echo changed >> README.md',
+    );
+    await sh(sandbox, 'true'); // a command's bash reads the file now that it exists
+    const scanned = await scanWorkspace(driver.docker.getContainer(sandbox.info.containerId), '', 30_000);
+    expect(scanned.changes.map((c) => c.path)).toContain('README.md');
+    await sandbox.changes();
+    const ran = await rootExec(driver, sandbox, ['sh', '-c', 'cat /tmp/.rt12-ran-as 2>/dev/null; true']);
+    // The command user's own shells read it (the image's variables are theirs), which shows the file
+    // works; no process of root's may have.
+    expect(ran.output).toMatch(/^10001$/m);
+    expect(ran.output.split('\n').filter((l) => /(^|node )0$/.test(l.trim()))).toEqual([]);
+  });
+
+  it('a setuid-root program gives the command user nothing (no-new-privileges)', async () => {
+    expect(await sh(sandbox, 'ls -l /usr/local/bin/suid-id | cut -c1-10; suid-id -u; suid-id -G')).toBe(
+      '-rwsr-xr-x\n10001\n10001\n',
+    );
+  });
+
+  it("an image's passwd entry for 10001 does not give commands its groups", async () => {
+    expect(await sh(sandbox, 'id -u; id -g; id -G')).toBe('10001\n10001\n10001\n');
+  });
+});
