@@ -64,6 +64,8 @@ export async function prepareRunEnvironment(
         limits,
         copy: { exclude: [...config.copy.exclude], include: [...config.copy.include] },
         stateDir: o.stateDir,
+        // Setup's workspace may hold what it wrote with the setup secrets: an orphan is never saved for resume.
+        salvage: false,
         ...(copy.ignore ? { ignore: copy.ignore } : {}),
         ...(o.policy.paths ? { pathRules: o.policy.paths } : {}),
         egress: {
