@@ -93,3 +93,56 @@ describe('a toolchain image whose ENV points root at files the agent writes (red
     expect(await sh(sandbox, 'id -u; id -g; id -G')).toBe('10001\n10001\n10001\n');
   });
 });
+
+describe('a toolchain image whose /workspace, /tmp and /var/gatehouse are symbolic links (red team)', () => {
+  it('derives a run image with real folders there, leaving the link targets alone', async () => {
+    const tag = `gatehouse-test/linked-dirs:${stamp}`;
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'gh-rt12-'));
+    writeFileSync(
+      path.join(dir, 'Dockerfile'),
+      [
+        'FROM gatehouse/sandbox:latest',
+        'USER 0:0',
+        // /tmp would get a tmpfs (mode 1777) and /workspace the agent's volume: mounted where the link leads.
+        'RUN mkdir -p /opt/precious/ws /opt/precious/state && echo keep > /opt/precious/ws/keep \\',
+        ' && chmod 755 /opt/precious /opt/precious/ws && rm -rf /workspace /tmp /var/gatehouse \\',
+        ' && ln -s /opt/precious/ws /workspace && ln -s /opt/precious /tmp && ln -s /opt/precious/state /var/gatehouse',
+        '',
+      ].join('\n'),
+    );
+    execFileSync(
+      'docker',
+      ['build', '-q', '-t', tag, '--label', `${LABEL.role}=test`, '--label', `${LABEL.owner}=${ownerLabel()}`, dir],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    created.push(tag);
+    const runImage = await ensureRunImage(await resolveToolchainImage(tag), { prune: false });
+    created.push(runImage);
+    const out = execFileSync(
+      'docker',
+      [
+        'run',
+        '--rm',
+        '--label',
+        `${LABEL.role}=test`,
+        '--entrypoint',
+        '/bin/sh',
+        runImage,
+        '-c',
+        'stat -c "%n %F %a %u" /workspace /tmp /var/gatehouse /opt/precious /opt/precious/ws; cat /opt/precious/ws/keep',
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(out).toBe(
+      [
+        '/workspace directory 755 10001',
+        '/tmp directory 1777 0',
+        '/var/gatehouse directory 700 0',
+        '/opt/precious directory 755 0',
+        '/opt/precious/ws directory 755 0',
+        'keep',
+        '',
+      ].join('\n'),
+    );
+  });
+});
