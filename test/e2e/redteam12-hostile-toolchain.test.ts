@@ -129,7 +129,8 @@ describe('a toolchain image whose /workspace, /tmp and /var/gatehouse are symbol
         '/bin/sh',
         runImage,
         '-c',
-        'stat -c "%n %F %a %u" /workspace /tmp /var/gatehouse /opt/precious /opt/precious/ws; cat /opt/precious/ws/keep',
+        'stat -c "%n %F %a %u" /workspace /tmp /var/gatehouse /opt/precious /opt/precious/ws; ' +
+          'cat /opt/precious/ws/keep',
       ],
       { encoding: 'utf8' },
     );
