@@ -5,6 +5,7 @@ import { codingTools } from '../tools/builtin/index';
 import { resolveSurface } from '../tools/registry';
 import { drive } from './drive';
 import { resumeAgent } from './resume';
+import { runRedactor } from './run-redactor';
 import { tee } from './tee';
 import type { AgentRunOptions, AgentRunResult } from './types';
 
@@ -16,7 +17,7 @@ export async function runAgent(o: AgentRunOptions): Promise<AgentRunResult> {
   const runId = o.runId ?? newId('run');
   const registry = codingTools();
   const surface = resolveSurface(registry, { mode: o.policy.mode });
-  const raw = RunLog.create(o.stateDir, runId);
+  const raw = RunLog.create(o.stateDir, runId, { redactor: runRedactor(o) });
   const tracker = new StateTracker();
   const log = tee(raw, tracker, o.onEvent);
   log.append('run.started', 'user', {
