@@ -82,6 +82,17 @@ describe('setup secrets and the cache image (red team)', () => {
     }
   });
 
+  it('refuses a secret in a large file across read boundaries; caches a large clean one', async () => {
+    // 3 MiB of filler, the secret straddling the 1 MiB mark: it arrives in two chunks.
+    await sh(
+      sandbox,
+      `mkdir -p big big2 && head -c 1048570 /dev/zero > big/f && printf "${secret}" >> big/f && ` +
+        'head -c 2097152 /dev/zero >> big/f && head -c 3145728 /dev/zero > big2/f',
+    );
+    expect(await save('big')).toMatch(/NPM_TOKEN into big\/f/);
+    expect(await save('big2')).toBe('cached');
+  });
+
   it('still caches what carries no secret', async () => {
     await sh(sandbox, 'mkdir -p clean && echo ok > clean/f && ln -s f clean/l');
     expect(await save('clean')).toBe('cached');

@@ -106,11 +106,12 @@ export async function imageFromWorkspace(
       }
       report.files++;
       report.bytes += header.size ?? 0;
-      const chunks: Buffer[] = [];
+      // Streamed into the context, never held whole: a file setup makes may be larger than memory. A
+      // secret found part-way fails the copy, and the build with it, before anything is tagged.
+      const sink = context.entry({ ...header, name: `ws/${rel}` }, (err) => (err ? reject(err) : next()));
       let tail = Buffer.alloc(0);
       body.on('data', (data: unknown) => {
         const c = data as Buffer;
-        chunks.push(c);
         if (maxSecret > 0) {
           const window = Buffer.concat([tail, c]);
           for (const f of o.forbidden ?? [])
@@ -124,9 +125,7 @@ export async function imageFromWorkspace(
           tail = window.subarray(Math.max(0, window.length - maxSecret + 1));
         }
       });
-      body.on('end', () => {
-        context.entry({ ...header, name: `ws/${rel}` }, Buffer.concat(chunks), (err) => (err ? reject(err) : next()));
-      });
+      body.pipe(sink);
       body.on('error', reject);
     });
     extract.on('finish', () => {
