@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -145,5 +146,52 @@ describe('a toolchain image whose /workspace, /tmp and /var/gatehouse are symbol
         '',
       ].join('\n'),
     );
+  });
+});
+
+const hasCompiler = spawnSync('cc', ['--version'], { stdio: 'ignore' }).status === 0;
+
+describe('a toolchain image whose LD_PRELOAD names a file the agent writes (red team)', () => {
+  let driver: SandboxDriver;
+  const tag = `gatehouse-test/preload-env:${stamp}`;
+  afterAll(async () => {
+    await driver?.close();
+  });
+
+  // The daemon's own git (baseline, changes) runs as root: it must not take the image's variables.
+  // (/tmp is noexec; the workspace is where the agent can leave a library.)
+  it.skipIf(!hasCompiler)("the daemon's root git does not load it; the command user's programs do", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'gh-rt12-so-'));
+    writeFileSync(
+      path.join(dir, 'evil.c'),
+      '#include <stdio.h>\n#include <unistd.h>\n__attribute__((constructor)) static void run(void) {\n' +
+        '  FILE *f = fopen("/tmp/.rt12-preloaded", "a");\n' +
+        '  if (f) { fprintf(f, "%d\\n", (int)getuid()); fclose(f); }\n}\n',
+    );
+    execFileSync('cc', ['-shared', '-fPIC', '-o', path.join(dir, 'evil.so'), path.join(dir, 'evil.c')]);
+    writeFileSync(
+      path.join(dir, 'Dockerfile'),
+      'FROM gatehouse/sandbox:latest\nENV LD_PRELOAD=/workspace/.rt12-evil.so\n',
+    );
+    execFileSync(
+      'docker',
+      ['build', '-q', '-t', tag, '--label', `${LABEL.role}=test`, '--label', `${LABEL.owner}=${ownerLabel()}`, dir],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    created.push(tag);
+    const runImage = await ensureRunImage(await resolveToolchainImage(tag), { prune: false });
+    created.push(runImage);
+    driver = await startDriver();
+    const repo = makeRepo({
+      'README.md': '# r\n',
+      'lib/evil.so.b64': readFileSync(path.join(dir, 'evil.so')).toString('base64'),
+    });
+    const sandbox = await driver.createSandbox({ runId: 'run_rt12_preload', repoDir: repo, image: runImage });
+    await sh(sandbox, 'base64 -d lib/evil.so.b64 > .rt12-evil.so && chmod 755 .rt12-evil.so; echo x > new.txt');
+    await sh(sandbox, 'true'); // the command user's bash loads it: the file works
+    await sandbox.changes(); // the daemon's git, as root
+    const ran = await rootExec(driver, sandbox, ['/bin/cat', '/tmp/.rt12-preloaded']);
+    expect(ran.output).toMatch(/^10001$/m);
+    expect(ran.output.split('\n').filter((l) => l.trim() === '0')).toEqual([]);
   });
 });
