@@ -25,6 +25,17 @@ const stamp = `${process.pid}-${Date.now().toString(36)}`;
 const HOSTILE = `gatehouse-test/hostile-env:${stamp}`;
 const created: string[] = [];
 
+// Every image a test here built, whichever tests ran.
+afterAll(() => {
+  for (const tag of created.reverse()) {
+    try {
+      execFileSync('docker', ['image', 'rm', '-f', tag], { stdio: 'ignore' });
+    } catch {
+      // already gone
+    }
+  }
+});
+
 describe('a toolchain image whose ENV points root at files the agent writes (red team)', () => {
   let driver: SandboxDriver;
   let sandbox: Sandbox;
@@ -56,13 +67,6 @@ describe('a toolchain image whose ENV points root at files the agent writes (red
   });
   afterAll(async () => {
     await driver?.close();
-    for (const tag of created.reverse()) {
-      try {
-        execFileSync('docker', ['image', 'rm', '-f', tag], { stdio: 'ignore' });
-      } catch {
-        // already gone
-      }
-    }
   });
 
   it('the root scan runs nothing the agent wrote, whatever the image points BASH_ENV and friends at', async () => {
