@@ -9,6 +9,7 @@ import {
   chmodSync,
   chownSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -48,6 +49,18 @@ function appendLine(file, line) {
 mkdirSync('/etc', { recursive: true });
 if (!hasId('/etc/passwd', 2)) appendLine('/etc/passwd', `sandbox:x:${UID}:${UID}:gatehouse sandbox:/tmp:/bin/false`);
 if (!hasId('/etc/group', 2)) appendLine('/etc/group', `sandbox:x:${UID}:`);
+
+// A folder gatehouse mounts on (the workspace volume, /tmp's tmpfs, the daemon's state) must be a
+// real one: Docker mounts where a symbolic link leads, and chown, chmod and emptying below would
+// follow it too, handing the link's target (say /opt/gatehouse/bin) to the command user.
+function realDir(dir) {
+  const st = lstatSync(dir, { throwIfNoEntry: false });
+  if (st && !st.isDirectory()) rmSync(dir, { force: true });
+  mkdirSync(dir, { recursive: true });
+}
+realDir('/workspace');
+realDir('/var/gatehouse');
+realDir('/tmp');
 
 // Docker fills a fresh workspace volume with what the image has at /workspace: only the copied
 // repository may be there, so whatever the toolchain image keeps at that path is left out.

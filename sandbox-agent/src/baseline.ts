@@ -135,7 +135,11 @@ export class Baseline {
       ],
       {
         cwd: this.workspace,
-        env: { ...scrubbedEnv({ GIT_INDEX_FILE: path.join(this.stateDir, index), ...SAFE_GIT_ENV }), ...git.env },
+        // As root: without the image's variables (scrubbedEnv's image: false).
+        env: {
+          ...scrubbedEnv({ GIT_INDEX_FILE: path.join(this.stateDir, index), ...SAFE_GIT_ENV }, { image: false }),
+          ...git.env,
+        },
         timeoutMs,
         outputCap,
         signal,

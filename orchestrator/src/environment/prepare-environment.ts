@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import type { OutputChunk } from '@gatehouse/shared';
 import type { LogPort } from '../tools/ports';
 import type { CommandRunner } from './command-runner';
@@ -14,6 +16,8 @@ export interface EnvironmentSpec {
   egress: { setup: readonly string[]; agent: readonly string[]; deny: readonly string[] };
   /** Values for setup only (`--setup-env NAME`), by name. */
   secrets: Readonly<Record<string, string>>;
+  /** What decides the files setup may read (copy globs, the policy's withheld paths): part of the cache key. */
+  readScope: string;
 }
 
 export interface EgressDecisionRecord {
@@ -126,6 +130,8 @@ export async function prepareEnvironment(o: PrepareOptions): Promise<PreparedEnv
     egress: spec.egress.setup,
     secretNames,
     lockfiles: await lockfileHashes(o.repoDir),
+    readScope: spec.readScope,
+    repository: realRepository(o.repoDir),
   });
   const cacheImage = setupCacheImage(cacheKey);
   log.append('setup.started', 'runtime', {
@@ -171,13 +177,14 @@ export async function prepareEnvironment(o: PrepareOptions): Promise<PreparedEnv
     // 5.
     const env = { ...sandbox.proxyEnv, ...spec.secrets };
     for (const [index, command] of spec.setup.entries()) {
-      const onOutput = o.onOutput ? (c: OutputChunk): void => o.onOutput?.(o.redact(c.data), c.stream) : undefined;
+      const live = o.onOutput ? redactedLines(o.redact, o.onOutput) : undefined;
       const r = await sandbox.run(command, {
         purpose: 'setup',
         timeoutMs: SETUP_COMMAND_TIMEOUT_MS,
         env,
-        ...(onOutput ? { onOutput } : {}),
+        ...(live ? { onOutput: live.write } : {}),
       });
+      live?.end();
       const output = o.redact(r.output);
       const kept = headAndTail(output);
       log.append('setup.command', 'runtime', {
@@ -237,6 +244,34 @@ export function recordDecision(log: LogPort, d: EgressDecisionRecord): void {
   else log.append('egress.denied', 'sandbox', { ...base, reason: d.reason ?? 'not on the allowlist' });
 }
 
+/** A line longer than this is shown in pieces (a secret cut at such a piece's end is not caught). */
+const LIVE_LINE_MAX = 64 * 1024;
+
+/**
+ * Live output, redacted a whole line at a time: chunks end anywhere, and a secret cut in two by a
+ * chunk boundary would pass a per-chunk redaction (`s3cr` + `3t-value`).
+ */
+function redactedLines(
+  redact: (text: string) => string,
+  emit: (text: string, stream: 'stdout' | 'stderr') => void,
+): { write: (c: OutputChunk) => void; end: () => void } {
+  const pending = { stdout: '', stderr: '' };
+  return {
+    write: (c) => {
+      const text = pending[c.stream] + c.data;
+      const cut = text.length > LIVE_LINE_MAX ? text.length : text.lastIndexOf('\n') + 1;
+      pending[c.stream] = text.slice(cut);
+      if (cut > 0) emit(redact(text.slice(0, cut)), c.stream);
+    },
+    end: () => {
+      for (const stream of ['stdout', 'stderr'] as const) {
+        if (pending[stream] !== '') emit(redact(pending[stream]), stream);
+        pending[stream] = '';
+      }
+    },
+  };
+}
+
 function headAndTail(text: string): { text: string; cut: boolean } {
   if (text.length <= 2 * LOGGED_OUTPUT_HALF) return { text, cut: false };
   const omitted = text.length - 2 * LOGGED_OUTPUT_HALF;
@@ -250,4 +285,12 @@ function headAndTail(text: string): { text: string; cut: boolean } {
 
 function lastLines(text: string, n: number): string {
   return text.trimEnd().split('\n').slice(-n).join('\n');
+}
+
+function realRepository(repoDir: string): string {
+  try {
+    return realpathSync(repoDir);
+  } catch {
+    return path.resolve(repoDir);
+  }
 }

@@ -64,6 +64,8 @@ export async function prepareRunEnvironment(
         limits,
         copy: { exclude: [...config.copy.exclude], include: [...config.copy.include] },
         stateDir: o.stateDir,
+        // Setup's workspace may hold what it wrote with the setup secrets: an orphan is never saved for resume.
+        salvage: false,
         ...(copy.ignore ? { ignore: copy.ignore } : {}),
         ...(o.policy.paths ? { pathRules: o.policy.paths } : {}),
         egress: {
@@ -97,6 +99,7 @@ export async function prepareRunEnvironment(
       ...(config.check ? { check: config.check } : {}),
       egress: config.egress,
       secrets,
+      readScope: setupReadScope(o),
     },
     repoDir: h.repoDir,
     log: h.log,
@@ -104,6 +107,16 @@ export async function prepareRunEnvironment(
     redact: (text) => h.raw.redact(text),
     ...(o.onSetupOutput ? { onOutput: o.onSetupOutput } : {}),
   });
+}
+
+/**
+ * What decides the files the setup sandbox's copy lets setup read: the copy's globs and the policy
+ * whose path rules withhold files (by its hash; a policy with path rules but no record is marked so).
+ */
+export function setupReadScope(o: Pick<RunEnvironment, 'projectConfig' | 'policyRecord' | 'policy'>): string {
+  const copy = o.projectConfig?.copy;
+  const policy = o.policyRecord?.sha256 ?? (o.policy.paths ? 'path rules of an unrecorded policy' : null);
+  return JSON.stringify({ exclude: copy?.exclude ?? [], include: copy?.include ?? [], policy });
 }
 
 /** The sandbox options a prepared environment adds: its image, its limits, the agent phase's way out. */

@@ -8,6 +8,7 @@ import { reapOrphans } from '../sandbox/reaper';
 import { restoreSaved } from '../sandbox/workspace-save';
 import { codingTools } from '../tools/builtin/index';
 import { drive } from './drive';
+import { runRedactor } from './run-redactor';
 import { tee } from './tee';
 import type { AgentRunResult, RunEnvironment, RunHandle } from './types';
 import type { LogPort } from '../tools/ports';
@@ -34,7 +35,7 @@ export async function resumeAgent(
   o: RunEnvironment,
   finishFor?: (log: LogPort & { events(): readonly EventEnvelope[] }) => RunHandle['finish'],
 ): Promise<AgentRunResult> {
-  const { log: raw } = RunLog.open(o.stateDir, runId);
+  const { log: raw } = RunLog.open(o.stateDir, runId, { redactor: runRedactor(o) });
   let handed = false;
   try {
     const events = raw.events();

@@ -1,11 +1,11 @@
 import { newId } from '@gatehouse/shared';
 import { StateTracker } from '../events/state';
-import { Redactor } from '../events/redact';
 import { RunLog } from '../events/store';
 import { codingTools } from '../tools/builtin/index';
 import { resolveSurface } from '../tools/registry';
 import { drive } from './drive';
 import { resumeAgent } from './resume';
+import { runRedactor } from './run-redactor';
 import { tee } from './tee';
 import type { AgentRunOptions, AgentRunResult } from './types';
 import { recordedEnvironment } from './recorded-environment';
@@ -18,13 +18,7 @@ export async function runAgent(o: AgentRunOptions): Promise<AgentRunResult> {
   const runId = o.runId ?? newId('run');
   const registry = codingTools();
   const surface = resolveSurface(registry, { mode: o.policy.mode });
-  // Setup's secrets are redacted whatever they are called (the name rule alone would miss REGISTRY_PASS).
-  const secrets = Object.entries(o.setupEnv ?? {}).map(([name, value]) => ({ name, value }));
-  const raw = RunLog.create(
-    o.stateDir,
-    runId,
-    secrets.length ? { redactor: Redactor.fromEnv(process.env, secrets) } : {},
-  );
+  const raw = RunLog.create(o.stateDir, runId, { redactor: runRedactor(o) });
   const tracker = new StateTracker();
   const log = tee(raw, tracker, o.onEvent);
   log.append('run.started', 'user', {

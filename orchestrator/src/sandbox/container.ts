@@ -53,6 +53,8 @@ export interface ContainerSpec {
   limits: SandboxLimits;
   /** The run's state directory on the host (a label for the reaper, which saves orphans' workspaces there). */
   stateDir?: string;
+  /** false: the reaper never saves this sandbox's workspace (a label it reads). */
+  salvage?: boolean;
   /** VOLUMEs the image declares (a toolchain's own): each gets a bounded tmpfs instead of a disk volume. */
   imageVolumes?: string[];
   /** The egress proxy's settings for every command (egress-proxy.ts proxyEnv), when the sandbox has a way out. */
@@ -97,6 +99,7 @@ export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCr
       [LABEL.run]: spec.runId,
       [LABEL.sandbox]: spec.sandboxId,
       ...(spec.stateDir ? { [LABEL.state]: spec.stateDir } : {}),
+      ...(spec.salvage === false ? { [LABEL.salvage]: 'never' } : {}),
     }),
     NetworkingConfig: { EndpointsConfig: { [spec.network]: {} } },
     HostConfig: {

@@ -4,6 +4,7 @@ import type Docker from 'dockerode';
 import type { PathDenial } from '../policy/path-denial';
 import { DAEMON_UID, SANDBOX_UID, WORKSPACE } from './container';
 import { listRepository, type ListedEntry, type SkippedPath } from './copy-list';
+import { isGitConfigFile, scrubGitCredentials } from './git-config-scrub';
 import { historyMayHold } from './git-history';
 import { nodeStream } from './streams';
 import { packItems, type PackItem } from './tar-pack';
@@ -106,7 +107,14 @@ export async function copyRepository(
     else if (locked) report.protect.entries.push(rel);
     const uid = locked ? DAEMON_UID : SANDBOX_UID;
     const mode = st.mode & 0o7777;
-    items.push({ rel, st, uid, uname: locked ? 'root' : 'sandbox', mode: locked ? mode & ~0o022 : mode });
+    items.push({
+      rel,
+      st,
+      uid,
+      uname: locked ? 'root' : 'sandbox',
+      mode: locked ? mode & ~0o022 : mode,
+      ...(st.isFile() && isGitConfigFile(rel) ? { transform: scrubConfig } : {}),
+    });
   }
   report.copied = items.length - 1;
   for (const item of items) if (item.rel !== '') copiedPaths.add(item.rel);
@@ -165,4 +173,9 @@ function anyWithheld(
     }
   }
   return undefined;
+}
+
+/** A git config as copied: without the credentials a user's machine keeps there (git-config-scrub.ts). */
+function scrubConfig(content: Buffer): Buffer {
+  return Buffer.from(scrubGitCredentials(content.toString('latin1')), 'latin1');
 }

@@ -66,6 +66,11 @@ export interface CreateSandboxOptions {
   /** Where the run's log lives: a label, so a reaper in any process saves the orphan's workspace there. */
   stateDir?: string;
   /**
+   * false: if the orchestrator dies, the reaper removes this sandbox without saving its workspace
+   * (setup's sandbox, whose files may hold what setup wrote with its secrets).
+   */
+  salvage?: boolean;
+  /**
    * A way out through a per-run egress proxy allowing exactly these hosts (docs/egress.md); without
    * it the sandbox reaches nothing. Every command gets the proxy settings.
    */
@@ -183,6 +188,7 @@ export class SandboxDriver {
             heartbeatMs: this.heartbeatMs,
             limits,
             ...(opts.stateDir ? { stateDir: opts.stateDir } : {}),
+            ...(opts.salvage === false ? { salvage: false } : {}),
             imageVolumes,
             ...(egress ? { proxyEnv: proxyEnv(`http://${EGRESS_ALIAS}:${EGRESS_PORT}`) } : {}),
           }),

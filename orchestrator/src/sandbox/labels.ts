@@ -7,6 +7,8 @@ export const LABEL = {
   owner: 'gatehouse.owner',
   /** The absolute state directory of the sandbox's run (where the reaper saves its workspace). */
   state: 'gatehouse.state',
+  /** `never`: an orphan's workspace is not saved (setup's: it may hold what setup wrote with its secrets). */
+  salvage: 'gatehouse.salvage',
 } as const;
 
 /**

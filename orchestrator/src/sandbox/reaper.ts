@@ -47,14 +47,18 @@ export async function reapOrphans(
   for (const c of containers) {
     if (!everything && !ownerIsDead(c.Labels[LABEL.owner])) continue;
     const runId = c.Labels[LABEL.run] ?? '';
-    try {
-      // The label names the run's own state directory; the caller's is the fallback for older sandboxes.
-      const own = c.Labels[LABEL.state];
-      const saved = await salvage(d.getContainer(c.Id), c.State, own && path.isAbsolute(own) ? own : stateDir, runId);
-      if ('file' in saved) report.salvaged.push({ runId, file: saved.file });
-      else if (saved.reason) report.unsaved.push({ runId, reason: saved.reason });
-    } catch (e) {
-      report.unsaved.push({ runId, reason: `saving its workspace failed: ${(e as Error).message.slice(0, 300)}` });
+    if (c.Labels[LABEL.salvage] === 'never') {
+      report.unsaved.push({ runId, reason: 'a setup sandbox: its files may hold setup secrets, so it is not saved' });
+    } else {
+      try {
+        // The label names the run's own state directory; the caller's is the fallback for older sandboxes.
+        const own = c.Labels[LABEL.state];
+        const saved = await salvage(d.getContainer(c.Id), c.State, own && path.isAbsolute(own) ? own : stateDir, runId);
+        if ('file' in saved) report.salvaged.push({ runId, file: saved.file });
+        else if (saved.reason) report.unsaved.push({ runId, reason: saved.reason });
+      } catch (e) {
+        report.unsaved.push({ runId, reason: `saving its workspace failed: ${(e as Error).message.slice(0, 300)}` });
+      }
     }
     try {
       await d.getContainer(c.Id).remove({ force: true, v: true });

@@ -16,6 +16,35 @@ export const RUN_IMAGE_LABEL = { runtime: 'gatehouse.runtime', toolchain: 'gateh
 const NODE = '/opt/gatehouse/runtime/bin/node';
 
 /**
+ * Variables that make node, the dynamic loader, bash, sh or git load or run a file they name (or
+ * write where they say), emptied in the run image so that no process of root's reads the
+ * toolchain's. Only those for which empty means unset: GIT_DIR, GIT_EXEC_PATH, GIT_SSH and the like
+ * cannot be emptied without breaking git, and gatehouse's own git sets those it uses.
+ */
+export const ROOT_ENV_CLEARED = [
+  'NODE_OPTIONS',
+  'NODE_PATH',
+  'LD_PRELOAD',
+  'LD_LIBRARY_PATH',
+  'LD_AUDIT',
+  'GCONV_PATH',
+  'BASH_ENV',
+  'ENV',
+  'PS4',
+  'SHELLOPTS',
+  'BASHOPTS',
+  'PROMPT_COMMAND',
+  'GIT_CONFIG_PARAMETERS',
+  'GIT_TRACE',
+  'GIT_TRACE_PACKET',
+  'GIT_TRACE_PERFORMANCE',
+  'GIT_TRACE_SETUP',
+  'GIT_TRACE2',
+  'GIT_TRACE2_EVENT',
+  'GIT_TRACE2_PERF',
+] as const;
+
+/**
  * The run image for a toolchain image (present locally: resolveToolchainImage pulls or builds it):
  * `gatehouse/run:<hash of runtime tag + toolchain image id>`, FROM the toolchain image with the
  * runtime's /opt/gatehouse copied in, prepared by the bundled node (prepare.mjs: user 10001,
@@ -92,6 +121,10 @@ function runDockerfile(runtime: string, toolchainId: string): string {
     `FROM ${runtime} AS gatehouse-runtime`,
     `FROM ${toolchainId}`,
     'USER 0:0',
+    // The toolchain's ENV is inherited by everything root runs here: this build step, the daemon and
+    // the orchestrator's `docker exec` helpers. None of it may name code to load or run (the toolchain's
+    // values reach commands through toolchain-env.json, as the command user's own business).
+    `ENV ${ROOT_ENV_CLEARED.map((name) => `${name}=""`).join(' ')}`,
     'COPY --from=gatehouse-runtime /opt/gatehouse /opt/gatehouse',
     'COPY toolchain-env.json /opt/gatehouse/toolchain-env.json',
     `RUN ${JSON.stringify([NODE, '/opt/gatehouse/prepare.mjs'])}`,

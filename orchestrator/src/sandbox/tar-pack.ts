@@ -14,6 +14,8 @@ export interface PackItem {
   uname: string;
   /** Permission bits written (the caller may clear write bits). */
   mode: number;
+  /** Rewrites the content before it is written (read whole, whatever its size). */
+  transform?: (content: Buffer) => Buffer;
 }
 
 /** Files up to this size are read whole; larger ones are streamed. */
@@ -46,8 +48,9 @@ async function write(pack: tar.Pack, root: string, items: PackItem[]): Promise<v
     const file = path.join(root, it.rel);
     if (it.st.isDirectory()) await entry(pack, { ...header, type: 'directory' });
     else if (it.st.isSymbolicLink()) await entry(pack, { ...header, type: 'symlink', linkname: readlinkSync(file) });
-    else if (it.st.size <= READ_WHOLE_MAX) {
-      const content = readWhole(file, it.rel);
+    else if (it.st.size <= READ_WHOLE_MAX || it.transform) {
+      const read = readWhole(file, it.rel);
+      const content = it.transform ? it.transform(read) : read;
       await entry(pack, { ...header, type: 'file', size: content.length }, content);
     } else await streamFile(pack, header, file, it.rel);
   }

@@ -49,17 +49,21 @@ export async function imageFromWorkspace(
   const pendingDirs = new Map<string, tarStream.Header>();
   const maxSecret = Math.max(0, ...(o.forbidden ?? []).map((f) => Buffer.byteLength(f.value)));
 
-  const emitParents = (rel: string): void => {
+  /** Adds the folders above `rel` not yet added; the name of a secret one of them carries stops it. */
+  const emitParents = (rel: string): string | undefined => {
     const parts = rel.split('/');
     for (let i = 1; i < parts.length; i++) {
       const dir = parts.slice(0, i).join('/');
       const header = pendingDirs.get(dir);
       if (header) {
+        const carried = secretInHeader(header, o.forbidden);
+        if (carried) return carried;
         context.entry({ ...header, name: `ws/${dir}` });
         pendingDirs.delete(dir);
         kept.add(dir);
       }
     }
+    return undefined;
   };
 
   const copying = new Promise<void>((resolve, reject) => {
@@ -80,7 +84,17 @@ export async function imageFromWorkspace(
         body.resume();
         return;
       }
-      emitParents(rel);
+      // A secret rides as easily in what describes an entry as in its content: its name, a link's
+      // target, an extended attribute (pax records). Those are checked whole, before anything is kept.
+      const carried = secretInHeader(header, o.forbidden) ?? emitParents(rel);
+      if (carried)
+        return fail(
+          new SandboxError(
+            `setup put the value of ${carried} into the name, link target or attributes of a path under ` +
+              `${rel.split('/')[0]}; secrets given to setup must not reach the agent, so nothing was cached ` +
+              `and the run stops. Keep credentials out of the files setup leaves behind.`,
+          ),
+        );
       const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
       if (parent === '' || !kept.has(parent)) report.roots.push(rel);
       kept.add(rel);
@@ -92,11 +106,12 @@ export async function imageFromWorkspace(
       }
       report.files++;
       report.bytes += header.size ?? 0;
-      const chunks: Buffer[] = [];
+      // Streamed into the context, never held whole: a file setup makes may be larger than memory. A
+      // secret found part-way fails the copy, and the build with it, before anything is tagged.
+      const sink = context.entry({ ...header, name: `ws/${rel}` }, (err) => (err ? reject(err) : next()));
       let tail = Buffer.alloc(0);
       body.on('data', (data: unknown) => {
         const c = data as Buffer;
-        chunks.push(c);
         if (maxSecret > 0) {
           const window = Buffer.concat([tail, c]);
           for (const f of o.forbidden ?? [])
@@ -110,9 +125,7 @@ export async function imageFromWorkspace(
           tail = window.subarray(Math.max(0, window.length - maxSecret + 1));
         }
       });
-      body.on('end', () => {
-        context.entry({ ...header, name: `ws/${rel}` }, Buffer.concat(chunks), (err) => (err ? reject(err) : next()));
-      });
+      body.pipe(sink);
       body.on('error', reject);
     });
     extract.on('finish', () => {
@@ -162,4 +175,12 @@ export async function imageFromWorkspace(
       .catch(() => undefined);
   }
   return report;
+}
+
+/** The name of the first forbidden value in an entry's name, link target or pax records, if any. */
+function secretInHeader(header: tarStream.Header, forbidden: WorkspaceImageOptions['forbidden']): string | undefined {
+  if (!forbidden || forbidden.length === 0) return undefined;
+  const pax = (header as tarStream.Header & { pax?: Record<string, string> }).pax ?? {};
+  const texts = [header.name, header.linkname ?? '', ...Object.entries(pax).flat()];
+  return forbidden.find((f) => f.value !== '' && texts.some((t) => t.includes(f.value)))?.name;
 }

@@ -81,11 +81,14 @@ describe('an entry within another (narrowing)', () => {
     ['10.0.0.0/8', '10.1.0.0/16', true],
     ['10.1.0.0/16', '10.0.0.0/8', false],
     ['10.0.0.0/8', '11.0.0.1', false],
-    // No port means 80 and 443 (as the proxy reads it): another port is a widening.
+    // No port means 80 and 443 to the proxy (shared/src/egress): a repository may not add another port.
     ['10.0.0.1', '10.0.0.1:4873', false],
     ['10.0.0.1', '10.0.0.1:443', true],
-    ['registry.example', 'registry.example:22', false],
-    ['10.0.0.0/8', '10.1.2.3:3128', false],
+    ['registry.npmjs.org', 'registry.npmjs.org:22', false],
+    ['registry.npmjs.org', 'registry.npmjs.org:80', true],
+    ['*.example.com', 'a.example.com:6379', false],
+    ['10.0.0.0/8', '10.1.2.3:5432', false],
+    ['10.0.0.0/8', '10.1.2.3:443', true],
     ['10.0.0.1:4873', '10.0.0.1', false],
     ['10.0.0.1', '10.0.0.1/32', true],
     ['10.0.0.1', '10.0.0.0/24', false],

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { decideTarget, parseEgressPolicy } from '@gatehouse/shared/egress';
 import { loadProjectConfig } from '../../src/config/load';
 import { repoWith, trustedFile } from './helpers';
 
@@ -101,21 +102,41 @@ describe("a repository's config can only narrow", () => {
   it('keeps only hosts the trusted list already allows, wildcard-aware, per phase', () => {
     const c = load({
       egress: {
-        setup: ['files.pythonhosted.org', 'evil.example.com', '10.1.2.3:3128', 'pythonhosted.org', 'api.example.com'],
+        setup: ['files.pythonhosted.org', 'evil.example.com', '10.1.2.3:443', 'pythonhosted.org', 'api.example.com'],
         agent: ['api.example.com:443', 'api.example.com', 'pypi.org'],
       },
     });
-    // 10.1.2.3:3128 is inside the trusted 10.0.0.0/8, but on a port that entry does not open (80 and 443 only).
-    expect(c.egress.setup).toEqual(['files.pythonhosted.org']);
+    // 10.1.2.3:3128 used to be kept here, but the trusted 10.0.0.0/8 means ports 80 and 443 only.
+    expect(c.egress.setup).toEqual(['files.pythonhosted.org', '10.1.2.3:443']);
     expect(c.egress.agent).toEqual(['api.example.com:443']);
     expect(c.ignored).toEqual([
       'egress.setup evil.example.com',
-      'egress.setup 10.1.2.3:3128',
       'egress.setup pythonhosted.org',
       'egress.setup api.example.com',
       'egress.agent api.example.com',
       'egress.agent pypi.org',
     ]);
+  });
+
+  it('cannot add a port the proxy would not open for the trusted entry (no port there means 80 and 443)', () => {
+    const asked = ['pypi.org:22', 'files.pythonhosted.org:6379', '10.1.2.3:5432', '10.1.2.3', 'pypi.org:443'];
+    const c = load({ egress: { setup: asked } });
+    expect(c.egress.setup).toEqual(['10.1.2.3', 'pypi.org:443']);
+    const trusted = parseEgressPolicy(TRUSTED.egress.setup, TRUSTED.egress.deny);
+    const narrowed = parseEgressPolicy(c.egress.setup, c.egress.deny);
+    if ('errors' in trusted || 'errors' in narrowed) throw new Error('lists do not parse');
+    // What the proxy itself decides: nothing the narrowed list opens is closed under the trusted one.
+    for (const [host, port] of [
+      ['pypi.org', 22],
+      ['files.pythonhosted.org', 6379],
+      ['10.1.2.3', 5432],
+      ['pypi.org', 443],
+      ['10.1.2.3', 80],
+    ] as const) {
+      if (decideTarget(narrowed.policy, host, port).ok) expect(decideTarget(trusted.policy, host, port).ok).toBe(true);
+    }
+    expect(decideTarget(narrowed.policy, 'pypi.org', 22).ok).toBe(false);
+    expect(decideTarget(narrowed.policy, '10.1.2.3', 5432).ok).toBe(false);
   });
 
   it('with no trusted hosts (the defaults) every host it asks for is ignored', () => {

@@ -12,6 +12,7 @@ const spec = (over: Partial<EnvironmentSpec> = {}): EnvironmentSpec => ({
   setup: ['npm ci'],
   egress: { setup: ['registry.example:4873'], agent: [], deny: [] },
   secrets: {},
+  readScope: '{}',
   ...over,
 });
 
@@ -124,6 +125,32 @@ describe('prepareEnvironment', () => {
     const started = log.events()[0]?.data as { secrets: string[] };
     expect(started.secrets).toEqual(['NPM_TOKEN']);
     expect(JSON.stringify(log.events())).not.toContain('s3cr3t-value');
+  });
+
+  it('a secret cut in two by the output chunks is still redacted in the live output (red team)', async () => {
+    const log = newLog();
+    const { p } = ports();
+    const chunked: CommandRunner = async (command, opts) => {
+      if (opts.purpose === 'preflight')
+        return { status: 'ok', exitCode: 0, output: 'found\t/usr/bin/npm\n', truncated: false, durationMs: 1 };
+      for (const data of ['token is s3cr', '3t-value\nand s3', 'cr3t-v', 'alue at the end'])
+        opts.onOutput?.({ v: 1, invocationId: 'inv_x', seq: 0, stream: 'stdout', data });
+      const output = 'token is s3cr3t-value\nand s3cr3t-value at the end';
+      return { status: 'ok', exitCode: 0, output, truncated: false, durationMs: 2 };
+    };
+    const start = p.startSetupSandbox.bind(p);
+    p.startSetupSandbox = async (x) => ({ ...(await start(x)), run: chunked });
+    const live: string[] = [];
+    const r = await prepareEnvironment({
+      spec: spec({ secrets: { NPM_TOKEN: 's3cr3t-value' } }),
+      repoDir: '/nonexistent',
+      log,
+      ports: p,
+      redact: (s) => s.replaceAll('s3cr3t-value', '[REDACTED]'),
+      onOutput: (t) => live.push(t),
+    });
+    expect(r).toMatchObject({ kind: 'ready' });
+    expect(live.join('')).toBe('token is [REDACTED]\nand [REDACTED] at the end');
   });
 
   it('a failing command ends setup with its output, runs nothing after it, caches nothing', async () => {

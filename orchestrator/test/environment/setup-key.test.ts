@@ -11,6 +11,8 @@ const base: SetupKeyInputs = {
   egress: ['registry.npmjs.org'],
   secretNames: ['NPM_TOKEN'],
   lockfiles: { 'package-lock.json': 'h1' },
+  readScope: '{"exclude":[],"include":[],"policy":null}',
+  repository: '/home/u/project',
 };
 
 describe('setupCacheKey', () => {
@@ -30,6 +32,11 @@ describe('setupCacheKey', () => {
     ['secret names', { secretNames: [] }],
     ['a lockfile', { lockfiles: { 'package-lock.json': 'h2' } }],
     ['a new lockfile', { lockfiles: { 'package-lock.json': 'h1', 'sub/yarn.lock': 'h3' } }],
+    // Red team: a result built where .env was readable must not serve a run whose policy withholds it.
+    ['policy that withholds paths', { readScope: '{"exclude":[],"include":[],"policy":"sha-of-policy"}' }],
+    // Red team: a fork with the same lockfiles but a hostile install script must not poison another repository's cache.
+    ['repository', { repository: '/home/u/fork-of-project' }],
+    ['copy globs', { readScope: '{"exclude":[],"include":[".env"],"policy":null}' }],
   ])('changes when the %s changes', (_what, change) => {
     expect(setupCacheKey({ ...base, ...change })).not.toBe(setupCacheKey(base));
   });

@@ -18,8 +18,13 @@ const SYSTEM_PATH = '/usr/local/bin:/usr/bin:/bin';
  * locks) belongs to root, so git would refuse the repository as of "dubious ownership"; inside a
  * sandbox with one user that check protects nothing.
  */
-export function scrubbedEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const image = imageEnvironment();
+export function scrubbedEnv(
+  extra: Record<string, string> = {},
+  opts: { image?: boolean } = {},
+): Record<string, string> {
+  // A program the daemon runs as root (its own git) gets none of the image's variables: they are the
+  // command user's, and may name a file that user wrote (LD_PRELOAD=/workspace/x.so).
+  const image = opts.image === false ? {} : imageEnvironment();
   const imagePath = `${GIT_WRAPPER_DIR}:${image.PATH || SYSTEM_PATH}`;
   const env: Record<string, string> = {
     ...image,
