@@ -265,7 +265,8 @@ function redactedLines(
     },
     end: () => {
       for (const stream of ['stdout', 'stderr'] as const) {
-        if (pending[stream] !== '') emit(redact(pending[stream]), stream);
+        // The command's last line, unterminated: ended here so a printer that waits for lines shows it.
+        if (pending[stream] !== '') emit(`${redact(pending[stream])}\n`, stream);
         pending[stream] = '';
       }
     },

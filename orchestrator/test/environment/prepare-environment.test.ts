@@ -150,7 +150,7 @@ describe('prepareEnvironment', () => {
       onOutput: (t) => live.push(t),
     });
     expect(r).toMatchObject({ kind: 'ready' });
-    expect(live.join('')).toBe('token is [REDACTED]\nand [REDACTED] at the end');
+    expect(live.join('')).toBe('token is [REDACTED]\nand [REDACTED] at the end\n');
   });
 
   it('a failing command ends setup with its output, runs nothing after it, caches nothing', async () => {
