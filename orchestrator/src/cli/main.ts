@@ -1,6 +1,14 @@
-import { existsSync, statSync } from 'node:fs';
-import path from 'node:path';
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError } from 'commander';
+import {
+  collect,
+  parseBase,
+  parseCount,
+  parseMode,
+  parseOnAsk,
+  parseRepo,
+  parseScope,
+  parseSeconds,
+} from './option-parsers';
 import { doctor } from './doctor';
 import { buildImages } from './images';
 import { natsInit } from './nats';
@@ -20,13 +28,6 @@ import { Mode } from '../policy/mode';
 import { exitCodeFor, exitCodeOfError } from './exit-codes';
 import { DEFAULT_BUDGETS } from '../run/budgets';
 
-/** A --repo value must name an existing directory; anything else is a usage error (exit 2). */
-function parseRepo(value: string): string {
-  const dir = path.resolve(value);
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InvalidArgumentError(`${dir} is not a directory`);
-  return dir;
-}
-
 /**
  * The run an answer over NATS goes to: resolved like every run id where its log is here; a live
  * run on another machine has no log here, and its id is taken as given.
@@ -38,45 +39,6 @@ function natsRunId(ref: string, stateDir: string | undefined): string {
     if (e instanceof RunNotFoundError && ref !== LATEST) return ref;
     throw e;
   }
-}
-
-function parseCount(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
-  return n;
-}
-
-function parseMode(value: string): Mode {
-  const m = Mode.safeParse(value);
-  if (!m.success) throw new InvalidArgumentError(`must be one of ${Mode.options.join(', ')}`);
-  return m.data;
-}
-
-function parseOnAsk(value: string): 'pause' | 'deny' {
-  if (value === 'pause' || value === 'deny') return value;
-  throw new InvalidArgumentError('must be pause or deny');
-}
-
-function parseScope(value: string): 'once' | 'run' {
-  if (value === 'once' || value === 'run') return value;
-  throw new InvalidArgumentError('must be once or run');
-}
-
-function parseSeconds(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0 || n > 86_400)
-    throw new InvalidArgumentError('must be a number of seconds between 0 and 86400');
-  return n;
-}
-
-/** A repeatable option: each use adds one value. */
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-function parseBase(value: string): 'auto' | 'public' | 'local' {
-  if (value === 'auto' || value === 'public' || value === 'local') return value;
-  throw new InvalidArgumentError('must be auto, public or local');
 }
 
 const program = new Command('gatehouse')
