@@ -14,9 +14,9 @@ const errorOf = (entry: unknown): string => {
 
 describe('parseEgressList: valid entries', () => {
   it.each([
-    ['registry.npmjs.org', { kind: 'name', name: 'registry.npmjs.org', subdomains: false }],
-    ['Registry.NPMJS.org.', { kind: 'name', name: 'registry.npmjs.org', subdomains: false }],
-    ['*.pythonhosted.org', { kind: 'name', name: 'pythonhosted.org', subdomains: true }],
+    ['registry.npmjs.example.com', { kind: 'name', name: 'registry.npmjs.example.com', subdomains: false }],
+    ['Registry.NPMJS.Example.COM.', { kind: 'name', name: 'registry.npmjs.example.com', subdomains: false }],
+    ['*.pythonhosted.example.net', { kind: 'name', name: 'pythonhosted.example.net', subdomains: true }],
     ['example.com:8443', { kind: 'name', name: 'example.com', subdomains: false, port: 8443 }],
     ['*.example.com:8443', { kind: 'name', name: 'example.com', subdomains: true, port: 8443 }],
     ['localhost', { kind: 'name', name: 'localhost', subdomains: false }],

@@ -52,12 +52,18 @@ describe('specialAddressKind', () => {
     expect(specialAddressKind(parseIp(text)!)).toBe(kind);
   });
 
-  it.each(['8.8.8.8', '172.32.0.1', '172.15.255.255', '100.128.0.1', '192.169.0.1', '2606:4700::1', '::ffff:8.8.8.8'])(
-    '%s is an ordinary address',
-    (text) => {
-      expect(specialAddressKind(parseIp(text)!)).toBeUndefined();
-    },
-  );
+  // Documentation addresses and the first addresses past the special ranges' edges; nothing is contacted.
+  it.each([
+    '203.0.113.50',
+    '172.32.0.1',
+    '172.15.255.255',
+    '100.128.0.1',
+    '192.169.0.1',
+    '2001:db8::1',
+    '::ffff:203.0.113.50',
+  ])('%s is an ordinary address', (text) => {
+    expect(specialAddressKind(parseIp(text)!)).toBeUndefined();
+  });
 
   it('formats addresses canonically', () => {
     expect(formatIp(parseIp('2001:0db8:0:0:0:0:0:0001')!)).toBe('2001:db8::1');
@@ -68,13 +74,19 @@ describe('specialAddressKind', () => {
 });
 
 describe('decideTarget', () => {
-  const p = policy(['registry.npmjs.org', '*.example.org', 'api.example.com:8443', '203.0.113.7', '[2001:db8::5]:443']);
+  const p = policy([
+    'registry.npmjs.example.com',
+    '*.example.org',
+    'api.example.com:8443',
+    '203.0.113.7',
+    '[2001:db8::5]:443',
+  ]);
 
   it.each([
-    ['registry.npmjs.org', 443],
-    ['registry.npmjs.org', 80],
-    ['REGISTRY.npmjs.ORG', 443],
-    ['registry.npmjs.org.', 443],
+    ['registry.npmjs.example.com', 443],
+    ['registry.npmjs.example.com', 80],
+    ['REGISTRY.npmjs.EXAMPLE.com', 443],
+    ['registry.npmjs.example.com.', 443],
     ['a.example.org', 443],
     ['a.b.example.org', 80],
     ['api.example.com', 8443],
@@ -83,9 +95,9 @@ describe('decideTarget', () => {
   });
 
   it.each([
-    ['registry.npmjs.org', 8080, /not on the allowlist/],
-    ['evil-registry.npmjs.org', 443, /not on the allowlist/],
-    ['registry.npmjs.org.evil.com', 443, /not on the allowlist/],
+    ['registry.npmjs.example.com', 8080, /not on the allowlist/],
+    ['evil-registry.npmjs.example.com', 443, /not on the allowlist/],
+    ['registry.npmjs.example.com.evil.com', 443, /not on the allowlist/],
     ['example.org', 443, /not on the allowlist/], // *.name is subdomains only
     ['aexample.org', 443, /not on the allowlist/],
     ['api.example.com', 443, /not on the allowlist/],
@@ -93,10 +105,10 @@ describe('decideTarget', () => {
     ['0x7f.1', 443, /number-form/],
     ['2130706433', 80, /number-form/],
     ['0177.0.0.1', 80, /number-form/],
-    ['registry.npmjs.org..', 443, /not a valid host name/],
-    ['registry npmjs.org', 443, /not a valid host name/],
+    ['registry.npmjs.example.com..', 443, /not a valid host name/],
+    ['registry npmjs.example.com', 443, /not a valid host name/],
     ['', 443, /not a valid host name/],
-    ['registry.npmjs.org', 0, /bad port/],
+    ['registry.npmjs.example.com', 0, /bad port/],
     ['203.0.113.8', 443, /address not on the allowlist/],
     ['203.0.113.7', 8080, /address not on the allowlist/],
     ['2001:db8::5', 80, /address not on the allowlist/],

@@ -199,7 +199,7 @@ describe('egress proxy (real Docker)', () => {
         runId: 'run_egress_bad',
         network: driver.docker.getNetwork(sandbox.info.networkId),
         phase: 'setup',
-        allow: ['https://registry.npmjs.org', 'a.*.example'],
+        allow: ['https://registry.example.invalid', 'a.*.example'],
         deny: ['x y'],
         onDecision: () => undefined,
       }),

@@ -20,14 +20,14 @@ describe('credentials in the repository git config (red team)', () => {
   it('do not reach the sandbox, while git there still works with the remote and branch settings', async () => {
     const repo = makeRepo();
     const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
-    git('remote', 'add', 'origin', 'https://x-access-token:ghs_rt12TOKENvalue@github.com/o/r.git');
-    git('config', 'http.https://github.com/.extraheader', 'AUTHORIZATION: basic cnQxMi1zZWNyZXQtaGVhZGVy');
+    git('remote', 'add', 'origin', 'https://x-access-token:ghs_rt12TOKENvalue@git.example.invalid/o/r.git');
+    git('config', 'http.https://git.example.invalid/.extraheader', 'AUTHORIZATION: basic cnQxMi1zZWNyZXQtaGVhZGVy');
     appendFileSync(path.join(repo, '.git', 'config'), '[sendemail]\n\tsmtppass = rt12-smtp-secret\n');
     const sandbox = await driver.createSandbox({ runId: 'run_rt12_gitcfg', repoDir: repo });
     const config = await sh(sandbox, 'cat .git/config');
     for (const secret of ['ghs_rt12TOKENvalue', 'cnQxMi1zZWNyZXQtaGVhZGVy', 'rt12-smtp-secret'])
       expect(config).not.toContain(secret);
-    expect(await sh(sandbox, 'git remote get-url origin')).toBe('https://github.com/o/r.git\n');
+    expect(await sh(sandbox, 'git remote get-url origin')).toBe('https://git.example.invalid/o/r.git\n');
     expect(await sh(sandbox, 'git status --porcelain; git log --format=%s')).toBe('fixture\n');
     await sandbox.destroy();
   });

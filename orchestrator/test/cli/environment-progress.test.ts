@@ -13,10 +13,10 @@ describe('environmentLines: the live trace of the environment', () => {
         runImage: 'r',
         commands: ['npm ci'],
         cacheKey: 'k',
-        egress: ['registry.npmjs.org'],
+        egress: ['registry.npmjs.example.com'],
         secrets: [],
       },
-      [/setup in preset:node: 1 command\(s\); setup may reach registry\.npmjs\.org/],
+      [/setup in preset:node: 1 command\(s\); setup may reach registry\.npmjs\.example\.com/],
     ],
     [
       'setup.command',

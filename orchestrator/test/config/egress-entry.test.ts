@@ -10,11 +10,11 @@ function entry(text: string): EgressEntry {
 
 describe('egress entry syntax', () => {
   it.each([
-    ['registry.npmjs.org', 'registry.npmjs.org'],
-    ['Registry.NPMJS.org', 'registry.npmjs.org'],
+    ['registry.npmjs.example.com', 'registry.npmjs.example.com'],
+    ['Registry.NPMJS.Example.COM', 'registry.npmjs.example.com'],
     ['*.example.com', '*.example.com'],
     ['*.example.com:8443', '*.example.com:8443'],
-    ['pypi.org:443', 'pypi.org:443'],
+    ['pypi.example.net:443', 'pypi.example.net:443'],
     ['localhost', 'localhost'],
     ['10.1.2.3', '10.1.2.3'],
     ['10.1.2.3:4873', '10.1.2.3:4873'],
@@ -31,8 +31,8 @@ describe('egress entry syntax', () => {
   });
 
   it.each([
-    ['https://registry.npmjs.org', /no scheme.*registry\.npmjs\.org/],
-    ['registry.npmjs.org/some/path', /no path/],
+    ['https://registry.npmjs.example.com', /no scheme.*registry\.npmjs\.example\.com/],
+    ['registry.npmjs.example.com/some/path', /no path/],
     ['host:0', /1 to 65535/],
     ['host:65536', /1 to 65535/],
     ['host:http', /port number/],
@@ -72,9 +72,9 @@ describe('an entry within another (narrowing)', () => {
     ['a.example.com', 'a.example.com', true],
     ['a.example.com', 'A.Example.COM', true],
     ['a.example.com', 'b.example.com', false],
-    ['registry.npmjs.org', 'registry.npmjs.org:443', true],
-    ['registry.npmjs.org:443', 'registry.npmjs.org', false],
-    ['registry.npmjs.org:443', 'registry.npmjs.org:80', false],
+    ['registry.npmjs.example.com', 'registry.npmjs.example.com:443', true],
+    ['registry.npmjs.example.com:443', 'registry.npmjs.example.com', false],
+    ['registry.npmjs.example.com:443', 'registry.npmjs.example.com:80', false],
     ['*.example.com:443', 'a.example.com:443', true],
     ['*.example.com:443', 'a.example.com', false],
     ['10.0.0.0/8', '10.1.2.3', true],
@@ -84,8 +84,8 @@ describe('an entry within another (narrowing)', () => {
     // No port means 80 and 443 to the proxy (shared/src/egress): a repository may not add another port.
     ['10.0.0.1', '10.0.0.1:4873', false],
     ['10.0.0.1', '10.0.0.1:443', true],
-    ['registry.npmjs.org', 'registry.npmjs.org:22', false],
-    ['registry.npmjs.org', 'registry.npmjs.org:80', true],
+    ['registry.npmjs.example.com', 'registry.npmjs.example.com:22', false],
+    ['registry.npmjs.example.com', 'registry.npmjs.example.com:80', true],
     ['*.example.com', 'a.example.com:6379', false],
     ['10.0.0.0/8', '10.1.2.3:5432', false],
     ['10.0.0.0/8', '10.1.2.3:443', true],

@@ -46,8 +46,10 @@ describe('every problem of a config is listed at once, each with its JSON path',
     ],
     [
       'a URL as a host',
-      { egress: { setup: ['https://registry.npmjs.org/'] } },
-      ['egress.setup[0]: no scheme: write the host alone (registry.npmjs.org), got "https://registry.npmjs.org/"'],
+      { egress: { setup: ['https://registry.npmjs.example.com/'] } },
+      [
+        'egress.setup[0]: no scheme: write the host alone (registry.npmjs.example.com), got "https://registry.npmjs.example.com/"',
+      ],
     ],
     [
       'a port out of range',
@@ -88,7 +90,7 @@ describe('every problem of a config is listed at once, each with its JSON path',
     const config = {
       imgae: 'python:3.12-slim',
       setup: ['npm ci', 7],
-      egress: { setup: ['registry.npmjs.org', 'https://evil.example.com/x'], agnet: [] },
+      egress: { setup: ['registry.npmjs.example.com', 'https://evil.example.com/x'], agnet: [] },
       limits: { memoryMb: '1g', cpus: 2 },
       budgets: { maxTurns: 0 },
       copy: { exclude: ['{a,b'] },

@@ -8,7 +8,7 @@ import { setupCacheImage, setupCacheKey, type SetupKeyInputs } from '../../src/e
 const base: SetupKeyInputs = {
   runImageId: 'sha256:aaa',
   commands: ['npm ci'],
-  egress: ['registry.npmjs.org'],
+  egress: ['registry.npmjs.example.com'],
   secretNames: ['NPM_TOKEN'],
   lockfiles: { 'package-lock.json': 'h1' },
   readScope: '{"exclude":[],"include":[],"policy":null}',

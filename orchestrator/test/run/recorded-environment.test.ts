@@ -8,7 +8,7 @@ const config: ResolvedConfig = {
   image: 'preset:python',
   setup: ['python3 -m venv .venv', '.venv/bin/pip install -r requirements.txt'],
   check: '.venv/bin/pytest -q',
-  egress: { setup: ['pypi.org', 'files.pythonhosted.org'], agent: [], deny: ['evil.example'] },
+  egress: { setup: ['pypi.example.net', 'files.pythonhosted.example.net'], agent: [], deny: ['evil.example'] },
   copy: { exclude: ['data/**'], include: ['.env.example'] },
   limits: { memoryMb: 2048, diskMb: 512 },
   budgets: { maxTurns: 5 },

@@ -8,12 +8,12 @@ describe('git config credentials are cut from the copy', () => {
     '\trepositoryformatversion = 0',
     '\tbare = false',
     '[remote "origin"]',
-    '\turl = https://x-access-token:ghs_tokenTOKEN123@github.com/o/r.git',
+    '\turl = https://x-access-token:ghs_tokenTOKEN123@github.example.com/o/r.git',
     '\tpushurl = https://alice:pa55word@git.example.com/o/r.git',
     '\tfetch = +refs/heads/*:refs/remotes/origin/*',
     '[remote "ssh"]',
-    '\turl = git@github.com:o/r.git',
-    '[http "https://github.com/"]',
+    '\turl = git@github.example.com:o/r.git',
+    '[http "https://github.example.com/"]',
     '\textraheader = AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX3Rva2Vu',
     '[http]',
     '\tExtraHeader = Authorization: Bearer abc.def.ghi',
@@ -41,8 +41,8 @@ describe('git config credentials are cut from the copy', () => {
       'inline-secret',
     ])
       expect(out).not.toContain(secret);
-    expect(out).toContain('\turl = https://github.com/o/r.git');
-    expect(out).toContain('\turl = git@github.com:o/r.git');
+    expect(out).toContain('\turl = https://github.example.com/o/r.git');
+    expect(out).toContain('\turl = git@github.example.com:o/r.git');
     expect(out).toContain('\tproxy = http://proxy.example:3128');
     expect(out).toContain('[url "https://gitlab.example/"]');
     expect(out).toContain('[http "https://other/"]');
