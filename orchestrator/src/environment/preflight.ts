@@ -1,3 +1,4 @@
+import { shellQuote } from '../sandbox/index';
 import { programNames } from './program-names';
 import type { CommandRunner } from './command-runner';
 
@@ -52,8 +53,4 @@ export function missingProgramsMessage(missing: readonly ProgramCheck[], image: 
     `config's "image" (preset:node has node, npm and npx; preset:python has python3, pip, venv and pytest; any ` +
     `glibc Linux image with bash works), or install them in "setup".`
   );
-}
-
-function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }

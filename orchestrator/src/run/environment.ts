@@ -1,5 +1,5 @@
 import { imageFromWorkspace, limitsFromConfig, type EgressDecision, type Sandbox } from '../sandbox/index';
-import { ensureRunImage, resolveToolchainImage } from '../sandbox/index';
+import { ensureRunImage, imageExists, resolveToolchainImage } from '../sandbox/index';
 import { sandboxRunner } from '../environment/command-runner';
 import {
   prepareEnvironment,
@@ -48,14 +48,7 @@ export async function prepareRunEnvironment(
       const info = (await driver.docker.getImage(tag).inspect()) as { Id: string };
       return { tag, id: info.Id };
     },
-    imageExists: async (tag) =>
-      driver.docker
-        .getImage(tag)
-        .inspect()
-        .then(
-          () => true,
-          () => false,
-        ),
+    imageExists: (tag) => imageExists(tag, driver.docker),
     startSetupSandbox: async ({ image, egress, onDecision }) => {
       const sandbox: Sandbox = await driver.createSandbox({
         runId: h.raw.runId,

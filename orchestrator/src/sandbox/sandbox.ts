@@ -25,6 +25,7 @@ import {
 import { runtimeApproval } from '../approval/runtime-approval';
 import { ProtocolError, SandboxError, SandboxLostError } from './errors';
 import { SANDBOX_UID, WORKSPACE } from './container';
+import { shellQuote } from './shell-quote';
 import { nodeStream } from './streams';
 import type { SkippedPath } from './copy-list';
 
@@ -281,8 +282,4 @@ export class Sandbox {
     for (const s of this.subscriptions) s.unsubscribe();
     await this.teardown();
   }
-}
-
-function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }
