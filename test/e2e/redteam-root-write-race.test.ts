@@ -107,7 +107,8 @@ describe("red team: the daemon's root file operations raced by a surviving comma
     const state = await rootExec(driver, sandbox, [
       'sh',
       '-c',
-      'stat -c "%u:%g %a" /var/gatehouse; ls -A /var/gatehouse; cat /tmp/racer.log',
+      // The racer's log is absent when it swapped nothing; its error would come first in the merged output.
+      'stat -c "%u:%g %a" /var/gatehouse; ls -A /var/gatehouse; cat /tmp/racer.log 2>/dev/null; true',
     ]);
     const [owner, ...rest] = state.output.trim().split('\n');
     expect(owner, state.output).toBe('0:0 700');
