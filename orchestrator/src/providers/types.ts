@@ -33,8 +33,11 @@ export interface ModelRequest {
 }
 
 export interface Usage {
+  /** Every input token, cached ones included. */
   inputTokens: number;
   outputTokens: number;
+  /** Input tokens served from the provider's prompt cache (billed at a lower price). */
+  cachedInputTokens?: number;
 }
 
 export type ProviderErrorKind =
@@ -51,6 +54,8 @@ export type ModelEvent =
       usage: Usage;
       /** Why the model stopped: a tool call, the end of its answer, or the output limit. */
       stopReason: 'tool_use' | 'end_turn' | 'max_tokens' | 'other';
+      /** Set when the provider did not say why it stopped and the reason was inferred. */
+      stopNote?: string;
     }
   | { type: 'error'; kind: ProviderErrorKind; message: string; status?: number; retryable: boolean };
 

@@ -5,6 +5,8 @@ export interface Budgets {
   /** Input plus output tokens over the whole run. */
   maxTokens: number;
   wallClockMs: number;
+  /** Spend ceiling in US dollars, by the price table (absent: no cost budget). */
+  maxCostUsd?: number;
 }
 
 /**

@@ -28,6 +28,15 @@ const ResolvedPathRecord = z.strictObject({
   error: z.string().optional(),
 });
 
+/** Model usage summed over a run (run.completed, show, the report). */
+export const RunUsage = z.strictObject({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cachedInputTokens: z.number().int().nonnegative(),
+  costUsd: z.number().nonnegative().nullable(),
+});
+export type RunUsage = z.infer<typeof RunUsage>;
+
 export const EventData = {
   'run.started': z.strictObject({
     task: z.string(),
@@ -63,6 +72,8 @@ export const EventData = {
         maxToolCalls: z.number().int(),
         maxTokens: z.number().int(),
         wallClockMs: z.number(),
+        /** Spend ceiling in US dollars (issue 13); absent means no cost budget. */
+        maxCostUsd: z.number().nonnegative().optional(),
       })
       .optional(),
     /**
@@ -109,6 +120,15 @@ export const EventData = {
       .optional(),
     /** Writing to the repository failed part way: what was and was not written. */
     applyError: z.string().optional(),
+    /**
+     * Which rule decided the status (docs/runs.md): `answer` (a final answer accepted, no check
+     * configured), `check` (the check command's result), `claims` (claims the evidence does not
+     * support), `truncated` (the model's output was cut off), `budget`, `repeated_failure`,
+     * `model_error`, `setup`, `sandbox`, `cancelled`.
+     */
+    decidedBy: z.string().max(64).optional(),
+    /** The whole run's model usage; costUsd is null when no price is known for the model. */
+    usage: RunUsage.optional(),
   }),
   /**
    * The workspace saved beside the log after calls that can change it (resume restores the last
@@ -139,18 +159,69 @@ export const EventData = {
     turn: z.number().int().positive(),
     text: z.string(),
     toolCalls: z.array(
-      z.strictObject({ callId: z.string(), name: z.string(), input: z.unknown(), parseError: z.string().optional() }),
+      z.strictObject({
+        callId: z.string(),
+        name: z.string(),
+        input: z.unknown(),
+        parseError: z.string().optional(),
+        /** Cut off by the output limit before its arguments ended: recorded, never run. */
+        truncated: z.boolean().optional(),
+      }),
     ),
     stopReason: z.string(),
     usage: z.strictObject({
       inputTokens: z.number().int().nonnegative(),
       outputTokens: z.number().int().nonnegative(),
+      /** Input tokens the provider served from its prompt cache (part of inputTokens). */
+      cachedInputTokens: z.number().int().nonnegative().optional(),
+      /** This turn's cost by the price table in force when it ran; absent when no price is known. */
+      costUsd: z.number().nonnegative().optional(),
     }),
     retries: z.number().int().nonnegative(),
     error: z.strictObject({ kind: z.string(), message: z.string() }).optional(),
+    /** How the stop reason was arrived at when the provider did not say (e.g. `[DONE]` without finish_reason). */
+    stopNote: z.string().max(1024).optional(),
   }),
-  /** A final answer that failed the output contract, sent back to the model once. */
-  'run.feedback': z.strictObject({ turn: z.number().int().positive(), reason: z.string() }),
+  /**
+   * Something sent back to the model instead of ending the run: a final answer whose claims the
+   * evidence does not support (`contract`), a reply cut off at the output limit (`truncated`), a
+   * failed check (`check`).
+   */
+  'run.feedback': z.strictObject({
+    turn: z.number().int().positive(),
+    reason: z.string(),
+    kind: z.enum(['contract', 'truncated', 'check']).optional(),
+    /** The answer's claims as judged, for `contract` feedback. */
+    claims: z
+      .array(
+        z.strictObject({
+          claim: z.string().max(2000),
+          cites: z.array(z.string()),
+          supported: z.boolean(),
+          reason: z.string().optional(),
+        }),
+      )
+      .max(200)
+      .optional(),
+  }),
+  /**
+   * The check command (`--check` / config `check`) and its result: run by the model, or by
+   * gatehouse itself before finishing when the model did not run it after the last change.
+   */
+  'run.check': z.strictObject({
+    command: z.string(),
+    ranBy: z.enum(['model', 'gatehouse']),
+    /** The tool call that ran it (gatehouse's own runs through the same pipeline, ids `check_N`). */
+    callId: CallId,
+    observationId: z
+      .string()
+      .regex(/^obs-\d+$/)
+      .optional(),
+    /** null when the command did not run to an exit (denied, timed out, sandbox failure). */
+    exitCode: z.number().int().nullable(),
+    passed: z.boolean(),
+    reason: z.string().max(2000).optional(),
+  }),
   'sandbox.started': z.strictObject({
     sandboxId: Id,
     containerId: z.string(),
