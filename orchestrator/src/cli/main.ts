@@ -1,14 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import {
-  collect,
-  parseBase,
-  parseCount,
-  parseMode,
-  parseOnAsk,
-  parseRepo,
-  parseScope,
-  parseSeconds,
-} from './option-parsers';
+import { parseBase, parseMode, parseRepo, parseScope } from './option-parsers';
 import { doctor } from './doctor';
 import { buildImages } from './images';
 import { natsInit } from './nats';
@@ -19,14 +10,13 @@ import { DEFAULT_PRUNE_AGE, pruneCommand, runsCommand } from './runs';
 import { legacyRunsNotice } from './legacy-notice';
 import { LATEST, resolveRun, RunNotFoundError } from '../events/run-ref';
 import { treeCommand } from './tree';
-import { resumeCommand, runCommand } from './run';
+import { registerSessionCommands } from './session-commands';
 import { answerCommand, approvalsCommand } from './approvals';
 import { answerOverNatsCommand, approverCredsCommand, approverKeygen } from './approver';
 import { policyCheckCommand } from './policy-command';
 import { UsageError } from './usage';
 import { Mode } from '../policy/mode';
 import { exitCodeFor, exitCodeOfError } from './exit-codes';
-import { DEFAULT_BUDGETS } from '../run/budgets';
 
 /**
  * The run an answer over NATS goes to: resolved like every run id where its log is here; a live
@@ -109,83 +99,7 @@ program.hook('preAction', (_program, action) => {
   if (notice) process.stderr.write(`gatehouse: ${notice}\n`);
 });
 
-/** Options `run` and `resume` share: how asks are answered, the budgets, where runs live, output. */
-function sessionOptions(cmd: Command): Command {
-  return cmd
-    .option(
-      '--on-ask <what>',
-      'with no one to ask (no TTY, CI, --json): pause (exit 3, approve later) or deny',
-      parseOnAsk,
-      'pause' as const,
-    )
-    .option(
-      '--approval-wait <seconds>',
-      'how long a request waits for an answer over NATS (policy approvers) before --on-ask or the terminal decides',
-      parseSeconds,
-      120,
-    )
-    .option(
-      '--max-turns <n>',
-      'stop after this many model turns (counted over the whole run)',
-      parseCount,
-      DEFAULT_BUDGETS.maxTurns,
-    )
-    .option(
-      '--max-tool-calls <n>',
-      'stop after this many tool calls (counted over the whole run)',
-      parseCount,
-      DEFAULT_BUDGETS.maxToolCalls,
-    )
-    .option('--state-dir <dir>', STATE_DIR_HELP)
-    .option('--json', 'print every event as one JSON line on stdout, nothing else')
-    .option('--apply', 'write the resulting changes back to the repository (only after an accepted final answer)');
-}
-
-sessionOptions(
-  program
-    .command('run')
-    .description('run an agent on a task, in a sandbox holding a copy of the repository')
-    .argument('<task>', 'what the agent should do')
-    .requiredOption('--model <spec>', 'openai:MODEL, anthropic:MODEL, or scripted:PATH (a JSON script of turns)')
-    .option('--repo <dir>', 'repository to work on (copied into the sandbox)', parseRepo, '.')
-    .option('--mode <mode>', `${Mode.options.join(' | ')} (default: the policy file's, else confirm-novel)`, parseMode)
-    .option('--policy <file>', 'policy file (default: REPO/.gatehouse/policy.json if present)')
-    .option(
-      '--config <file>',
-      "project config, trusted whole (the repository's .gatehouse/config.json can only narrow it; docs/config.md)",
-    )
-    .option('--image <image>', "sandbox image: preset:node, preset:python or any image (over the config's)")
-    .option(
-      '--setup-env <name>',
-      "pass this variable of gatehouse's environment to the setup commands only (repeatable)",
-      collect,
-      [] as string[],
-    ),
-).action(async (task: string, o: Parameters<typeof runCommand>[1], cmd: Command) => {
-  const explicit = {
-    maxTurns: cmd.getOptionValueSource('maxTurns') === 'cli',
-    maxToolCalls: cmd.getOptionValueSource('maxToolCalls') === 'cli',
-  };
-  process.exitCode = await runCommand(task, { ...o, explicit });
-});
-
-sessionOptions(
-  program
-    .command('resume')
-    .description('continue a paused (or interrupted) run from its log, in a fresh sandbox restored to its workspace')
-    .argument('<run>', RUN_REF)
-    .option(
-      '--repo <dir>',
-      "the run's repository (default: the current directory must be in it); another one is refused",
-      parseRepo,
-    ),
-).action(async (run: string, o: Parameters<typeof resumeCommand>[1], cmd: Command) => {
-  const explicit = {
-    maxTurns: cmd.getOptionValueSource('maxTurns') === 'cli',
-    maxToolCalls: cmd.getOptionValueSource('maxToolCalls') === 'cli',
-  };
-  process.exitCode = await resumeCommand(run, { ...o, explicit });
-});
+registerSessionCommands(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF });
 
 program
   .command('approvals')

@@ -1,0 +1,95 @@
+import type { Command } from 'commander';
+import { collect, parseCount, parseMode, parseOnAsk, parseRepo, parseSeconds } from './option-parsers';
+import { resumeCommand, runCommand } from './run';
+import { Mode } from '../policy/mode';
+import { DEFAULT_BUDGETS } from '../run/budgets';
+
+interface Help {
+  stateDirHelp: string;
+  runRef: string;
+}
+
+/** `run` and `resume`: the commands that drive a session, and the options they share. */
+export function registerSessionCommands(program: Command, h: Help): void {
+  /** Options `run` and `resume` share: how asks are answered, the budgets, where runs live, output. */
+  const sessionOptions = (cmd: Command): Command => {
+    return cmd
+      .option(
+        '--on-ask <what>',
+        'with no one to ask (no TTY, CI, --json): pause (exit 3, approve later) or deny',
+        parseOnAsk,
+        'pause' as const,
+      )
+      .option(
+        '--approval-wait <seconds>',
+        'how long a request waits for an answer over NATS (policy approvers) before --on-ask or the terminal decides',
+        parseSeconds,
+        120,
+      )
+      .option(
+        '--max-turns <n>',
+        'stop after this many model turns (counted over the whole run)',
+        parseCount,
+        DEFAULT_BUDGETS.maxTurns,
+      )
+      .option(
+        '--max-tool-calls <n>',
+        'stop after this many tool calls (counted over the whole run)',
+        parseCount,
+        DEFAULT_BUDGETS.maxToolCalls,
+      )
+      .option('--state-dir <dir>', h.stateDirHelp)
+      .option('--json', 'print every event as one JSON line on stdout, nothing else')
+      .option('--apply', 'write the resulting changes back to the repository (only after an accepted final answer)');
+  };
+
+  sessionOptions(
+    program
+      .command('run')
+      .description('run an agent on a task, in a sandbox holding a copy of the repository')
+      .argument('<task>', 'what the agent should do')
+      .requiredOption('--model <spec>', 'openai:MODEL, anthropic:MODEL, or scripted:PATH (a JSON script of turns)')
+      .option('--repo <dir>', 'repository to work on (copied into the sandbox)', parseRepo, '.')
+      .option(
+        '--mode <mode>',
+        `${Mode.options.join(' | ')} (default: the policy file's, else confirm-novel)`,
+        parseMode,
+      )
+      .option('--policy <file>', 'policy file (default: REPO/.gatehouse/policy.json if present)')
+      .option(
+        '--config <file>',
+        "project config, trusted whole (the repository's .gatehouse/config.json can only narrow it; docs/config.md)",
+      )
+      .option('--image <image>', "sandbox image: preset:node, preset:python or any image (over the config's)")
+      .option(
+        '--setup-env <name>',
+        "pass this variable of gatehouse's environment to the setup commands only (repeatable)",
+        collect,
+        [] as string[],
+      ),
+  ).action(async (task: string, o: Parameters<typeof runCommand>[1], cmd: Command) => {
+    const explicit = {
+      maxTurns: cmd.getOptionValueSource('maxTurns') === 'cli',
+      maxToolCalls: cmd.getOptionValueSource('maxToolCalls') === 'cli',
+    };
+    process.exitCode = await runCommand(task, { ...o, explicit });
+  });
+
+  sessionOptions(
+    program
+      .command('resume')
+      .description('continue a paused (or interrupted) run from its log, in a fresh sandbox restored to its workspace')
+      .argument('<run>', h.runRef)
+      .option(
+        '--repo <dir>',
+        "the run's repository (default: the current directory must be in it); another one is refused",
+        parseRepo,
+      ),
+  ).action(async (run: string, o: Parameters<typeof resumeCommand>[1], cmd: Command) => {
+    const explicit = {
+      maxTurns: cmd.getOptionValueSource('maxTurns') === 'cli',
+      maxToolCalls: cmd.getOptionValueSource('maxToolCalls') === 'cli',
+    };
+    process.exitCode = await resumeCommand(run, { ...o, explicit });
+  });
+}
