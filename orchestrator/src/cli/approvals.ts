@@ -94,7 +94,14 @@ function view(runId: string, r: RequestState): Record<string, unknown> {
 export function answerCommand(
   ref: string,
   requestId: string,
-  o: { stateDir?: string; decision: 'grant' | 'deny'; scope?: 'once' | 'run'; reason?: string; json?: boolean },
+  o: {
+    stateDir?: string;
+    decision: 'grant' | 'deny';
+    scope?: 'once' | 'run';
+    reason?: string;
+    json?: boolean;
+    onBehalfOf?: string;
+  },
 ): number {
   const { stateDir, runId: treeRoot } = resolveRun(ref, o);
   // The request may belong to a sub-agent of the named run: it is answered in that agent's log.
@@ -110,7 +117,8 @@ export function answerCommand(
       );
     if (r.status !== 'pending')
       throw new ApprovalCommandError(`request ${requestId} was already ${r.status} by ${r.answer?.approver ?? '?'}`);
-    const approver = `user:${os.userInfo().username}`;
+    // The account that wrote the answer, and whom it says it answered for (a CI job for a maintainer).
+    const approver = `user:${os.userInfo().username}${o.onBehalfOf ? ` for ${o.onBehalfOf}` : ''}`;
     const cause = { causationId: r.eventId };
     const event =
       o.decision === 'grant'

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { parseBase, parseMode, parseRepo, parseScope } from './option-parsers';
+import { parseBase, parseMode, parseOnBehalfOf, parseRepo, parseScope } from './option-parsers';
 import { doctor } from './doctor';
 import { buildImages } from './images';
 import { natsInit } from './nats';
@@ -123,6 +123,11 @@ program
     'once' as const,
   )
   .option('--reason <text>', 'why (recorded)')
+  .option(
+    '--on-behalf-of <who>',
+    'whom this account answers for, recorded with it (e.g. a CI job for a maintainer)',
+    parseOnBehalfOf,
+  )
   .option('--state-dir <dir>', STATE_DIR_HELP)
   .option('--json', 'print the recorded event as JSON')
   .option('--nats', "answer a live run over NATS (signed with --key; the run's policy must list the key)")
@@ -131,10 +136,20 @@ program
     async (
       run: string,
       request: string,
-      o: { scope: 'once' | 'run'; reason?: string; stateDir?: string; json?: boolean; nats?: boolean; key?: string },
+      o: {
+        scope: 'once' | 'run';
+        reason?: string;
+        stateDir?: string;
+        json?: boolean;
+        nats?: boolean;
+        key?: string;
+        onBehalfOf?: string;
+      },
     ) => {
       if (o.nats) {
         if (!o.key) throw new UsageError('--nats needs --key FILE');
+        if (o.onBehalfOf)
+          throw new UsageError('--on-behalf-of is for an answer written here; over NATS the key says who');
         process.exitCode = await answerOverNatsCommand(natsRunId(run, o.stateDir), request, {
           key: o.key,
           decision: 'grant',
@@ -151,6 +166,7 @@ program
   .argument('<run>', RUN_REF)
   .argument('<request>', 'request id')
   .requiredOption('--reason <text>', 'why (the model sees it)')
+  .option('--on-behalf-of <who>', 'whom this account answers for, recorded with it', parseOnBehalfOf)
   .option('--state-dir <dir>', STATE_DIR_HELP)
   .option('--json', 'print the recorded event as JSON')
   .option('--nats', 'answer a live run over NATS (signed with --key)')
@@ -159,10 +175,12 @@ program
     async (
       run: string,
       request: string,
-      o: { reason: string; stateDir?: string; json?: boolean; nats?: boolean; key?: string },
+      o: { reason: string; stateDir?: string; json?: boolean; nats?: boolean; key?: string; onBehalfOf?: string },
     ) => {
       if (o.nats) {
         if (!o.key) throw new UsageError('--nats needs --key FILE');
+        if (o.onBehalfOf)
+          throw new UsageError('--on-behalf-of is for an answer written here; over NATS the key says who');
         process.exitCode = await answerOverNatsCommand(natsRunId(run, o.stateDir), request, {
           key: o.key,
           decision: 'deny',

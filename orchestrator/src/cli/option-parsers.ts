@@ -34,6 +34,14 @@ export function parseScope(value: string): 'once' | 'run' {
   throw new InvalidArgumentError('must be once or run');
 }
 
+/** Who an answer is given for: one line of printable text, recorded in the log. */
+export function parseOnBehalfOf(value: string): string {
+  const v = value.trim();
+  if (v === '' || v.length > 200 || /[\u0000-\u001f\u007f-\u009f]/.test(v))
+    throw new InvalidArgumentError('must be one line of 1 to 200 printable characters');
+  return v;
+}
+
 export function parseSeconds(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0 || n > 86_400)
