@@ -12,3 +12,4 @@ export * from './git';
 export * from './paths';
 export * from './process-owner';
 export * from './egress';
+export * from './events/verdict';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Id, Sha256Hex } from '../ids';
 import { ResultStatus } from '../protocol/messages';
 import { EnvironmentEventData } from './environment';
+import { RunUsage, VerdictEventData } from './verdict';
 
 /**
  * `data` of each event type. Names are stable: logs outlive code. Types that later parts of the
@@ -27,15 +28,6 @@ const ResolvedPathRecord = z.strictObject({
   dangling: z.boolean().optional(),
   error: z.string().optional(),
 });
-
-/** Model usage summed over a run (run.completed, show, the report). */
-export const RunUsage = z.strictObject({
-  inputTokens: z.number().int().nonnegative(),
-  outputTokens: z.number().int().nonnegative(),
-  cachedInputTokens: z.number().int().nonnegative(),
-  costUsd: z.number().nonnegative().nullable(),
-});
-export type RunUsage = z.infer<typeof RunUsage>;
 
 export const EventData = {
   'run.started': z.strictObject({
@@ -181,46 +173,6 @@ export const EventData = {
     error: z.strictObject({ kind: z.string(), message: z.string() }).optional(),
     /** How the stop reason was arrived at when the provider did not say (e.g. `[DONE]` without finish_reason). */
     stopNote: z.string().max(1024).optional(),
-  }),
-  /**
-   * Something sent back to the model instead of ending the run: a final answer whose claims the
-   * evidence does not support (`contract`), a reply cut off at the output limit (`truncated`), a
-   * failed check (`check`).
-   */
-  'run.feedback': z.strictObject({
-    turn: z.number().int().positive(),
-    reason: z.string(),
-    kind: z.enum(['contract', 'truncated', 'check']).optional(),
-    /** The answer's claims as judged, for `contract` feedback. */
-    claims: z
-      .array(
-        z.strictObject({
-          claim: z.string().max(2000),
-          cites: z.array(z.string()),
-          supported: z.boolean(),
-          reason: z.string().optional(),
-        }),
-      )
-      .max(200)
-      .optional(),
-  }),
-  /**
-   * The check command (`--check` / config `check`) and its result: run by the model, or by
-   * gatehouse itself before finishing when the model did not run it after the last change.
-   */
-  'run.check': z.strictObject({
-    command: z.string(),
-    ranBy: z.enum(['model', 'gatehouse']),
-    /** The tool call that ran it (gatehouse's own runs through the same pipeline, ids `check_N`). */
-    callId: CallId,
-    observationId: z
-      .string()
-      .regex(/^obs-\d+$/)
-      .optional(),
-    /** null when the command did not run to an exit (denied, timed out, sandbox failure). */
-    exitCode: z.number().int().nullable(),
-    passed: z.boolean(),
-    reason: z.string().max(2000).optional(),
   }),
   'sandbox.started': z.strictObject({
     sandboxId: Id,
@@ -413,6 +365,7 @@ export const EventData = {
     artifactRef: z.string().optional(),
   }),
   ...EnvironmentEventData,
+  ...VerdictEventData,
 } as const;
 
 export type EventType = keyof typeof EventData;
