@@ -30,7 +30,7 @@ export class DoneMarkerWatch {
   }
 }
 
-/** A pass-through that sets `state.done` on a complete `data: [DONE]` line (the SSE field, with or without its space). */
+/** A pass-through that sets `state.done` on a whole `data: [DONE]` line (with or without the space, as SSE allows). */
 function doneLineScanner(state: { done: boolean }): TransformStream<Uint8Array, Uint8Array> {
   const decoder = new TextDecoder();
   let partial = '';
