@@ -50,7 +50,11 @@ export function compileContext(events: readonly EventEnvelope[], o: CompileOptio
       const d = e.data;
       messages.push({
         role: 'user',
-        content: `Your answer was not accepted: ${d.reason}\nContinue the task, or answer again with citations.`,
+        // A cut-off reply's feedback is itself the note to the model (loop/truncated-feedback.ts).
+        content:
+          d.kind === 'truncated'
+            ? d.reason
+            : `Your answer was not accepted: ${d.reason}\nContinue the task, or answer again with citations.`,
       });
     }
   }

@@ -8,6 +8,7 @@ import type { ToolPipeline } from '../tools/pipeline';
 import type { LogPort } from '../tools/ports';
 import { checkFinalAnswer } from './contract';
 import { budgetStop, RepeatedFailure, type Progress } from './stop';
+import { truncatedFeedback } from './truncated-feedback';
 
 export type RunStatus = EventDataOf<'run.completed'>['status'];
 
@@ -18,6 +19,8 @@ export interface LoopOutcome {
   answer?: string;
   /** Approval requests the run waits for (status `paused`). */
   pending?: string[];
+  /** Which rule decided the status, when one did (`run.completed` data.decidedBy). */
+  decidedBy?: string;
 }
 
 export interface LoopDeps {
@@ -42,6 +45,7 @@ interface TurnOutput {
   toolCalls: ModelToolCall[];
   usage: Usage;
   stopReason: string;
+  stopNote?: string;
   retries: number;
   error?: { kind: ProviderErrorKind; message: string };
 }
@@ -58,6 +62,8 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
   const repeated = new RepeatedFailure(3);
   const usedCallIds = new Set<string>(Object.keys(st.approvals.calls));
   let feedbackGiven = false;
+  // The last reply was cut off at the output limit: a run that then runs out of budget says so.
+  let cutOff = false;
 
   if (d.resume) {
     const stopped = await finishLastTurn(d, progress);
@@ -67,7 +73,7 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
   for (;;) {
     if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
     const stop = budgetStop(progress, d.budgets);
-    if (stop) return { status: 'partial', stopReason: stop };
+    if (stop) return { status: 'partial', stopReason: stop, ...(cutOff ? { decidedBy: 'truncated' } : {}) };
     const turn = ++progress.turns;
 
     const ctx = compileContext(d.log.events(), {
@@ -95,11 +101,13 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
         name: c.name,
         input: c.input,
         ...(c.parseError ? { parseError: c.parseError } : {}),
+        ...(c.truncated ? { truncated: true } : {}),
       })),
       stopReason: out.stopReason,
       usage: out.usage,
       retries: out.retries,
       ...(out.error ? { error: out.error } : {}),
+      ...(out.stopNote ? { stopNote: out.stopNote } : {}),
     });
 
     if (out.error) {
@@ -108,7 +116,13 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
       return { status: 'failed', stopReason: `model_error: ${out.error.kind}: ${out.error.message}` };
     }
 
+    cutOff = out.stopReason === 'max_tokens';
     if (calls.length === 0) {
+      // A reply cut off at the output limit is never an answer, however it reads.
+      if (cutOff) {
+        d.log.append('run.feedback', 'runtime', truncatedFeedback(turn));
+        continue;
+      }
       const verdict = checkFinalAnswer(out.text, d.tracker.state.observations);
       if (verdict.ok) return { status: 'final', stopReason: 'final_answer', answer: out.text };
       if (feedbackGiven) return { status: 'partial', stopReason: 'unsupported_final', answer: out.text };
@@ -136,6 +150,7 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
               tool: call.name,
               input: call.input,
               ...(call.parseError ? { parseError: call.parseError } : {}),
+              ...(call.truncated ? { truncated: true } : {}),
             },
             d.signal,
           ),
@@ -182,6 +197,7 @@ async function finishLastTurn(d: LoopDeps, progress: Progress): Promise<LoopOutc
           tool: call.name,
           input: call.input,
           ...(call.parseError ? { parseError: call.parseError } : {}),
+          ...(call.truncated ? { truncated: true } : {}),
         },
         d.signal,
       );
@@ -209,7 +225,14 @@ async function collect(
         retries++;
         break;
       case 'done':
-        return { text: ev.text, toolCalls: ev.toolCalls, usage: ev.usage, stopReason: ev.stopReason, retries };
+        return {
+          text: ev.text,
+          toolCalls: ev.toolCalls,
+          usage: ev.usage,
+          stopReason: ev.stopReason,
+          ...(ev.stopNote ? { stopNote: ev.stopNote } : {}),
+          retries,
+        };
       case 'error':
         return {
           text,

@@ -7,7 +7,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import { IncompleteStreamError, type ProviderLabel } from './failure';
 import { sdkStream } from './sdk-stream';
-import { toolCallFromJson } from './tool-args';
+import { toolCallFromJson, truncatedToolCall } from './tool-args';
 import {
   DEFAULT_RETRY,
   type ModelEvent,
@@ -155,6 +155,14 @@ export class AnthropicProvider implements ModelProvider {
     // The SDK ends an aborted stream silently, and so does a connection a proxy cut short.
     if (signal?.aborted) throw new IncompleteStreamError('cancelled');
     if (!finished) throw new IncompleteStreamError('no message_stop');
+    // A tool_use block still open at message_stop was cut off by the output limit (the API sends no
+    // content_block_stop for it): it is reported as such, never dropped and never run.
+    for (const [, open] of [...blocks.entries()].sort(([a], [b]) => a - b)) {
+      if (open.kind !== 'tool_use') continue;
+      const call = truncatedToolCall(open.id, open.name, open.json);
+      toolCalls.push(call);
+      yield { type: 'tool_call', call };
+    }
     yield { type: 'done', text, toolCalls, usage: { inputTokens, outputTokens }, stopReason: stopReason(stop) };
   }
 }

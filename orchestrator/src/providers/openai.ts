@@ -6,7 +6,8 @@ import type {
 } from 'openai/resources/chat/completions';
 import { IncompleteStreamError, type ProviderLabel } from './failure';
 import { sdkStream } from './sdk-stream';
-import { argumentsJson, toolCallFromJson } from './tool-args';
+import { DoneMarkerWatch } from './done-marker';
+import { argumentsJson, toolCallFromJson, truncatedToolCall } from './tool-args';
 import {
   DEFAULT_RETRY,
   type ModelEvent,
@@ -40,11 +41,13 @@ export class OpenAIProvider implements ModelProvider {
   readonly #client: OpenAI;
   readonly #options: OpenAIProviderOptions;
   readonly #label: ProviderLabel;
+  readonly #watch: DoneMarkerWatch;
 
   constructor(options: OpenAIProviderOptions) {
     this.#options = options;
     this.id = `openai:${options.model}`;
     const baseURL = options.baseUrl ?? OPENAI_DEFAULT_BASE_URL;
+    this.#watch = new DoneMarkerWatch(options.fetch);
     this.#client = new OpenAI({
       apiKey: options.apiKey,
       baseURL,
@@ -53,7 +56,7 @@ export class OpenAIProvider implements ModelProvider {
       project: options.project ?? null,
       maxRetries: 0,
       ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      fetch: this.#watch.fetch,
     });
     this.#label = {
       name: baseURL === OPENAI_DEFAULT_BASE_URL ? 'OpenAI' : 'OpenAI-compatible server',
@@ -76,7 +79,9 @@ export class OpenAIProvider implements ModelProvider {
     body: ChatCompletionCreateParamsStreaming,
     signal: AbortSignal | undefined,
   ): AsyncGenerator<ModelEvent, void, undefined> {
-    const stream = await this.#client.chat.completions.create(body, signal ? { signal } : {});
+    const { data: stream, response } = await this.#client.chat.completions
+      .create(body, signal ? { signal } : {})
+      .withResponse();
     const pending = new Map<number, { id: string; name: string; args: string }>();
     const toolCalls: ModelToolCall[] = [];
     let text = '';
@@ -107,18 +112,61 @@ export class OpenAIProvider implements ModelProvider {
       if (choice.finish_reason && finish === null) {
         finish = choice.finish_reason;
         // Calls are complete only at finish_reason: compatible servers may interleave their chunks.
-        for (const [index, call] of [...pending.entries()].sort(([a], [b]) => a - b)) {
-          const parsed = toolCallFromJson(call.id || `call_${index}`, call.name, call.args);
-          toolCalls.push(parsed);
-          yield { type: 'tool_call', call: parsed };
+        for (const call of finishCalls(pending, finish === 'length')) {
+          toolCalls.push(call);
+          yield { type: 'tool_call', call };
         }
       }
     }
     // The SDK ends an aborted stream silently, and so does a connection a proxy cut short.
     if (signal?.aborted) throw new IncompleteStreamError('cancelled');
-    if (finish === null) throw new IncompleteStreamError('no finish_reason');
-    yield { type: 'done', text, toolCalls, usage, stopReason: stopReason(finish, toolCalls.length) };
+    if (finish !== null) {
+      yield { type: 'done', text, toolCalls, usage, stopReason: stopReason(finish, toolCalls.length) };
+      return;
+    }
+    // No finish_reason: only the body's own `[DONE]` line says the reply is whole. Without it the
+    // connection dropped (retryable); with it the server simply never said why it stopped.
+    if (!this.#watch.sawDone(response)) throw new IncompleteStreamError('neither a finish_reason nor [DONE]');
+    const limit = body.max_completion_tokens ?? body.max_tokens;
+    const atLimit = typeof limit === 'number' && usage.outputTokens >= limit;
+    for (const call of finishCalls(pending, atLimit)) {
+      toolCalls.push(call);
+      yield { type: 'tool_call', call };
+    }
+    const inferred = atLimit ? 'max_tokens' : toolCalls.length > 0 ? 'tool_use' : 'end_turn';
+    const why = atLimit
+      ? `the output used all ${limit} tokens allowed`
+      : toolCalls.length > 0
+        ? 'the reply holds tool calls'
+        : 'the reply holds no tool calls';
+    yield {
+      type: 'done',
+      text,
+      toolCalls,
+      usage,
+      stopReason: inferred,
+      stopNote: `the server ended the stream with [DONE] but sent no finish_reason; ${inferred} was inferred (${why})`,
+    };
   }
+}
+
+/**
+ * The calls of a finished reply, in index order. When the output limit stopped the reply, the last
+ * call is the one it was writing: unless its arguments are already whole JSON, it was cut off.
+ */
+function finishCalls(
+  pending: ReadonlyMap<number, { id: string; name: string; args: string }>,
+  cutOff: boolean,
+): ModelToolCall[] {
+  const ordered = [...pending.entries()].sort(([a], [b]) => a - b);
+  return ordered.map(([index, call], position) => {
+    const id = call.id || `call_${index}`;
+    const parsed = toolCallFromJson(id, call.name, call.args);
+    const last = position === ordered.length - 1;
+    return cutOff && last && (parsed.parseError !== undefined || call.args.trim() === '')
+      ? truncatedToolCall(id, call.name, call.args)
+      : parsed;
+  });
 }
 
 export function toChatRequest(

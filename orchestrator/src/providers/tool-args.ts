@@ -20,6 +20,21 @@ export function toolCallFromJson(id: string, name: string, raw: string): ModelTo
   }
 }
 
+/**
+ * A call the output limit cut off before its arguments ended. It is kept (raw text and all) so the
+ * log shows what the model was doing, and marked so it is never run; `parseError` is set too, so
+ * anything that only knows about bad JSON still refuses it.
+ */
+export function truncatedToolCall(id: string, name: string, raw: string): ModelToolCall {
+  return {
+    id,
+    name,
+    input: raw,
+    parseError: 'the arguments were cut off at the output limit before they ended',
+    truncated: true,
+  };
+}
+
 /** What a provider sends back for an earlier call: the raw text when it never parsed. */
 export function argumentsJson(call: ModelToolCall): string {
   return call.parseError !== undefined && typeof call.input === 'string'

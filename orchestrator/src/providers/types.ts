@@ -11,6 +11,8 @@ export interface ModelToolCall {
   /** Parsed arguments; when `parseError` is set this is the raw string the model produced. */
   input: unknown;
   parseError?: string;
+  /** Cut off by the output limit before its arguments ended: recorded, never run. */
+  truncated?: boolean;
 }
 
 export type ModelMessage =

@@ -59,6 +59,18 @@ describe('validate phase: every check that fails is a rejection, recorded', () =
     expect(h.sandbox.calls).toEqual([]);
   });
 
+  it('a call cut off at the output limit: rejected as "truncated" (before its bad JSON), never run', async () => {
+    const h = harness({ sandbox: { files: FILES } });
+    const result = await validated(h, 'write_file', '{"path": "a.txt", "content": "on', {
+      truncated: true,
+      parseError: 'cut off',
+    });
+    expect(result.kind).toBe('rejected');
+    expect(validation(h)).toMatchObject({ ok: false, stage: 'schema', errors: [{ code: 'truncated' }] });
+    if (result.kind === 'rejected') expect(result.observation.content).toMatch(/cut off at the output limit/);
+    expect(h.sandbox.calls).toEqual([]);
+  });
+
   it('a sandbox that cannot say where a path leads: rejected as "validation_unavailable", never guessed', async () => {
     const h = harness({ sandbox: { files: FILES } });
     h.sandbox.loseNext('resolve');

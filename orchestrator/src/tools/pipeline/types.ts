@@ -14,6 +14,8 @@ export interface ToolCall {
   input: unknown;
   /** Set when the model's arguments were not valid JSON (input then holds the raw text). */
   parseError?: string;
+  /** Cut off by the model's output limit before its arguments ended: refused, never run. */
+  truncated?: boolean;
 }
 
 /** A call's one recorded `tool.observation`: what the model is shown. A pending call has none (see `PendingCall`). */

@@ -52,6 +52,12 @@ export async function validate(
       { path: 'tool', code: 'tool_not_available', message: `${toolName} is not available in this run` },
     ]);
   }
+  if (call.truncated === true) {
+    const message =
+      'the call was cut off at the output limit before its arguments ended, so it was not run; make it ' +
+      'again with shorter arguments (split large content over several calls)';
+    return reject('schema', [{ path: '', code: 'truncated', message }], tool);
+  }
   if (call.parseError !== undefined) {
     const message = `the arguments are not valid JSON (${call.parseError})`;
     return reject('schema', [{ path: '', code: 'invalid_json', message }], tool);
