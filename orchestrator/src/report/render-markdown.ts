@@ -51,11 +51,15 @@ export function renderMarkdown(r: RunReport): string {
     .join(', ');
   const task = fencedBlock(r.run.task, 'text', BUDGET.task);
   const unfinished = o.status === 'running' || o.status === 'paused';
-  const decidedBy = o.decidedBy ? codeSpan(o.decidedBy, 64) : unfinished ? 'nothing yet' : 'not recorded';
+  const decidedBy = o.decidedBy
+    ? `decided by ${codeSpan(o.decidedBy, 64)}`
+    : unfinished
+      ? 'not decided yet'
+      : 'the rule that decided is not recorded';
   const parts = [
     `## ${STATUS_MARK[o.status]} gatehouse run ${codeSpan(r.run.runId, 80)}: ${o.status}`,
     `**Outcome:** ${o.status}${o.exitCode !== null ? ` (exit ${o.exitCode})` : ''}` +
-      `${o.stopReason ? `, stop reason ${codeSpan(o.stopReason, 200)}` : ''}; decided by ${decidedBy}.`,
+      `${o.stopReason ? `, stop reason ${codeSpan(o.stopReason, 200)}` : ''}; ${decidedBy}.`,
     `**Model:** ${r.run.model ? codeSpan(r.run.model, 100) : 'not recorded'}` +
       `${r.run.mode ? `, mode ${codeSpan(r.run.mode, 40)}` : ''}; ${r.run.turns} turn(s), ` +
       `${r.run.toolCalls} tool call(s)${tools ? ` (${tools})` : ''}.`,

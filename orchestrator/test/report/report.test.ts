@@ -127,7 +127,7 @@ describe('gatehouse report: the facts, from the log', () => {
       source: 'turns',
     });
     const md = renderMarkdown(r);
-    expect(md).toContain('decided by not recorded.');
+    expect(md).toContain('stop reason `final_answer`; the rule that decided is not recorded.');
     expect(md).toContain('its result is not recorded (the log has no run.check)');
     expect(md).toContain('- turn 3 (kind not recorded)');
     expect(md).toContain('| 6,000 | 600 | not recorded | not recorded |');
@@ -162,7 +162,7 @@ describe('gatehouse report: the facts, from the log', () => {
     // Still running: no outcome yet, nothing exported, no exit code.
     expect(r.outcome).toEqual({ status: 'running', stopReason: null, decidedBy: null, exitCode: null });
     expect(r.changes.files).toBeNull();
-    expect(renderMarkdown(r)).toContain('decided by nothing yet.');
+    expect(renderMarkdown(r)).toContain('**Outcome:** running; not decided yet.');
   });
 
   it('a paused run: exit 3, the pending request, no answer yet', () => {
