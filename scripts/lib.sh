@@ -170,3 +170,15 @@ ensure_patchelf() {
   _gatehouse_apt_install patchelf
   command -v patchelf >/dev/null 2>&1 || die "patchelf is still not on the PATH after installing it"
 }
+
+# ensure_chromium — install Debian's chromium if missing (root on Debian only): the report's
+# rendering test (orchestrator/test/report/report-browser.test.ts) loads the Markdown report in a
+# real browser, driven by playwright-core, whose own browser download cannot work offline.
+ensure_chromium() {
+  if command -v chromium >/dev/null 2>&1; then
+    return 0
+  fi
+  say "chromium is not installed; installing it (the report's browser test uses it)"
+  _gatehouse_apt_install chromium
+  command -v chromium >/dev/null 2>&1 || die "chromium is still not on the PATH after installing it"
+}

@@ -13,6 +13,7 @@ exec </dev/null
 ensure_npm_deps
 ensure_docker_engine
 ensure_patchelf
+ensure_chromium
 
 say "building bundles: node scripts/build.mjs"
 node scripts/build.mjs || die "node scripts/build.mjs failed"

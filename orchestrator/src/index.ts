@@ -17,3 +17,6 @@ export { resumeAgent, ResumeError } from './run/resume';
 export { runLoop, type LoopOutcome } from './loop/loop';
 export { checkFinalAnswer } from './loop/contract';
 export { compileContext } from './context/compile';
+export { buildReport, type BuildReportOptions } from './report/build-report';
+export { renderMarkdown, MARKDOWN_MAX_CHARS } from './report/render-markdown';
+export { RunReport, REPORT_FORMAT, REPORT_VERSION } from './report/report-schema';

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ApprovalCommandError } from '../src/cli/approvals';
+import { OutputFileError } from '../src/cli/atomic-write';
 import { PolicyCheckUsageError } from '../src/cli/policy';
 import { UsageError } from '../src/cli/usage';
 import { ConfigError, ConfigRefusedError } from '../src/config/errors';
@@ -59,6 +60,8 @@ const CLASSES: Record<string, [Error, ErrorKind]> = {
   ProtocolError: [new ProtocolError('invalid result'), 'internal'],
   EventDataError: [new EventDataError('tool.intent', 'does not fit'), 'internal'],
   LogSchemaTooNewError: [new LogSchemaTooNewError('run run_a: event log x, line 1: newer'), 'refused'],
+  // Its kind is the one it is made with: usage for a path that cannot be written, environment otherwise.
+  OutputFileError: [new OutputFileError('usage', 'cannot write /x/r.md: ENOENT'), 'usage'],
 };
 
 describe('every error class has its kind', () => {

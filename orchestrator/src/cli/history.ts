@@ -1,19 +1,54 @@
 import type { EventEnvelope } from '@gatehouse/shared';
 import { resolveRun } from '../events/run-ref';
-import { oneLine } from '../approval/channels/screen';
+import { oneLine, visible } from '../approval/channels/screen';
 import { RunLog } from '../events/store';
 
-/** `gatehouse show RUN`: the run's timeline, one line per event, readable without the JSON. */
-export function showCommand(ref: string, stateDirFlag: string | undefined): number {
+export interface ShowOptions {
+  /** Also print what each observation showed the model (`show --output`). */
+  output?: boolean;
+}
+
+/** How much of one observation `show --output` prints: enough to read, never a flood. */
+export const OUTPUT_LIMITS = { lines: 40, chars: 4000 } as const;
+
+/** `gatehouse show RUN [--output]`: the run's timeline, one line per event, readable without the JSON. */
+export function showCommand(ref: string, stateDirFlag: string | undefined, o: ShowOptions = {}): number {
   const { stateDir, runId } = resolveRun(ref, { stateDir: stateDirFlag });
   const events = RunLog.readEvents(stateDir, runId);
   const byId = new Map(events.map((e) => [e.id, e]));
-  for (const e of events)
+  for (const e of events) {
     process.stdout.write(
       `${String(e.seq).padStart(4)}  ${e.ts.slice(11, 23)}  ${e.actor.padEnd(7)}  ${e.type.padEnd(24)}  ` +
         `${oneLine(describe(e, byId))}\n`,
     );
+    if (o.output && e.type === 'tool.observation') process.stdout.write(observationText(e.data.content));
+  }
   return 0;
+}
+
+/**
+ * An observation's text under its line, indented, cut to OUTPUT_LIMITS. It is what a command or the
+ * repository printed: control and bidi characters are shown as escapes (they could rewrite the
+ * terminal), carriage returns too.
+ */
+export function observationText(content: string): string {
+  if (content === '') return '        | (empty)\n';
+  const lines = content.replace(/\n$/, '').split('\n');
+  const out: string[] = [];
+  let used = 0;
+  for (const line of lines) {
+    if (out.length >= OUTPUT_LIMITS.lines || used >= OUTPUT_LIMITS.chars) break;
+    const part = line.slice(0, OUTPUT_LIMITS.chars - used);
+    out.push(`        | ${visible(part).replace(/\t/g, '    ')}`);
+    used += part.length + (part.length === line.length ? 1 : 0);
+  }
+  const left = Math.max(0, content.length - used);
+  if (left > 0)
+    out.push(
+      `        | … ${left} more character(s), ${lines.length - out.length} more line(s) not shown; ` +
+        'the log has them all',
+    );
+  return `${out.join('\n')}\n`;
 }
 
 /** Who or what allowed an execution: the policy rule, or the person's grant (and through which channel). */

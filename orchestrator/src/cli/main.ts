@@ -11,6 +11,7 @@ import { legacyRunsNotice } from './legacy-notice';
 import { LATEST, resolveRun, RunNotFoundError } from '../events/run-ref';
 import { treeCommand } from './tree';
 import { registerSessionCommands } from './session-commands';
+import { registerReportCommand } from './report-command';
 import { answerCommand, approvalsCommand } from './approvals';
 import { answerOverNatsCommand, approverCredsCommand, approverKeygen } from './approver';
 import { policyCheckCommand } from './policy-command';
@@ -100,6 +101,7 @@ program.hook('preAction', (_program, action) => {
 });
 
 registerSessionCommands(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF });
+registerReportCommand(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF });
 
 program
   .command('approvals')
@@ -258,9 +260,11 @@ program
   .option('--state-dir <dir>', STATE_DIR_HELP)
   .option('--tree', "the tree of agents: each one's status, actions, who allowed them, approvals")
   .option('--json', 'with --tree: print the tree as JSON')
-  .action((runId: string, o: { stateDir?: string; tree?: boolean; json?: boolean }) => {
+  .option('--output', "also print each observation's text (what the model was shown), cut to 40 lines")
+  .action((runId: string, o: { stateDir?: string; tree?: boolean; json?: boolean; output?: boolean }) => {
     if (o.json && !o.tree) throw new UsageError('--json needs --tree');
-    process.exitCode = o.tree ? treeCommand(runId, o.stateDir, Boolean(o.json)) : showCommand(runId, o.stateDir);
+    if (o.output && o.tree) throw new UsageError('--output is for the timeline, not --tree');
+    process.exitCode = o.tree ? treeCommand(runId, o.stateDir, Boolean(o.json)) : showCommand(runId, o.stateDir, o);
   });
 
 program

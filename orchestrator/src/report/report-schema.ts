@@ -1,0 +1,177 @@
+import { z } from 'zod';
+
+/**
+ * The facts `gatehouse report RUN --format json` prints (docs/report.md). Consumers branch on
+ * `version`: a field is only ever added within a version; renaming, removing or changing the meaning
+ * of one bumps it. Every string in here is as the log recorded it: text the model or the repository
+ * wrote is not escaped (the Markdown renderer escapes it; a consumer that renders it must too).
+ */
+export const REPORT_FORMAT = 'gatehouse.report';
+export const REPORT_VERSION = 1;
+
+const Status = z.enum(['final', 'partial', 'failed', 'cancelled', 'paused', 'running']);
+
+const CheckRun = z.strictObject({
+  command: z.string(),
+  ranBy: z.enum(['model', 'gatehouse']),
+  callId: z.string(),
+  observationId: z.string().nullable(),
+  exitCode: z.number().int().nullable(),
+  passed: z.boolean(),
+  reason: z.string().nullable(),
+});
+
+const Claim = z.strictObject({
+  claim: z.string(),
+  cites: z.array(z.string()),
+  supported: z.boolean(),
+  reason: z.string().nullable(),
+});
+
+const Command = z.strictObject({
+  callId: z.string(),
+  command: z.string(),
+  /** Who proposed it: the model, or gatehouse running the check itself. */
+  ranBy: z.enum(['model', 'gatehouse']),
+  /** null when it did not run to an exit (not run, timed out, lost). */
+  exitCode: z.number().int().nullable(),
+  /** tool.execution.completed status, or `not_run`. */
+  status: z.string(),
+  /** The observation the model was shown (`ok`, `failed`, `denied`, …), null when none yet. */
+  outcome: z.string().nullable(),
+  observationId: z.string().nullable(),
+  durationMs: z.number().nullable(),
+});
+
+const Approval = z.strictObject({
+  requestId: z.string(),
+  callId: z.string(),
+  tool: z.string(),
+  /** The rule that asked. */
+  rule: z.string(),
+  status: z.enum(['pending', 'granted', 'denied']),
+  approver: z.string().nullable(),
+  channel: z.string().nullable(),
+  scope: z.enum(['once', 'run']).nullable(),
+  reason: z.string().nullable(),
+});
+
+/** Something the run was not allowed to do, or that was not done for it. */
+const Refusal = z.strictObject({
+  /**
+   * `policy` (a policy rule denied a call), `person` (an approver denied a request), `rejected` (a
+   * call that failed validation), `answer_rejected` (an approval answer refused: bad signature…),
+   * `apply` (--apply refused a file, or failed part way), `not_exported` (a changed file too large
+   * or not a file), `sub_agent` (what a sub-agent was refused, or changed outside its paths).
+   */
+  kind: z.enum(['policy', 'person', 'rejected', 'answer_rejected', 'apply', 'not_exported', 'sub_agent']),
+  callId: z.string().nullable(),
+  tool: z.string().nullable(),
+  path: z.string().nullable(),
+  /** The rule, person (`NAME via CHANNEL`), validation stage or sub-agent run id that refused. */
+  by: z.string().nullable(),
+  reason: z.string(),
+});
+
+/** One agent of the delegation tree, as `gatehouse show RUN --tree` rebuilds it. */
+export interface ReportAgent {
+  runId: string;
+  depth: number;
+  task: string;
+  status: z.infer<typeof Status>;
+  stopReason: string | null;
+  actions: number;
+  problems: string[];
+  children: ReportAgent[];
+}
+const Agent: z.ZodType<ReportAgent> = z.lazy(() =>
+  z.strictObject({
+    runId: z.string(),
+    depth: z.number().int(),
+    task: z.string(),
+    status: Status,
+    stopReason: z.string().nullable(),
+    actions: z.number().int(),
+    problems: z.array(z.string()),
+    children: z.array(Agent),
+  }),
+);
+
+export const RunReport = z.strictObject({
+  format: z.literal(REPORT_FORMAT),
+  version: z.literal(REPORT_VERSION),
+  run: z.strictObject({
+    runId: z.string(),
+    parentRunId: z.string().nullable(),
+    task: z.string(),
+    model: z.string().nullable(),
+    mode: z.string().nullable(),
+    repo: z.string().nullable(),
+    startedAt: z.string().nullable(),
+    /** The time of the log's last event. */
+    lastEventAt: z.string().nullable(),
+    turns: z.number().int(),
+    toolCalls: z.number().int(),
+    /** Tool calls by tool name. */
+    toolCallsByTool: z.record(z.string(), z.number().int()),
+  }),
+  outcome: z.strictObject({
+    status: Status,
+    stopReason: z.string().nullable(),
+    /** run.completed.decidedBy; null when the log does not record it (older logs, unfinished runs). */
+    decidedBy: z.string().nullable(),
+    /** The exit code `gatehouse run` gives for this ending; null while the run is unfinished. */
+    exitCode: z.number().int().nullable(),
+  }),
+  answer: z.string().nullable(),
+  check: z.strictObject({
+    /** The configured check command, from the run's recorded config. */
+    configured: z.string().nullable(),
+    /** `passed`/`failed`: the last run.check; `not_recorded`: configured, but the log has no run.check; `none`. */
+    result: z.enum(['passed', 'failed', 'not_recorded', 'none']),
+    runs: z.array(CheckRun),
+    /** What the last check run printed, as its observation showed the model. */
+    output: z.string().nullable(),
+  }),
+  /** Answers and replies sent back to the model instead of ending the run (run.feedback). */
+  feedback: z.array(
+    z.strictObject({
+      turn: z.number().int(),
+      kind: z.string().nullable(),
+      reason: z.string(),
+      claims: z.array(Claim).nullable(),
+    }),
+  ),
+  changes: z.strictObject({
+    /** null when the run has not completed (no run.completed yet). */
+    files: z.array(z.string()).nullable(),
+    applied: z.boolean().nullable(),
+    /** The diff file, relative to the run's directory, and its text (cut at `diffLimit` bytes). */
+    diffFile: z.string().nullable(),
+    diff: z.string().nullable(),
+    diffBytes: z.number().int().nullable(),
+    diffTruncated: z.boolean(),
+    /** Why the diff could not be read, when it was named but could not be. */
+    diffError: z.string().nullable(),
+  }),
+  commands: z.array(Command),
+  approvals: z.array(Approval),
+  refusals: z.array(Refusal),
+  usage: z.strictObject({
+    inputTokens: z.number().int(),
+    outputTokens: z.number().int(),
+    /** null when no turn recorded it (older logs). */
+    cachedInputTokens: z.number().int().nullable(),
+    /** null when no price was known (or, summed from turns, some turn recorded none). */
+    costUsd: z.number().nullable(),
+    /** `run`: run.completed.usage; `turns`: summed from model.output (older logs, unfinished runs). */
+    source: z.enum(['run', 'turns']),
+    budgets: z.strictObject({ maxTokens: z.number().nullable(), maxCostUsd: z.number().nullable() }).nullable(),
+  }),
+  agents: Agent,
+});
+export type RunReport = z.infer<typeof RunReport>;
+export type ReportCommand = z.infer<typeof Command>;
+export type ReportRefusal = z.infer<typeof Refusal>;
+export type ReportApproval = z.infer<typeof Approval>;
+export type ReportCheckRun = z.infer<typeof CheckRun>;
