@@ -81,6 +81,11 @@ describe('the example workflow, run under CI-like conditions', () => {
     expect([meta.runId, meta.sha, meta.pending.length]).toEqual([runId, sha, 1]);
     const requestId = meta.pending[0]!.requestId;
     const summary = readFileSync(first.summary, 'utf8');
+    // The report (gatehouse report) comes first, then how to answer the paused run.
+    expect(summary).toContain(runId);
+    expect(summary).not.toContain('The report could not be written');
+    expect(existsSync(path.join(artifact, 'report.md'))).toBe(true);
+    expect(JSON.parse(readFileSync(path.join(artifact, 'report.json'), 'utf8'))).toMatchObject({ run: { runId } });
     expect(summary).toContain('Waiting for approval');
     expect(summary).toContain(`-f origin=1001 -f run=${runId}`);
     expect(summary).toContain(`-f request=${requestId}`);
@@ -111,7 +116,10 @@ describe('the example workflow, run under CI-like conditions', () => {
       /^user:\S+ for github:octo-maintainer \(workflow_dispatch, GitHub run 1002\)$/,
     );
     expect(log.filter((e) => e.type === 'run.completed').map((e) => e.data.status)).toEqual(['final']);
-    expect(readFileSync(second.summary, 'utf8')).toContain(runId);
+    const summary2 = readFileSync(second.summary, 'utf8');
+    expect(summary2).toContain(runId);
+    expect(summary2).not.toContain('The report could not be written');
+    expect(summary2).toContain('octo-maintainer');
   });
 
   it('refuses an answer whose ids do not match the downloaded run, before touching it', async () => {
