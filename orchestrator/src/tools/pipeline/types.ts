@@ -14,6 +14,8 @@ export interface ToolCall {
   input: unknown;
   /** Set when the model's arguments were not valid JSON (input then holds the raw text). */
   parseError?: string;
+  /** Who proposed it (the `tool.intent`'s actor): the model, or gatehouse itself (its run of the check). */
+  actor?: 'model' | 'runtime';
 }
 
 /** A call's one recorded `tool.observation`: what the model is shown. A pending call has none (see `PendingCall`). */
