@@ -48,8 +48,13 @@ interface Event {
   data: Record<string, unknown>;
   runId: string;
 }
-function gatehouse(dir: string, turns: unknown[], extra: string[] = [], policy: unknown = POLICY) {
-  const stateDir = scratch('gh-check-runs-');
+function gatehouse(
+  dir: string,
+  turns: unknown[],
+  extra: string[] = [],
+  policy: unknown = POLICY,
+  stateDir = scratch('gh-check-runs-'),
+) {
   const r = spawnSync(
     process.execPath,
     [
@@ -69,13 +74,25 @@ function gatehouse(dir: string, turns: unknown[], extra: string[] = [], policy: 
     ],
     { encoding: 'utf8', timeout: 120_000, env: { ...process.env, CI: 'true' }, input: '' },
   );
-  const events = r.stdout
+  const events = parse(r.stdout);
+  const runDir = path.join(stateDir, 'runs', events[0]?.runId ?? 'none');
+  return { status: r.status, stderr: r.stderr, events, runDir };
+}
+function parse(stdout: string): Event[] {
+  return stdout
     .trim()
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Event);
-  const runDir = path.join(stateDir, 'runs', events[0]?.runId ?? 'none');
-  return { status: r.status, stderr: r.stderr, events, runDir };
+}
+/** Any other gatehouse command, headless. */
+function command(args: string[]) {
+  return spawnSync(process.execPath, [cli, ...args], {
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, CI: 'true' },
+    input: '',
+  });
 }
 const of = (events: Event[], type: string) => events.filter((e) => e.type === type).map((e) => e.data);
 
@@ -197,7 +214,7 @@ describe('--check decides whether a run is final (real sandbox, scripted model)'
     expect(r.events.at(-1)).toMatchObject({ data: { status: 'partial', stopReason: 'check_failed' } });
   });
 
-  it("a repository's own check runs only through the gate: denied by the policy, it never runs and the run is not final", () => {
+  it("a repository's own check runs only through the gate: denied by the policy, it never runs, not final", () => {
     const dir = repo({ check: CHECK });
     const policy = { ...POLICY, allow: POLICY.allow.slice(2), deny: ['bash(node --test*)'] };
     const r = gatehouse(dir, [read, fix, { final: 'Fixed add() in src/math.js (obs-2).' }], [], policy);
@@ -222,6 +239,37 @@ describe('--check decides whether a run is final (real sandbox, scripted model)'
       data: { status: 'partial', stopReason: 'check_not_run', decidedBy: 'check' },
     });
     expect(existsSync(path.join(r.runDir, 'changes.diff'))).toBe(true);
+  });
+
+  it('a check that asks pauses the run (exit 3); approved, resume runs it once and the run ends final', () => {
+    const dir = repo();
+    const stateDir = scratch('gh-check-runs-');
+    // The test command is not allowed here: in confirm-novel it asks, and with nobody to ask the run pauses.
+    const policy = { mode: 'confirm-novel', allow: ['edit_file(src/**)', 'read_file(**)'] };
+    const first = gatehouse(dir, [read, fix, { final: 'Fixed add() (obs-2).' }], ['--check', CHECK], policy, stateDir);
+    expect(first.status).toBe(3);
+    const asked = first.events.find((e) => e.type === 'approval.requested')?.data;
+    expect(asked).toMatchObject({ callId: 'check_1', tool: 'bash', input: { command: CHECK } });
+    expect(first.events.at(-1)).toMatchObject({ type: 'run.paused' });
+    const runId = first.events[0]!.runId;
+    const approved = command(['approve', runId, String(asked!.requestId), '--state-dir', stateDir]);
+    expect(approved.status).toBe(0);
+    const resumed = command(['resume', runId, '--repo', dir, '--state-dir', stateDir, '--json']);
+    expect(resumed.status).toBe(0);
+    // --json on resume prints the whole log: what this resume wrote follows run.resumed.
+    const all = parse(resumed.stdout);
+    const events = all.slice(all.findIndex((e) => e.type === 'run.resumed'));
+    expect(events[0]?.type).toBe('run.resumed');
+    expect(of(events, 'run.check')).toEqual([
+      { command: CHECK, ranBy: 'gatehouse', callId: 'check_1', observationId: 'obs-3', exitCode: 0, passed: true },
+    ]);
+    // Run once, and the model was not asked again: its answer stands.
+    expect(events.filter((e) => e.type === 'tool.execution.started' && e.data.callId === 'check_1')).toHaveLength(1);
+    expect(events.some((e) => e.type === 'model.request')).toBe(false);
+    expect(events.at(-1)).toMatchObject({
+      type: 'run.completed',
+      data: { status: 'final', answer: 'Fixed add() (obs-2).', decidedBy: 'check', filesChanged: ['src/math.js'] },
+    });
   });
 
   it('the live trace shows the check and its result', () => {
