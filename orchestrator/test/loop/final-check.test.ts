@@ -265,6 +265,25 @@ describe('the check decides success', () => {
     expect(w.commands).toEqual([]);
   });
 
+  it('gatehouse stopped while its check ran: on resume that run is reported interrupted, and the check runs anew', async () => {
+    const done = world();
+    const script = { turns: [fix, final('Fixed (obs-1).')] };
+    await stretch(done, script);
+    // The log as a crash during check_1 leaves it: up to its execution's start.
+    const events = done.log.events();
+    const cut = events.findIndex((e) => e.type === 'tool.execution.started' && e.data.callId === 'check_1');
+    const w = world();
+    for (const e of events.slice(1, cut + 1))
+      w.log.append(e.type as never, e.actor, e.data as never, { causationId: e.causationId });
+    w.sandbox.workspace.write('src/add.js', FIXED);
+    const resumed = await stretch(w, script, { resume: true });
+    expect(resumed).toMatchObject({ status: 'final', decidedBy: 'check' });
+    const lost = w.log.eventsOf('check_1').find((e) => e.type === 'tool.execution.completed');
+    expect(lost?.data).toMatchObject({ status: 'lost' });
+    expect(checks(w)).toMatchObject([{ ranBy: 'gatehouse', callId: 'check_2', passed: true }]);
+    expect(w.commands).toEqual([CHECK]);
+  });
+
   it('without a check, an accepted answer is final as before and nothing runs', async () => {
     const w = world();
     const outcome = await stretch(w, { turns: [fix, final()] }, { check: null });
