@@ -265,7 +265,7 @@ describe('the check decides success', () => {
     expect(w.commands).toEqual([]);
   });
 
-  it('gatehouse stopped while its check ran: on resume that run is reported interrupted, and the check runs anew', async () => {
+  it('gatehouse stopped while its check ran: resume reports that run interrupted and runs the check anew', async () => {
     const done = world();
     const script = { turns: [fix, final('Fixed (obs-1).')] };
     await stretch(done, script);
