@@ -119,7 +119,7 @@ function judge(c: FinalCheck, turn: number, answer: string, run: CheckRun): Chec
     kind: 'check',
     reason:
       `the check \`${c.command}\` failed (${reason}; ${run.observationId ?? run.callId}, run by ` +
-      `${run.ranBy === 'model' ? 'you' : 'gatehouse'}). Fix what it reports, run \`${c.command}\` again with ` +
+      `${run.ranBy === 'model' ? 'you' : 'gatehouse'}).\nFix what it reports, run \`${c.command}\` again with ` +
       `bash after your last change, then answer. The end of its output:\n${checkExcerpt(run)}`,
   });
   return undefined;
