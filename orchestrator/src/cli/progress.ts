@@ -113,6 +113,8 @@ export function humanProgress(
       case 'tool.intent': {
         const d = e.data;
         tools.set(d.callId, { tool: d.tool, args: brief(d.input) });
+        if (e.actor === 'runtime' && d.callId.startsWith('check_'))
+          write(`  the model did not run the check after its last change: gatehouse runs it (${d.callId})`);
         break;
       }
       case 'tool.validation': {
@@ -147,7 +149,20 @@ export function humanProgress(
       }
       case 'run.feedback': {
         const d = e.data;
-        write(`  ! answer sent back: ${oneLine(d.reason)}`);
+        // A failed check's feedback carries its output (shown above, under the ✗ line): its first line says why.
+        const reason = d.kind === 'check' ? (d.reason.split('\n')[0] ?? '') : d.reason;
+        write(`  ! answer sent back: ${oneLine(reason)}`);
+        break;
+      }
+      case 'run.check': {
+        const d = e.data;
+        const by = d.ranBy === 'model' ? 'run by the model' : 'run by gatehouse';
+        const cited = d.observationId ? `, ${d.observationId}` : '';
+        write(
+          d.passed
+            ? `  ✓ check passed: ${brief({ command: d.command })} (${by}${cited})`
+            : `  ✗ check did not pass: ${brief({ command: d.command })} (${by}${cited}): ${oneLine(d.reason ?? '')}`,
+        );
         break;
       }
       case 'sandbox.lost': {

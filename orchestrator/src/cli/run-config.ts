@@ -7,6 +7,8 @@ export interface RunConfigFlags {
   repo: string;
   config?: string;
   image?: string;
+  /** `--check CMD`: trusted, like --image; it replaces every config's check. */
+  check?: string;
   setupEnv?: string[];
   maxTurns: number;
   maxToolCalls: number;
@@ -29,6 +31,7 @@ export function loadRunConfig(flags: RunConfigFlags): {
     repoDir: flags.repo,
     ...(flags.config !== undefined ? { configFile: flags.config } : {}),
     ...(flags.image !== undefined ? { image: flags.image } : {}),
+    ...(flags.check !== undefined ? { check: flags.check } : {}),
   });
   if (config.ignored.length > 0)
     process.stderr.write(

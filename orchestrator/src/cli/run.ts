@@ -43,6 +43,8 @@ export interface RunFlags {
   config?: string;
   /** `--image IMAGE`: over any config's image. */
   image?: string;
+  /** `--check CMD`: over any config's check (resume uses the one the run recorded). */
+  check?: string;
   /** `--setup-env NAME`, repeated: variables passed to setup only. */
   setupEnv?: string[];
   /** Which budget flags were given on the command line (not defaults): those win over the config's. */

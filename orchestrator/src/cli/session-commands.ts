@@ -62,6 +62,10 @@ export function registerSessionCommands(program: Command, h: Help): void {
       )
       .option('--image <image>', "sandbox image: preset:node, preset:python or any image (over the config's)")
       .option(
+        '--check <command>',
+        "the command that decides success: final only if it exits 0 after the last change (over the config's check)",
+      )
+      .option(
         '--setup-env <name>',
         "pass this variable of gatehouse's environment to the setup commands only (repeatable)",
         collect,

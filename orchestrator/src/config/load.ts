@@ -18,6 +18,11 @@ export interface LoadProjectConfigOptions {
   configFile?: string;
   /** `--image IMAGE`: a flag is trusted; it wins over every config's image. */
   image?: string;
+  /**
+   * `--check CMD`: trusted like --image; it wins over every config's check, and a repository's own
+   * check that differs from it is listed as ignored.
+   */
+  check?: string;
 }
 
 /**
@@ -33,6 +38,8 @@ export function loadProjectConfig(opts: LoadProjectConfigOptions): ResolvedConfi
     const p = imageProblem(opts.image);
     if (p) problems.push({ file: '--image', path: '', message: `${p}, got ${JSON.stringify(opts.image)}` });
   }
+  const checkFlag = opts.check?.trim();
+  if (checkFlag === '') problems.push({ file: '--check', path: '', message: 'a command line cannot be empty' });
   const trustedFile = opts.configFile === undefined ? undefined : path.resolve(opts.configFile);
   const trusted = trustedFile === undefined ? undefined : readConfigFile(trustedFile);
   const repoFile = repositoryConfig(opts.repoDir);
@@ -42,14 +49,20 @@ export function loadProjectConfig(opts: LoadProjectConfigOptions): ResolvedConfi
   problems.push(...(trusted?.problems ?? []), ...(repo?.problems ?? []));
   if (problems.length > 0) throw new ConfigError(problems);
 
-  const base = trustedValues(trusted, opts.image);
+  const base = { ...trustedValues(trusted, opts.image), ...(checkFlag ? { check: checkFlag } : {}) };
   const { values, ignored } = repo ? narrowByRepository(base, repo) : { values: base, ignored: [] };
   return {
     source: sourceOf(trusted, repo),
     ...values,
     ignored,
     sha256: sha256Hex(
-      canonicalJson({ trusted: trusted?.raw ?? null, repository: repo?.raw ?? null, image: opts.image ?? null }),
+      canonicalJson({
+        trusted: trusted?.raw ?? null,
+        repository: repo?.raw ?? null,
+        image: opts.image ?? null,
+        // Only when given, so the hash of a run without the flag stays what it was.
+        ...(checkFlag ? { check: checkFlag } : {}),
+      }),
     ),
   };
 }

@@ -7,6 +7,7 @@ import type { ModelProvider, ModelToolCall, ModelToolSpec, ProviderErrorKind, Us
 import type { ToolPipeline } from '../tools/pipeline';
 import type { LogPort } from '../tools/ports';
 import { checkFinalAnswer } from './contract';
+import { decideByCheck, resumeCheck, type FinalCheck } from './final-check';
 import { budgetStop, RepeatedFailure, type Progress } from './stop';
 import { truncatedFeedback } from './truncated-feedback';
 
@@ -38,6 +39,8 @@ export interface LoopDeps {
   onText?: (delta: string) => void;
   /** Continue a run from its log: finish the last turn's unfinished calls before asking the model again. */
   resume?: boolean;
+  /** The check command that decides whether an accepted answer ends the run final (final-check.ts). */
+  check?: Pick<FinalCheck, 'command' | 'timeoutMs'>;
 }
 
 interface TurnOutput {
@@ -64,10 +67,13 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
   let feedbackGiven = false;
   // The last reply was cut off at the output limit: a run that then runs out of budget says so.
   let cutOff = false;
+  const check = d.check && { ...d.check, log: d.log, tracker: d.tracker, pipeline: d.pipeline };
 
   if (d.resume) {
     const stopped = await finishLastTurn(d, progress);
     if (stopped) return stopped;
+    const checked = check ? await resumeCheck(check, d.signal) : undefined;
+    if (checked) return checked;
   }
 
   for (;;) {
@@ -124,6 +130,11 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
         continue;
       }
       const verdict = checkFinalAnswer(out.text, d.tracker.state.observations);
+      if (verdict.ok && check) {
+        const checked = await decideByCheck(check, turn, out.text, d.signal);
+        if (checked) return checked;
+        continue;
+      }
       if (verdict.ok) return { status: 'final', stopReason: 'final_answer', answer: out.text };
       if (feedbackGiven) return { status: 'partial', stopReason: 'unsupported_final', answer: out.text };
       feedbackGiven = true;
@@ -258,7 +269,8 @@ async function collect(
 
 /** Model call ids become observation call ids; they must be unique within the run. */
 function uniqueId(id: string, turn: number, used: Set<string>): string {
-  let candidate = /^[A-Za-z0-9_-]{1,100}$/.test(id) ? id : `call_${turn}_${used.size}`;
+  // `check_…` ids are gatehouse's own runs of the check (final-check.ts): a model never gets one.
+  let candidate = /^(?!check_)[A-Za-z0-9_-]{1,100}$/.test(id) ? id : `call_${turn}_${used.size}`;
   while (used.has(candidate)) candidate = `${candidate}_${used.size}`;
   used.add(candidate);
   return candidate;

@@ -5,6 +5,7 @@ import { pendingRequests } from '../approval/state';
 import { systemPrompt } from '../context/system';
 import { exportChanges, type ExportResult } from '../loop/changes';
 import { Checkpointer, gateInvocations } from '../loop/checkpoint';
+import { checkInstruction } from '../loop/final-check';
 import { runLoop, type LoopOutcome } from '../loop/loop';
 import type { Sandbox } from '../sandbox/index';
 import { ToolPipeline, type CallResult, type ToolCall } from '../tools/pipeline';
@@ -227,12 +228,14 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
       ...(o.channel ? { channel: o.channel } : {}),
     });
     o.provider.resumeAfter?.(tracker.state.turns);
+    // The root's check decides the root run; a sub-agent's answer is judged by its parent (docs/runs.md).
+    const check = agent.depth === 0 ? o.projectConfig?.check : undefined;
     const outcome = await runLoop({
       provider: o.provider,
       log: plog,
       tracker,
       pipeline,
-      system: systemPrompt(o.budgets),
+      system: check ? `${systemPrompt(o.budgets)}\n${checkInstruction(check)}` : systemPrompt(o.budgets),
       task: h.task,
       tools: h.registry.describe(h.surface),
       budgets: o.budgets,
@@ -240,6 +243,7 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
       signal,
       resume: h.resume,
       ...(o.onText ? { onText: o.onText } : {}),
+      ...(check ? { check: { command: check, timeoutMs: limits.maxTimeoutMs } } : {}),
     });
     await checkpoints.idle();
     if (sandbox.lost) return end({ status: 'failed', stopReason: `sandbox_lost: ${sandbox.lost.reason}` });

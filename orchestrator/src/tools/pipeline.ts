@@ -45,7 +45,7 @@ export class ToolPipeline {
     const intent = record(
       deps,
       'tool.intent',
-      'model',
+      call.actor === 'runtime' ? 'runtime' : 'model',
       { callId: call.callId, turn: call.turn, tool: toolName, input: jsonSafe(call.input) },
       null,
     );

@@ -16,6 +16,8 @@ export interface ToolCall {
   parseError?: string;
   /** Cut off by the model's output limit before its arguments ended: refused, never run. */
   truncated?: boolean;
+  /** Who proposed it (the `tool.intent`'s actor): the model, or gatehouse itself (its run of the check). */
+  actor?: 'model' | 'runtime';
 }
 
 /** A call's one recorded `tool.observation`: what the model is shown. A pending call has none (see `PendingCall`). */
