@@ -18,6 +18,8 @@ export interface LoopOutcome {
   answer?: string;
   /** Approval requests the run waits for (status `paused`). */
   pending?: string[];
+  /** Which rule decided the status (`run.completed` decidedBy): `answer`, `claims`, … */
+  decidedBy?: string;
 }
 
 export interface LoopDeps {
@@ -57,7 +59,10 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
   const progress: Progress = { turns: st.turns, toolCalls: st.toolCalls, tokens: st.tokens, startedAt: Date.now() };
   const repeated = new RepeatedFailure(3);
   const usedCallIds = new Set<string>(Object.keys(st.approvals.calls));
-  let feedbackGiven = false;
+  // Sent back once per run, resumed or not.
+  let feedbackGiven = d.log
+    .events()
+    .some((e) => e.type === 'run.feedback' && (e.data.kind ?? 'contract') === 'contract');
 
   if (d.resume) {
     const stopped = await finishLastTurn(d, progress);
@@ -109,11 +114,17 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
     }
 
     if (calls.length === 0) {
-      const verdict = checkFinalAnswer(out.text, d.tracker.state.observations);
-      if (verdict.ok) return { status: 'final', stopReason: 'final_answer', answer: out.text };
-      if (feedbackGiven) return { status: 'partial', stopReason: 'unsupported_final', answer: out.text };
+      const verdict = checkFinalAnswer(out.text, d.log.events());
+      if (verdict.ok) return { status: 'final', stopReason: 'final_answer', answer: out.text, decidedBy: 'answer' };
+      if (feedbackGiven)
+        return { status: 'partial', stopReason: 'unsupported_final', answer: out.text, decidedBy: 'claims' };
       feedbackGiven = true;
-      d.log.append('run.feedback', 'runtime', { turn, reason: verdict.reason });
+      d.log.append('run.feedback', 'runtime', {
+        turn,
+        kind: 'contract',
+        reason: verdict.reason,
+        claims: verdict.claims,
+      });
       continue;
     }
 

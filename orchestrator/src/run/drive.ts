@@ -49,6 +49,7 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
         ...(result.refused?.length ? { refused: result.refused } : {}),
         ...(result.skipped?.length ? { skipped: result.skipped } : {}),
         ...(result.applyError ? { applyError: result.applyError } : {}),
+        ...(outcome.decidedBy ? { decidedBy: outcome.decidedBy } : {}),
       });
     }
     raw.sync();
