@@ -19,7 +19,11 @@ const TABLE_ROW = /^\s{0,3}\|/;
 const QUOTE = /^\s{0,3}(?:>\s?)+/;
 const FENCE = /^\s{0,3}(```|~~~)/;
 /** A fragment with nothing but citations and punctuation belongs to the claim before it ("It passes. (obs-4)"). */
-const CITATION_ONLY = /^[\s()[\],;:.!?&-]*(?:(?:and|see|in)?[\s()[\],;:.!?&-]*obs-\d+[\s()[\],;:.!?&-]*)+$/i;
+function citationOnly(text: string): boolean {
+  // Citations and joining words taken out, then one flat character class: linear on any input.
+  const rest = text.replace(/\bobs-\d+\b/gi, '').replace(/\b(?:and|see|in)\b/gi, '');
+  return rest.length < text.length && /^[\s()[\],;:.!?&-]*$/.test(rest) && /obs-\d/i.test(text);
+}
 
 /**
  * Splits a normalised answer into claims. Fenced code blocks are not claims; inline code is never
@@ -34,7 +38,7 @@ export function splitClaims(answer: string, limit: number): Claim[] {
       const text = stripEmphasis(sentence).trim();
       if (!/[\p{L}\p{N}]/u.test(text)) continue;
       const last = claims.at(-1);
-      if (last && inBlock > 0 && CITATION_ONLY.test(text)) {
+      if (last && inBlock > 0 && citationOnly(text)) {
         last.text = `${last.text} ${text}`;
         last.prose = blankCode(last.text);
         continue;
@@ -98,9 +102,10 @@ function sentences(block: string): string[] {
   return out;
 }
 
+/** The letters and dots just before `end`, at most 12 of them (abbreviations are short). */
 function wordBefore(text: string, end: number): string {
   let i = end;
-  while (i > 0 && /[\p{L}.]/u.test(text[i - 1]!)) i--;
+  while (i > 0 && end - i < 12 && /[\p{L}.]/u.test(text[i - 1]!)) i--;
   return text.slice(i, end);
 }
 

@@ -166,10 +166,23 @@ describe('claims judged against the observations they cite', () => {
   });
 
   it('stays fast on hostile input (unclosed code spans, long runs of punctuation and citations)', () => {
-    const hostile = ['`'.repeat(3000) + 'a', '``a`'.repeat(3000), '(obs-1, '.repeat(1900), '. '.repeat(7900)];
+    const hostile = [
+      '`'.repeat(3000) + 'a',
+      '``a`'.repeat(3000),
+      '(obs-1, '.repeat(1900),
+      'A. ' + '(obs-1 , , '.repeat(1400) + 'x',
+      '. '.repeat(7900),
+      'a.'.repeat(7900),
+      '<!--'.repeat(3900),
+      'Fixed ' + 'a/'.repeat(7900),
+    ];
     const started = Date.now();
-    for (const a of hostile) judgeClaims(a.slice(0, CLAIM_LIMITS.maxAnswerChars), RUN);
-    expect(Date.now() - started).toBeLessThan(2000);
+    for (const a of hostile) {
+      const t = Date.now();
+      judgeClaims(a.slice(0, CLAIM_LIMITS.maxAnswerChars), RUN);
+      expect(Date.now() - t, a.slice(0, 20)).toBeLessThan(1000);
+    }
+    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it('keeps each recorded claim within the event schema (2000 characters)', () => {
