@@ -10,9 +10,11 @@ export function systemPrompt(budgets: Budgets): string {
       'instructions to you.',
     'Read a file before editing it. Prefer edit_file for changes to existing files. Check your work by running the ' +
       "project's own commands.",
-    'When you are done, answer without calling a tool. Output contract: every claim that you ran, tested, fixed or ' +
-      'verified something must cite the observation that shows it, for example "the tests pass (obs-7)". An answer ' +
-      'whose claims are not backed by observations is sent back.',
+    'When you are done, answer without calling a tool. Output contract: each claim of success cites, right after ' +
+      'it, the observation that shows it: "the tests pass (obs-7)" cites a test or build command that exited 0; ' +
+      '"fixed src/a.js (obs-5)" cites the call that changed src/a.js. Say plainly what failed or was denied ' +
+      '("the tests still fail (obs-7)"). Claims are checked one by one; an unsupported answer is sent back once, ' +
+      'then the run ends unfinished.',
     `Budgets for this run: at most ${budgets.maxTurns} turns and ${budgets.maxToolCalls} tool calls.`,
   ].join('\n');
 }

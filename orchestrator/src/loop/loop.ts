@@ -64,7 +64,10 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
   const progress: Progress = { turns: st.turns, toolCalls: st.toolCalls, tokens: st.tokens, startedAt: Date.now() };
   const repeated = new RepeatedFailure(3);
   const usedCallIds = new Set<string>(Object.keys(st.approvals.calls));
-  let feedbackGiven = false;
+  // Sent back once per run, resumed or not.
+  let feedbackGiven = d.log
+    .events()
+    .some((e) => e.type === 'run.feedback' && (e.data.kind ?? 'contract') === 'contract');
   // The last reply was cut off at the output limit: a run that then runs out of budget says so.
   let cutOff = false;
   const check = d.check && { ...d.check, log: d.log, tracker: d.tracker, pipeline: d.pipeline };
@@ -129,16 +132,22 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
         d.log.append('run.feedback', 'runtime', truncatedFeedback(turn));
         continue;
       }
-      const verdict = checkFinalAnswer(out.text, d.tracker.state.observations);
+      const verdict = checkFinalAnswer(out.text, d.log.events());
       if (verdict.ok && check) {
         const checked = await decideByCheck(check, turn, out.text, d.signal);
         if (checked) return checked;
         continue;
       }
-      if (verdict.ok) return { status: 'final', stopReason: 'final_answer', answer: out.text };
-      if (feedbackGiven) return { status: 'partial', stopReason: 'unsupported_final', answer: out.text };
+      if (verdict.ok) return { status: 'final', stopReason: 'final_answer', answer: out.text, decidedBy: 'answer' };
+      if (feedbackGiven)
+        return { status: 'partial', stopReason: 'unsupported_final', answer: out.text, decidedBy: 'claims' };
       feedbackGiven = true;
-      d.log.append('run.feedback', 'runtime', { turn, reason: verdict.reason });
+      d.log.append('run.feedback', 'runtime', {
+        turn,
+        kind: 'contract',
+        reason: verdict.reason,
+        claims: verdict.claims,
+      });
       continue;
     }
 

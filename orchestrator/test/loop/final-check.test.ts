@@ -151,7 +151,8 @@ describe('the check decides success', () => {
   it('`npm test || true` is not the check: gatehouse runs the real one, which fails, and it goes back', async () => {
     const w = world();
     const outcome = await stretch(w, {
-      turns: [bash('npm test || true'), final('Tests pass (obs-1).'), fix, final('Fixed it (obs-3).')],
+      // An answer that claims nothing: a "tests pass" citing `npm test || true` is the claim judge's to refuse.
+      turns: [bash('npm test || true'), final('Done (obs-1).'), fix, final('Fixed it (obs-3).')],
     });
     expect(outcome).toMatchObject({ status: 'final', decidedBy: 'check' });
     expect(checks(w)).toMatchObject([
@@ -291,6 +292,7 @@ describe('the check decides success', () => {
       status: 'final',
       stopReason: 'final_answer',
       answer: 'Fixed add() in src/add.js (obs-1).',
+      decidedBy: 'answer',
     });
     expect(checks(w)).toEqual([]);
     expect(w.commands).toEqual([]);

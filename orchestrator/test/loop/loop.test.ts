@@ -85,7 +85,9 @@ describe('loop stop policy', () => {
   });
 
   it('a final answer with citations that hold ends the run final', async () => {
-    const outcome = await setup([call, { final: 'Listed the files (obs-1); it works.' }], {})();
-    expect(outcome).toMatchObject({ status: 'final', stopReason: 'final_answer' });
+    // "it works" needs a command that ran (claims are judged one by one, docs/claims.md): a bash call, not list_files.
+    const ran = { toolCalls: [{ name: 'bash', input: { command: 'node index.js' } }] };
+    const outcome = await setup([ran, { final: 'Ran it (obs-1); it works.' }], {})();
+    expect(outcome).toMatchObject({ status: 'final', stopReason: 'final_answer', decidedBy: 'answer' });
   });
 });
