@@ -8,7 +8,8 @@
 // type checker. It is also `prepack`: `npm pack` ships these bundles (docs/decisions/0007).
 //
 // A bundle is written only when its content changed, and then by rename: the image tags hash the
-// bundles, and a test or a run reading one while it is rewritten must never see half a file.
+// bundles, and a test or a run reading one while it is rewritten must never see half a file (nor a
+// temporary file in an image context).
 import { build as esbuild } from 'esbuild';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -33,12 +34,16 @@ const common = {
 const manifest = (file) => JSON.parse(readFileSync(`${root}/${file}`, 'utf8'));
 const deps = Object.keys(manifest('package.json').dependencies ?? manifest('orchestrator/package.json').dependencies);
 
+const tempDir = path.join(root, 'node_modules', '.cache', 'gatehouse-build');
+mkdirSync(tempDir, { recursive: true });
+
 async function build(options) {
   const result = await esbuild({ ...options, write: false });
   for (const file of result.outputFiles) {
     if (existsSync(file.path) && readFileSync(file.path).equals(file.contents)) continue;
     mkdirSync(path.dirname(file.path), { recursive: true });
-    const temp = `${file.path}.${process.pid}.tmp`;
+    // Not beside the bundle: the folders holding them are image contexts, hashed file by file.
+    const temp = path.join(tempDir, `${path.basename(file.path)}.${process.pid}.tmp`);
     writeFileSync(temp, file.contents);
     renameSync(temp, file.path);
   }
