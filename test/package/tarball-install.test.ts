@@ -1,5 +1,16 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -152,37 +163,18 @@ describe('the npm tarball, installed with npm install -g', () => {
   });
 
   it('runs a scripted agent on a repository: exit 0, the fix in the diff, a log that verifies', () => {
-    const repo = path.join(tmp, 'failing-test');
-    cpSync(path.join(root, 'examples/failing-test'), repo, { recursive: true });
-    const script = path.join(tmp, 'fix-failing-test.json');
-    cpSync(path.join(root, 'examples/scripts/fix-failing-test.json'), script);
-    const r = gatehouse(
-      [
-        'run',
-        'fix the failing tests',
-        '--repo',
-        repo,
-        '--policy',
-        path.join(repo, '.gatehouse/policy.json'),
-        '--model',
-        `scripted:${script}`,
-        '--json',
-      ],
-      { cwd: repo },
-    );
+    const { r, repo } = scriptedRun(env);
     expect(r.status, r.stderr).toBe(0);
-    const events = r.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { type: string; runId: string; data: Record<string, unknown> });
+    const events = eventsOf(r.stdout);
     expect(events.at(-1)).toMatchObject({
       type: 'run.completed',
       data: { status: 'final', filesChanged: ['src/math.js'] },
     });
     // The run is kept in the temporary XDG state home, by repository.
     const groups = path.join(env.XDG_STATE_HOME!, 'gatehouse', 'repos');
-    const [group] = readdirSync(groups);
-    const runDir = path.join(groups, group!, 'runs', events[0]!.runId);
+    const runDir = readdirSync(groups)
+      .map((group) => path.join(groups, group, 'runs', events[0]!.runId))
+      .find((dir) => existsSync(dir))!;
     const logged = readFileSync(path.join(runDir, 'events.jsonl'), 'utf8').trim().split('\n');
     expect(logged.map((l) => (JSON.parse(l) as { type: string }).type)).toEqual(events.map((e) => e.type));
     expect(readFileSync(path.join(runDir, 'changes.diff'), 'utf8')).toContain('+  return a + b;');
@@ -192,4 +184,58 @@ describe('the npm tarball, installed with npm install -g', () => {
     expect(verified.status, verified.stderr).toBe(0);
     expect(JSON.parse(verified.stdout)).toMatchObject({ runId: events[0]!.runId, ok: true });
   });
+
+  it('first use on a machine without its sandbox image: doctor names the fix, the first run builds it', () => {
+    // Another node binary than the one this checkout's images carry: the sandbox runtime (the host's
+    // node and git) and the run image derived from it are missing, as on a fresh machine, and the
+    // installed copy must build them from its own files (assemble-runtime.sh, lib.sh, agent.mjs).
+    const nodeDir = path.join(tmp, 'other-node');
+    mkdirSync(nodeDir);
+    copyFileSync(process.execPath, path.join(nodeDir, 'node'));
+    chmodSync(path.join(nodeDir, 'node'), 0o755);
+    const fresh = { ...env, PATH: `${nodeDir}:${env.PATH}` };
+    const before = gatehouse(['doctor', '--json'], { env: fresh });
+    expect(before.status).toBe(1);
+    const missing = (JSON.parse(before.stdout) as { checks: Array<{ name: string; ok: boolean; fix?: string }> })
+      .checks;
+    expect(missing.find((c) => c.name === 'sandbox image')).toMatchObject({ ok: false });
+    expect(missing.find((c) => c.name === 'sandbox image')?.fix).toMatch(/^gatehouse images build/);
+    expect(missing.find((c) => c.name === 'patchelf')?.ok).toBe(true);
+
+    const { r } = scriptedRun(fresh);
+    expect(r.status, r.stderr).toBe(0);
+    expect(eventsOf(r.stdout).at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final' } });
+    const after = gatehouse(['doctor', '--json'], { env: fresh });
+    expect(after.status, after.stdout).toBe(0);
+  }, 300_000);
 });
+
+/** The demo's scripted fix of examples/failing-test, on a fresh copy of it, with the installed command. */
+function scriptedRun(runEnv: NodeJS.ProcessEnv): { r: SpawnSyncReturns<string>; repo: string } {
+  const repo = mkdtempSync(path.join(tmp, 'failing-test-'));
+  cpSync(path.join(root, 'examples/failing-test'), repo, { recursive: true });
+  const script = path.join(repo, '..', `${path.basename(repo)}.script.json`);
+  cpSync(path.join(root, 'examples/scripts/fix-failing-test.json'), script);
+  const r = gatehouse(
+    [
+      'run',
+      'fix the failing tests',
+      '--repo',
+      repo,
+      '--policy',
+      path.join(repo, '.gatehouse/policy.json'),
+      '--model',
+      `scripted:${script}`,
+      '--json',
+    ],
+    { cwd: repo, env: runEnv },
+  );
+  return { r, repo };
+}
+
+function eventsOf(stdout: string): Array<{ type: string; runId: string; data: Record<string, unknown> }> {
+  return stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type: string; runId: string; data: Record<string, unknown> });
+}
