@@ -2,11 +2,17 @@
 //  - the sandbox daemon, as one self-contained file copied into the sandbox image (no node_modules
 //    inside the sandbox: less to audit, faster start);
 //  - the egress proxy, likewise into the egress image (Node's own modules only);
-//  - the gatehouse CLI, with its npm dependencies left external.
+//  - the gatehouse CLI, with the published package's npm dependencies (the root package.json's
+//    `dependencies`) left external and everything else, the workspaces included, bundled in.
 // esbuild is used because it bundles TypeScript workspaces in well under a second; tsc stays the
-// type checker.
-import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+// type checker. It is also `prepack`: `npm pack` ships these bundles (docs/decisions/0007).
+//
+// A bundle is written only when its content changed, and then by rename: the image tags hash the
+// bundles, and a test or a run reading one while it is rewritten must never see half a file (nor a
+// temporary file in an image context).
+import { build as esbuild } from 'esbuild';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('..', import.meta.url));
@@ -24,7 +30,24 @@ const common = {
   absWorkingDir: root,
 };
 
-const deps = Object.keys(JSON.parse(readFileSync(`${root}/orchestrator/package.json`, 'utf8')).dependencies);
+// A checkout of another version (--probe-only) may predate the root `dependencies`: its orchestrator's then.
+const manifest = (file) => JSON.parse(readFileSync(`${root}/${file}`, 'utf8'));
+const deps = Object.keys(manifest('package.json').dependencies ?? manifest('orchestrator/package.json').dependencies);
+
+const tempDir = path.join(root, 'node_modules', '.cache', 'gatehouse-build');
+mkdirSync(tempDir, { recursive: true });
+
+async function build(options) {
+  const result = await esbuild({ ...options, write: false });
+  for (const file of result.outputFiles) {
+    if (existsSync(file.path) && readFileSync(file.path).equals(file.contents)) continue;
+    mkdirSync(path.dirname(file.path), { recursive: true });
+    // Not beside the bundle: the folders holding them are image contexts, hashed file by file.
+    const temp = path.join(tempDir, `${path.basename(file.path)}.${process.pid}.tmp`);
+    writeFileSync(temp, file.contents);
+    renameSync(temp, file.path);
+  }
+}
 const probe = {
   ...common,
   entryPoints: ['bench/probe.ts'],

@@ -2,8 +2,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { installationKey } from '../events/installation';
 import { keyLocation } from '../events/key';
-import { imageExists } from '../sandbox/docker';
-import { projectRoot } from '../sandbox/paths';
+import { DOCKER_START, imageExists } from '../sandbox/docker';
+import { installKind, packageVersion, projectRoot } from '../sandbox/paths';
+import { findOnPath } from '../sandbox/runtime-image';
 import {
   assertDockerReachable,
   connectOrchestrator,
@@ -41,8 +42,27 @@ export async function doctor(json: boolean): Promise<number> {
     fix: 'install Node >= 20.19',
   });
 
-  const daemonBundle = path.join(projectRoot(), 'images', 'sandbox', 'build', 'agent.mjs');
-  add({ name: 'daemon bundle', ok: existsSync(daemonBundle), detail: daemonBundle, fix: 'npm run build' });
+  // A checkout rebuilds what is missing from its sources; an installed package ships it all, so only
+  // reinstalling brings back a missing file.
+  const root = projectRoot();
+  const kind = installKind(root);
+  add({ name: 'gatehouse', ok: true, detail: `${packageVersion(root)} (${kind} at ${root})` });
+  const daemonBundle = path.join(root, 'images', 'sandbox', 'build', 'agent.mjs');
+  add({
+    name: 'daemon bundle',
+    ok: existsSync(daemonBundle),
+    detail: daemonBundle,
+    fix: kind === 'checkout' ? 'npm run build' : 'reinstall gatehouse: npm install -g gatehouse-cli (or the tarball)',
+  });
+
+  // Every sandbox carries the host's git (and node): the runtime image is assembled from them.
+  const git = onPath('git');
+  add({
+    name: 'git',
+    ok: git !== undefined,
+    detail: git ?? 'not on the PATH (the sandbox runtime carries the host git)',
+    fix: 'install git (Debian: apt-get install -y git)',
+  });
 
   // The event log's anchor: a key file that exists must be safe to use (doctor never creates it).
   try {
@@ -69,11 +89,11 @@ export async function doctor(json: boolean): Promise<number> {
       name: 'docker engine',
       ok: false,
       detail: (e as Error).message,
-      fix: 'as root on Debian: `npm run demo` installs docker.io and starts dockerd',
+      fix: DOCKER_START[kind],
     });
   }
 
-  if (dockerOk) {
+  if (dockerOk && git) {
     const expected = await expectedImageTags();
     let imagesOk = true;
     for (const [kind, { tags }] of Object.entries(expected)) {
@@ -84,9 +104,10 @@ export async function doctor(json: boolean): Promise<number> {
         name: `${kind} image`,
         ok: present.length > 0,
         detail: present.length > 0 ? present.join(', ') : `missing (${tags.join(' or ')})`,
-        fix: 'gatehouse images build',
+        fix: `gatehouse images build (or just run: the first run builds what is missing, once)${IMAGE_BUILD_NOTE}`,
       });
     }
+    if (!imagesOk) add(patchelfCheck());
     if (imagesOk) {
       try {
         const images = await ensureImages();
@@ -123,6 +144,32 @@ export async function doctor(json: boolean): Promise<number> {
   }
 
   const ok = checks.every((c) => c.ok);
+  if (!json && !ok)
+    process.stderr.write(`gatehouse ${packageVersion(root)}: fix the checks marked FAIL, then run again\n`);
   if (json) process.stdout.write(`${JSON.stringify({ ok, checks })}\n`);
   return ok ? 0 : 1;
+}
+
+const IMAGE_BUILD_NOTE =
+  '; it builds from node:20-bookworm-slim, python:3.12-slim and debian:bookworm-slim where a registry answers, ' +
+  'else from Debian bases made with debootstrap (as root, a few minutes)';
+
+/** Building the sandbox runtime patches the host's node and git with patchelf (assemble-runtime.sh). */
+function patchelfCheck(): Check {
+  const patchelf = onPath('patchelf');
+  const installsIt = process.getuid?.() === 0 && onPath('apt-get') !== undefined;
+  return {
+    name: 'patchelf',
+    ok: patchelf !== undefined || installsIt,
+    detail: patchelf ?? (installsIt ? 'missing; the image build installs it with apt-get' : 'missing'),
+    fix: 'apt-get install -y patchelf (as root), then gatehouse images build',
+  };
+}
+
+function onPath(program: string): string | undefined {
+  try {
+    return findOnPath(program);
+  } catch {
+    return undefined;
+  }
 }

@@ -18,6 +18,7 @@ import { policyCheckCommand } from './policy-command';
 import { UsageError } from './usage';
 import { Mode } from '../policy/mode';
 import { exitCodeFor, exitCodeOfError } from './exit-codes';
+import { packageVersion } from '../sandbox/paths';
 
 /**
  * The run an answer over NATS goes to: resolved like every run id where its log is here; a live
@@ -36,6 +37,7 @@ const program = new Command('gatehouse')
   .description(
     'An agent harness: the model proposes; gatehouse validates, approves, executes in a sandbox, observes and records.',
   )
+  .version(packageVersion(), '-V, --version', 'print the version')
   .exitOverride()
   .configureOutput({ outputError: (s, write) => write(s) });
 

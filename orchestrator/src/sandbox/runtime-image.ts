@@ -82,7 +82,8 @@ async function runtimeInputs(): Promise<RuntimeInputs> {
   return { hash: hash.digest('hex').slice(0, 12), node, git };
 }
 
-function findOnPath(program: string): string {
+/** The real path of `program` on the PATH; a SandboxError that says how to install it when it is missing. */
+export function findOnPath(program: string): string {
   for (const dir of (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(':')) {
     const candidate = path.join(dir || '.', program);
     if (dir && existsSync(candidate) && statSync(candidate).isFile()) return realpathSync(candidate);
