@@ -77,6 +77,20 @@ export const EventData = {
       })
       .optional(),
     /**
+     * The price (US dollars per million tokens) each model.output's costUsd was reckoned by, and
+     * where it came from (the built-in table and its date, or the trusted config file); resume
+     * keeps it. Absent: no price was known, and costs are unknown.
+     */
+    price: z
+      .strictObject({
+        input: z.number().nonnegative(),
+        output: z.number().nonnegative(),
+        cachedInput: z.number().nonnegative().optional(),
+        cacheWrite: z.number().nonnegative().optional(),
+        source: z.string().max(1024),
+      })
+      .optional(),
+    /**
      * The project config the run used: where it came from, the hash of its inputs (trusted file,
      * repository file, --image), and what was not taken from the repository's config.
      */
