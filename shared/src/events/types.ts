@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Id, Sha256Hex } from '../ids';
 import { ResultStatus } from '../protocol/messages';
 import { EnvironmentEventData } from './environment';
+import { RecordedPrice } from './price';
 
 /**
  * `data` of each event type. Names are stable: logs outlive code. Types that later parts of the
@@ -76,20 +77,8 @@ export const EventData = {
         maxCostUsd: z.number().nonnegative().optional(),
       })
       .optional(),
-    /**
-     * The price (US dollars per million tokens) each model.output's costUsd was reckoned by, and
-     * where it came from (the built-in table and its date, or the trusted config file); resume
-     * keeps it. Absent: no price was known, and costs are unknown.
-     */
-    price: z
-      .strictObject({
-        input: z.number().nonnegative(),
-        output: z.number().nonnegative(),
-        cachedInput: z.number().nonnegative().optional(),
-        cacheWrite: z.number().nonnegative().optional(),
-        source: z.string().max(1024),
-      })
-      .optional(),
+    /** The price each model.output's costUsd was reckoned by (./price.ts); absent: costs are unknown. */
+    price: RecordedPrice.optional(),
     /**
      * The project config the run used: where it came from, the hash of its inputs (trusted file,
      * repository file, --image), and what was not taken from the repository's config.
