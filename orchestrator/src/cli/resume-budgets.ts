@@ -12,7 +12,7 @@ import { budgetFlags, type RunConfigFlags } from './run-config';
 type BudgetFlags = Pick<RunConfigFlags, 'maxTurns' | 'maxToolCalls' | 'maxTokens' | 'maxCost' | 'maxWall' | 'explicit'>;
 
 /** The flag that raises each budget, for a person told their run is out of one. */
-const FLAG_OF: Record<BudgetStop, string> = {
+export const FLAG_OF: Record<BudgetStop, string> = {
   max_turns: '--max-turns',
   max_tool_calls: '--max-tool-calls',
   token_budget: '--max-tokens',

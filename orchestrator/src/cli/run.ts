@@ -28,7 +28,7 @@ import { loadRunConfig, runBudgets } from './run-config';
 import { DEFAULT_BUDGETS } from '../run/budgets';
 import { priceFor } from '../usage/price-for';
 import { requirePrice } from '../usage/require-price';
-import { resumeBudgets } from './resume-budgets';
+import { FLAG_OF, resumeBudgets } from './resume-budgets';
 import { usageLine } from './usage-line';
 
 export interface RunFlags {
@@ -267,8 +267,10 @@ function summary(r: AgentRunResult, flags: ResumeFlags, out: (l: string) => void
     return;
   }
   out(`outcome: ${r.status} (${r.stopReason})`);
-  if (r.decidedBy === 'budget')
-    out(`stopped on a budget; the changes are kept: gatehouse resume ${r.runId} with a higher budget continues it`);
+  if (r.decidedBy === 'budget') {
+    const flag = FLAG_OF[r.stopReason as keyof typeof FLAG_OF] ?? 'budget flag';
+    out(`stopped on a budget, the changes kept: gatehouse resume ${r.runId} ${flag} MORE continues it`);
+  }
   if (r.answer) out(`answer: ${r.answer}`);
   if (r.usage) out(`usage: ${usageLine(r.usage)}`);
   if (r.filesChanged.length === 0) out('files changed: none');
