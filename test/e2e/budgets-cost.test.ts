@@ -112,7 +112,10 @@ describe('--max-cost (real CLI, real sandbox, scripted model priced by the confi
     const total = done.data.usage as { costUsd: number; outputTokens: number };
     expect(total.costUsd).toBeGreaterThan(usage.costUsd);
     expect(total.outputTokens).toBeGreaterThan(usage.outputTokens);
-    expect(resumed.filter((e) => e.type === 'run.resumed')).toHaveLength(1);
+    const again = resumed.filter((e) => e.type === 'run.resumed');
+    expect(again).toHaveLength(1);
+    // The raised budget is on record: a later resume keeps it.
+    expect(again[0]!.data.budgets).toMatchObject({ maxCostUsd: 5 });
 
     const show = gatehouse(['show', runId]);
     expect(show.status, show.stderr).toBe(0);

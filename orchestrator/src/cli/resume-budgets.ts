@@ -33,7 +33,10 @@ export function resumeBudgets(
   events: readonly EventEnvelope[],
   flags: BudgetFlags,
 ): { budgets: Budgets; price?: PriceInForce } {
-  const recorded: Budgets = started.budgets ?? { ...DEFAULT_BUDGETS };
+  // The budgets last recorded: those of the last resume (which may have raised them), else the start's.
+  const resumed = events.findLast((e) => e.type === 'run.resumed' && e.data.budgets !== undefined);
+  const recorded: Budgets = (resumed?.type === 'run.resumed' ? resumed.data.budgets : undefined) ??
+    started.budgets ?? { ...DEFAULT_BUDGETS };
   const budgets: Budgets = {
     ...recorded,
     maxTurns: flags.explicit?.maxTurns ? flags.maxTurns : recorded.maxTurns,

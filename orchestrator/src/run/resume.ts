@@ -82,6 +82,7 @@ export async function resumeAgent(
           fromSeq: state.lastSeq,
           workspaceFrom: restore.from,
           files: restore.files,
+          budgets: { ...o.budgets },
         });
       },
     });

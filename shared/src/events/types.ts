@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Id, Sha256Hex } from '../ids';
 import { ResultStatus } from '../protocol/messages';
 import { EnvironmentEventData } from './environment';
-import { RecordedPrice } from './price';
+import { RecordedBudgets, RecordedPrice } from './price';
 
 /**
  * `data` of each event type. Names are stable: logs outlive code. Types that later parts of the
@@ -373,6 +373,8 @@ export const EventData = {
     /** Where the restored workspace came from: the pause snapshot, or the previous sandbox itself. */
     workspaceFrom: z.enum(['pause-snapshot', 'previous-sandbox', 'repository', 'checkpoint']),
     files: z.array(z.string()),
+    /** The budgets from here on (./price.ts); absent in logs from before they were recorded here. */
+    budgets: RecordedBudgets.optional(),
   }),
   'tool.execution.started': z.strictObject({
     callId: CallId,
