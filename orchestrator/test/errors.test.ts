@@ -24,6 +24,7 @@ import { MissingCredentialError, ModelSpecError, ProviderSetupError, ScriptError
 import { IncompleteStreamError } from '../src/providers/failure';
 import { DockerUnavailableError, ProtocolError, SandboxError, SandboxLostError } from '../src/sandbox/errors';
 import { SavedWorkspaceError } from '../src/sandbox/workspace-save';
+import { NoPriceError } from '../src/usage/require-price';
 
 /** Every error class the orchestrator declares, one made the way its code makes it, and its kind. */
 const CLASSES: Record<string, [Error, ErrorKind]> = {
@@ -31,6 +32,7 @@ const CLASSES: Record<string, [Error, ErrorKind]> = {
   PolicyCheckUsageError: [new PolicyCheckUsageError('--input is missing'), 'usage'],
   ProviderSetupError: [new ProviderSetupError('setup'), 'usage'],
   ModelSpecError: [new ModelSpecError('Unknown model provider'), 'usage'],
+  NoPriceError: [new NoPriceError('--max-cost needs a price'), 'usage'],
   MissingCredentialError: [new MissingCredentialError('OPENAI_API_KEY', 'set OPENAI_API_KEY'), 'usage'],
   ScriptError: [new ScriptError('/x.json', 'Model script not found'), 'usage'],
   PolicyFileError: [new PolicyFileError('cannot read policy file'), 'usage'],

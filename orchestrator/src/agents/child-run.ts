@@ -56,6 +56,9 @@ export async function runChild(
   const tracker = new StateTracker();
   const log = tee(raw, tracker, p.env.onEvent);
   const task = childTask(h, evidence, p.runId);
+  // A child may spend what its parent has left of a cost budget; the parent counts what it spent.
+  const maxCostUsd = p.scope().remaining.costUsd;
+  const cost = maxCostUsd !== undefined ? { maxCostUsd: Math.max(0, maxCostUsd) } : {};
   log.append('run.started', 'runtime', {
     task,
     mode: p.env.policy.mode,
@@ -69,6 +72,7 @@ export async function runChild(
       maxToolCalls: h.budget.toolCalls,
       maxTokens: h.budget.tokens,
       wallClockMs: h.budget.seconds * 1000,
+      ...cost,
     },
   });
   log.append('agent.spawned', 'runtime', spawned);
@@ -89,7 +93,7 @@ export async function runChild(
   // Kept beside the child's log: a resumed child compares its result against the same hand-over.
   writeFileSync(path.join(raw.runDir, HANDOFF_FILE), JSON.stringify(handedOver));
   const collected = collector(p, h.paths, childRunId, callId, raw.runDir, handedOver, log);
-  const outcome = await p.drive(childEnv(p, h, provider, signal), {
+  const outcome = await p.drive(childEnv(p, h, provider, signal, cost), {
     raw,
     log,
     tracker,
@@ -121,6 +125,7 @@ function childEnv(
   h: Pick<Handoff, 'paths' | 'budget'>,
   provider: RunEnvironment['provider'],
   signal: AbortSignal,
+  cost: { maxCostUsd?: number },
 ): RunEnvironment {
   // A child's own refused-answer reports would land in the wrong log: it gets none. Setup secrets
   // are for the root run's setup phase alone: a child never sees them.
@@ -136,6 +141,7 @@ function childEnv(
       maxToolCalls: h.budget.toolCalls,
       maxTokens: h.budget.tokens,
       wallClockMs: h.budget.seconds * 1000,
+      ...cost,
     },
     apply: false,
     signal,
@@ -212,7 +218,10 @@ export async function resumeChild(p: ParentRun, callId: string, signal: AbortSig
     );
   }
   let collected: ReturnType<typeof collector> | undefined;
-  const outcome = await p.resume(spawned.childRunId, childEnv(p, h, provider, signal), (log) => {
+  const started = childEvents[0]?.type === 'run.started' ? childEvents[0].data : undefined;
+  const maxCostUsd = started?.budgets?.maxCostUsd;
+  const cost = maxCostUsd !== undefined ? { maxCostUsd } : {};
+  const outcome = await p.resume(spawned.childRunId, childEnv(p, h, provider, signal, cost), (log) => {
     collected = collector(p, spawned.paths, spawned.childRunId, callId, runDir, handedOver, log);
     return collected.finish;
   });

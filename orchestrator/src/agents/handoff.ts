@@ -44,7 +44,8 @@ export interface AgentScope {
   surface: readonly string[];
   /** Workspace globs; ['**'] for a top-level run. */
   paths: readonly string[];
-  remaining: { turns: number; toolCalls: number; tokens: number; seconds: number };
+  /** `costUsd`: US dollars left of a cost budget (absent: none); a child is handed all of it. */
+  remaining: { turns: number; toolCalls: number; tokens: number; seconds: number; costUsd?: number };
   /** Observation ids this agent can hand over. */
   observations: ReadonlySet<string>;
 }
@@ -79,6 +80,9 @@ export function checkHandoff(h: Handoff, parent: AgentScope): ValidationError[] 
         `${k} ${h.budget[k]} is more than this agent has left (${Math.floor(parent.remaining[k])})`,
       );
   }
+  const cost = parent.remaining.costUsd;
+  if (cost !== undefined && cost <= 0)
+    err('budget', 'budget_exceeds_parent', `this agent has spent its cost budget; no sub-agent can be paid for`);
   return errors;
 }
 

@@ -2,6 +2,9 @@ import type { EventEnvelope } from '@gatehouse/shared';
 import { resolveRun } from '../events/run-ref';
 import { oneLine, visible } from '../approval/channels/screen';
 import { RunLog } from '../events/store';
+import { runUsage } from '../events/state';
+import { treeUsage } from '../usage/tree-usage';
+import { costText, usageLine } from './usage-line';
 
 export interface ShowOptions {
   /** Also print what each observation showed the model (`show --output`). */
@@ -23,6 +26,11 @@ export function showCommand(ref: string, stateDirFlag: string | undefined, o: Sh
     );
     if (o.output && e.type === 'tool.observation') process.stdout.write(observationText(e.data.content));
   }
+  // The whole tree's usage, as run.completed records it; for a run not over yet, folded from the logs so far.
+  const completed = events.findLast((e) => e.type === 'run.completed');
+  const recorded = completed?.type === 'run.completed' ? completed.data.usage : undefined;
+  const usage = recorded && completed === events.at(-1) ? recorded : runUsage(treeUsage(stateDir, runId, events));
+  process.stdout.write(`usage: ${usageLine(usage)} (sub-agents included)\n`);
   return 0;
 }
 
@@ -119,12 +127,22 @@ function describe(e: EventEnvelope, byId: Map<string, EventEnvelope>): string {
       return `${String(e.data.observationId)} ${String(e.data.outcome)}`;
     case 'model.output': {
       const m = e.data;
+      const u = m.usage;
+      const used =
+        ` (${u.inputTokens} in${u.cachedInputTokens ? `, ${u.cachedInputTokens} cached` : ''}, ${u.outputTokens} ` +
+        `out${u.costUsd !== undefined ? `, $${u.costUsd.toFixed(4)}` : ''})`;
       return m.error
-        ? `error ${m.error.kind}: ${m.error.message}`
-        : `${m.text.replace(/\s+/g, ' ').slice(0, 80)} [${m.toolCalls.map((c) => c.name).join(', ')}]`;
+        ? `error ${m.error.kind}: ${m.error.message}${used}`
+        : `${m.text.replace(/\s+/g, ' ').slice(0, 80)} [${m.toolCalls.map((c) => c.name).join(', ')}]${used}`;
     }
-    case 'run.completed':
-      return `${String(e.data.status)} (${String(e.data.stopReason)})`;
+    case 'run.completed': {
+      const d = e.data;
+      const by = d.decidedBy ? `, decided by ${d.decidedBy}` : '';
+      const cost = d.usage
+        ? `; ${d.usage.inputTokens + d.usage.outputTokens} tokens, ${costText(d.usage.costUsd)}`
+        : '';
+      return `${String(d.status)} (${String(d.stopReason)}${by})${cost}`;
+    }
     default:
       return JSON.stringify(e.data).slice(0, 120);
   }

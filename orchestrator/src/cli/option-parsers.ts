@@ -58,3 +58,23 @@ export function parseBase(value: string): 'auto' | 'public' | 'local' {
   if (value === 'auto' || value === 'public' || value === 'local') return value;
   throw new InvalidArgumentError('must be auto, public or local');
 }
+
+/** `--max-cost USD`: a positive amount of US dollars (`2`, `0.50`, `$5`). */
+export function parseUsd(value: string): number {
+  const n = Number(value.trim().replace(/^\$/, ''));
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError('must be a positive amount of US dollars, such as 2 or 0.50');
+  return n;
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `--max-wall DURATION`: `90s`, `30m`, `2h`, `1h30m` (a unit is required), in milliseconds. */
+export function parseDuration(value: string): number {
+  const text = value.trim().toLowerCase();
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  const ms = parts.reduce((sum, [, n, unit]) => sum + Number(n) * DURATION_UNITS[unit!]!, 0);
+  if (text === '' || parts.map((p) => p[0]).join('') !== text || !(ms >= 1000) || ms > 7 * 86_400_000)
+    throw new InvalidArgumentError('must be a duration with a unit, such as 90s, 30m, 2h or 1h30m (1s to 7 days)');
+  return Math.round(ms);
+}

@@ -2,6 +2,7 @@ import type { EventEnvelope } from '@gatehouse/shared';
 import { oneLine } from '../approval/channels/screen';
 import { failureLines } from './failure-lines';
 import { environmentLines } from './environment-progress';
+import { RunningTotals } from './running-totals';
 
 /** Short, single-line rendering of a tool's arguments for a person watching. */
 function brief(input: unknown): string {
@@ -21,6 +22,7 @@ export function humanProgress(
   tty = Boolean(process.stdout.isTTY),
 ): (e: EventEnvelope) => void {
   const calls = new Map<string, { tool: string; args: string }>();
+  const totals = new RunningTotals();
   let spinner: NodeJS.Timeout | undefined;
   const stopSpinner = (): void => {
     if (!spinner) return;
@@ -101,12 +103,13 @@ export function humanProgress(
       case 'model.output': {
         const d = e.data;
         const said = oneLine(d.text.trim().replace(/\s+/g, ' '));
-        if (d.error) write(`turn ${d.turn}: model error (${d.error.kind}): ${oneLine(d.error.message)}`);
+        const used = totals.add(e.runId, d.usage);
+        if (d.error) write(`turn ${d.turn}: model error (${d.error.kind}): ${oneLine(d.error.message)}  ${used}`);
         else
           write(
             `turn ${d.turn}: ` +
               `${said ? `“${said.slice(0, 160)}${said.length > 160 ? '…' : ''}”` : ''}` +
-              `${d.toolCalls.length ? ` → ${d.toolCalls.length} tool call(s)` : ' (answer)'}`,
+              `${d.toolCalls.length ? ` → ${d.toolCalls.length} tool call(s)` : ' (answer)'}  ${used}`,
           );
         break;
       }

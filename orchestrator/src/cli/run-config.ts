@@ -12,6 +12,10 @@ export interface RunConfigFlags {
   setupEnv?: string[];
   maxTurns: number;
   maxToolCalls: number;
+  /** `--max-tokens`, `--max-cost` (US dollars), `--max-wall` (ms): absent when not given. */
+  maxTokens?: number;
+  maxCost?: number;
+  maxWall?: number;
   /** Which budget flags were given on the command line (not defaults); absent: all of them count. */
   explicit?: { maxTurns: boolean; maxToolCalls: boolean };
 }
@@ -60,5 +64,15 @@ export function runBudgets(flags: RunConfigFlags, config: ResolvedConfig): Budge
     ...config.budgets,
     ...(given.maxTurns ? { maxTurns: flags.maxTurns } : {}),
     ...(given.maxToolCalls ? { maxToolCalls: flags.maxToolCalls } : {}),
+    ...budgetFlags(flags),
+  };
+}
+
+/** The budgets `--max-tokens`, `--max-cost` and `--max-wall` set (those without a default), in the run's units. */
+export function budgetFlags(flags: Pick<RunConfigFlags, 'maxTokens' | 'maxCost' | 'maxWall'>): Partial<Budgets> {
+  return {
+    ...(flags.maxTokens !== undefined ? { maxTokens: flags.maxTokens } : {}),
+    ...(flags.maxCost !== undefined ? { maxCostUsd: flags.maxCost } : {}),
+    ...(flags.maxWall !== undefined ? { wallClockMs: flags.maxWall } : {}),
   };
 }

@@ -26,6 +26,10 @@ import { SETUP_FAILED } from '../run/types';
 import { configFromRecord } from '../run/recorded-environment';
 import { loadRunConfig, runBudgets } from './run-config';
 import { DEFAULT_BUDGETS } from '../run/budgets';
+import { priceFor } from '../usage/price-for';
+import { requirePrice } from '../usage/require-price';
+import { FLAG_OF, resumeBudgets } from './resume-budgets';
+import { usageLine } from './usage-line';
 
 export interface RunFlags {
   repo: string;
@@ -35,6 +39,10 @@ export interface RunFlags {
   onAsk: OnAsk;
   maxTurns: number;
   maxToolCalls: number;
+  /** `--max-tokens`, `--max-cost` (US dollars), `--max-wall` (ms): absent when not given. */
+  maxTokens?: number;
+  maxCost?: number;
+  maxWall?: number;
   stateDir?: string;
   json?: boolean;
   apply?: boolean;
@@ -53,7 +61,17 @@ export interface RunFlags {
 
 export type ResumeFlags = Pick<
   RunFlags,
-  'onAsk' | 'maxTurns' | 'maxToolCalls' | 'stateDir' | 'json' | 'apply' | 'approvalWait' | 'explicit'
+  | 'onAsk'
+  | 'maxTurns'
+  | 'maxToolCalls'
+  | 'maxTokens'
+  | 'maxCost'
+  | 'maxWall'
+  | 'stateDir'
+  | 'json'
+  | 'apply'
+  | 'approvalWait'
+  | 'explicit'
 > & {
   /** The repository the run is expected to work on (it must be the one the run recorded). */
   repo?: string;
@@ -76,6 +94,8 @@ export async function runCommand(task: string, flags: RunFlags): Promise<number>
     );
   const runId = newId('run');
   const budgets = runBudgets(flags, config);
+  const price = priceFor(flags.model, config.prices);
+  requirePrice(flags.model, budgets, price);
   // Recorded as its real absolute path: resume finds it from anywhere, and knows a different one.
   const repoDir = realRepoPath(flags.repo);
   const stateDir = stateDirForRun(repoDir, { flag: flags.stateDir });
@@ -84,6 +104,7 @@ export async function runCommand(task: string, flags: RunFlags): Promise<number>
     runAgent({
       ...env,
       budgets,
+      ...(price ? { price } : {}),
       projectConfig: config,
       ...(Object.keys(setupEnv).length > 0 ? { setupEnv } : {}),
       runId,
@@ -117,15 +138,8 @@ export async function resumeCommand(ref: string, flags: ResumeFlags): Promise<nu
   const provider = createProvider(started.model);
   const policy = await recordedPolicy(started.policy, Mode.parse(started.mode));
   const projectConfig = configFromRecord(started.config);
-  // The run keeps the budgets it started with, unless a flag given now says otherwise.
-  const recorded = started.budgets;
-  const budgets = recorded
-    ? {
-        ...recorded,
-        maxTurns: flags.explicit?.maxTurns ? flags.maxTurns : recorded.maxTurns,
-        maxToolCalls: flags.explicit?.maxToolCalls ? flags.maxToolCalls : recorded.maxToolCalls,
-      }
-    : undefined;
+  // The run keeps the budgets and price it started with, unless a budget flag given now says otherwise.
+  const { budgets, price } = resumeBudgets(stateDir, runId, started, events, flags);
   return session(
     flags,
     stateDir,
@@ -135,7 +149,8 @@ export async function resumeCommand(ref: string, flags: ResumeFlags): Promise<nu
       resumeAgent(runId, {
         ...env,
         provider,
-        ...(budgets ? { budgets } : {}),
+        budgets,
+        ...(price ? { price } : {}),
         // The sandboxes are made as at the start; setup secrets are not kept, so a setup that must
         // run again (its cache gone) runs without them.
         ...(projectConfig ? { projectConfig } : {}),
@@ -197,8 +212,9 @@ async function session(
       budgets: {
         maxTurns: flags.maxTurns,
         maxToolCalls: flags.maxToolCalls,
-        maxTokens: DEFAULT_BUDGETS.maxTokens,
-        wallClockMs: DEFAULT_BUDGETS.wallClockMs,
+        maxTokens: flags.maxTokens ?? DEFAULT_BUDGETS.maxTokens,
+        wallClockMs: flags.maxWall ?? DEFAULT_BUDGETS.wallClockMs,
+        ...(flags.maxCost !== undefined ? { maxCostUsd: flags.maxCost } : {}),
       },
       apply: Boolean(flags.apply),
       signal: controller.signal,
@@ -253,7 +269,12 @@ function summary(r: AgentRunResult, flags: ResumeFlags, out: (l: string) => void
     return;
   }
   out(`outcome: ${r.status} (${r.stopReason})`);
+  if (r.decidedBy === 'budget') {
+    const flag = FLAG_OF[r.stopReason as keyof typeof FLAG_OF] ?? 'budget flag';
+    out(`stopped on a budget, the changes kept: gatehouse resume ${r.runId} ${flag} MORE continues it`);
+  }
   if (r.answer) out(`answer: ${r.answer}`);
+  if (r.usage) out(`usage: ${usageLine(r.usage)}`);
   if (r.filesChanged.length === 0) out('files changed: none');
   else {
     out(`files changed: ${r.filesChanged.join(', ')}`);

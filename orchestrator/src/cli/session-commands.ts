@@ -1,5 +1,14 @@
 import type { Command } from 'commander';
-import { collect, parseCount, parseMode, parseOnAsk, parseRepo, parseSeconds } from './option-parsers';
+import {
+  collect,
+  parseCount,
+  parseDuration,
+  parseMode,
+  parseOnAsk,
+  parseRepo,
+  parseSeconds,
+  parseUsd,
+} from './option-parsers';
 import { resumeCommand, runCommand } from './run';
 import { Mode } from '../policy/mode';
 import { DEFAULT_BUDGETS } from '../run/budgets';
@@ -37,6 +46,22 @@ export function registerSessionCommands(program: Command, h: Help): void {
         'stop after this many tool calls (counted over the whole run)',
         parseCount,
         DEFAULT_BUDGETS.maxToolCalls,
+      )
+      .option(
+        '--max-tokens <n>',
+        `stop after this many input plus output tokens, sub-agents' included (default ${DEFAULT_BUDGETS.maxTokens})`,
+        parseCount,
+      )
+      .option(
+        '--max-cost <usd>',
+        "stop once the run has cost this many US dollars, sub-agents' included, by the model's price (docs/runs.md)",
+        parseUsd,
+      )
+      .option(
+        '--max-wall <duration>',
+        'stop after this long running, pauses not counted: 90s, 30m, 2h ' +
+          `(default ${DEFAULT_BUDGETS.wallClockMs / 60_000}m)`,
+        parseDuration,
       )
       .option('--state-dir <dir>', h.stateDirHelp)
       .option('--json', 'print every event as one JSON line on stdout, nothing else')
@@ -82,7 +107,9 @@ export function registerSessionCommands(program: Command, h: Help): void {
   sessionOptions(
     program
       .command('resume')
-      .description('continue a paused (or interrupted) run from its log, in a fresh sandbox restored to its workspace')
+      .description(
+        'continue a paused, interrupted or over-budget run from its log, in a fresh sandbox restored to its workspace',
+      )
       .argument('<run>', h.runRef)
       .option(
         '--repo <dir>',

@@ -2,15 +2,16 @@ import type { Budgets } from '../run/budgets';
 
 /**
  * The config's `budgets` keys and the run budget each one sets. A config speaks in units people
- * write (seconds); the run counts in its own (milliseconds). A new budget (issue 13's cost) is one
- * more row here: the schema, narrowing and docs follow from this table.
+ * write (seconds, dollars); the run counts in its own (milliseconds). `whole`: only whole numbers
+ * make sense. A new budget is one more row here: the schema, narrowing and docs follow from this table.
  */
 export const BUDGET_KEYS = {
-  maxTurns: { budget: 'maxTurns', perUnit: 1 },
-  maxToolCalls: { budget: 'maxToolCalls', perUnit: 1 },
-  maxTokens: { budget: 'maxTokens', perUnit: 1 },
-  wallClockSeconds: { budget: 'wallClockMs', perUnit: 1000 },
-} as const satisfies Record<string, { budget: keyof Budgets; perUnit: number }>;
+  maxTurns: { budget: 'maxTurns', perUnit: 1, whole: true },
+  maxToolCalls: { budget: 'maxToolCalls', perUnit: 1, whole: true },
+  maxTokens: { budget: 'maxTokens', perUnit: 1, whole: true },
+  wallClockSeconds: { budget: 'wallClockMs', perUnit: 1000, whole: true },
+  maxCostUsd: { budget: 'maxCostUsd', perUnit: 1, whole: false },
+} as const satisfies Record<string, { budget: keyof Budgets; perUnit: number; whole: boolean }>;
 
 export type BudgetKey = keyof typeof BUDGET_KEYS;
 

@@ -13,7 +13,7 @@ const LIMIT_KEYS = ['memoryMb', 'cpus', 'pids', 'diskMb'] as const satisfies rea
  * repository is what the agent works on: it may be hostile, and an agent may have written its
  * config. So from it gatehouse takes only what cannot widen what the person running it allowed:
  * fewer egress hosts, more deny entries and copy excludes, lower limits and budgets, a check
- * command if none is set, and deny and ask rules of a policy. Everything else it asked for is
+ * command if none is set, and deny and ask rules of a policy (never prices). Everything else it asked for is
  * listed in `ignored`, with its key.
  */
 export function narrowByRepository(
@@ -74,6 +74,10 @@ export function narrowByRepository(
     if (ceiling === undefined || asked <= ceiling) values.budgets[budget] = asked;
     else ignored.push(`budgets.${key} ${asked / perUnit} (above ${ceiling / perUnit})`);
   }
+
+  // A price decides what the cost budget counts: a repository that priced its model at 0 would
+  // never be stopped by it. Only the person running gatehouse sets prices.
+  for (const key of Object.keys(c.prices ?? {})) ignored.push(`prices.${key} (only the trusted config sets prices)`);
 
   // The policy is narrowed where policies are (policy/index.ts): passed on as untrusted, unless
   // the trusted configuration has its own, which the repository cannot add to (as with --policy).

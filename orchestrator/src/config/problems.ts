@@ -43,6 +43,12 @@ export function problemsFromIssues(
       }
       continue;
     }
+    // A record's bad key: what the key should look like is in the key's own issue.
+    if (issue.code === 'invalid_key') {
+      const why = issue.issues[0]?.message ?? issue.message;
+      out.push({ file, path: jsonPath([...prefix, ...issue.path]), message: why });
+      continue;
+    }
     const value = valueAt(input, issue.path);
     const got = value === undefined ? '' : `, got ${shown(value)}`;
     out.push({ file, path: jsonPath([...prefix, ...issue.path]), message: `${plain(issue.message)}${got}` });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BUDGET_KEY_NAMES, type BudgetKey } from './budget-keys';
+import { BUDGET_KEYS, BUDGET_KEY_NAMES, type BudgetKey } from './budget-keys';
 import { parseEgressList } from '@gatehouse/shared';
 import { parseEgressEntry } from './egress-entry';
 import { globProblem } from './glob-syntax';
@@ -56,12 +56,42 @@ export const Limits = z.strictObject(
 );
 export type Limits = z.infer<typeof Limits>;
 
+const positiveNumber = (what: string) =>
+  z
+    .number({ error: `expected ${what}` })
+    .positive({ error: `expected ${what}` })
+    .refine(Number.isFinite, { error: `expected ${what}` });
+
 export const ConfigBudgets = z.strictObject(
-  Object.fromEntries(BUDGET_KEY_NAMES.map((k) => [k, positiveWhole().optional()])) as Record<
-    BudgetKey,
-    z.ZodOptional<ReturnType<typeof positiveWhole>>
-  >,
+  Object.fromEntries(
+    BUDGET_KEY_NAMES.map((k) => [
+      k,
+      (BUDGET_KEYS[k].whole
+        ? positiveWhole()
+        : positiveNumber('a positive number of US dollars, such as 2.5')
+      ).optional(),
+    ]),
+  ) as Record<BudgetKey, z.ZodOptional<z.ZodNumber>>,
   { error: 'expected an object ({...})' },
+);
+
+const dollars = () =>
+  z
+    .number({ error: 'expected US dollars per million tokens (a number, 0 or more)' })
+    .nonnegative({ error: 'expected US dollars per million tokens (a number, 0 or more)' })
+    .refine(Number.isFinite, { error: 'expected US dollars per million tokens (a number, 0 or more)' });
+
+/** A model's price in US dollars per million tokens (usage/model-price.ts). */
+export const ConfigPrice = z.strictObject(
+  { input: dollars(), output: dollars(), cachedInput: dollars().optional(), cacheWrite: dollars().optional() },
+  { error: 'expected a price ({"input": 2, "cachedInput": 0.5, "output": 8}, US dollars per million tokens)' },
+);
+
+/** Prices by `provider:model` (as --model spells it) or `provider:*`. */
+export const ConfigPrices = z.record(
+  z.string().regex(/^[a-z]+:.+$/i, { error: 'a price is keyed by provider:model (openai:gpt-4.1) or provider:*' }),
+  ConfigPrice,
+  { error: 'expected an object of prices by model ({"openai:gpt-4.1": {...}})' },
 );
 
 export const ProjectConfigFile = z.strictObject(
@@ -74,6 +104,8 @@ export const ProjectConfigFile = z.strictObject(
     copy: section({ exclude: list(Glob), include: list(Glob) }),
     limits: Limits.optional(),
     budgets: ConfigBudgets.optional(),
+    /** Model prices over the built-in table: the trusted config's only (narrow.ts ignores a repository's). */
+    prices: ConfigPrices.optional(),
     /** A policy object (the policy file's schema, checked by the loader) or the path of a policy file. */
     policy: z
       .union([z.string().min(1), z.record(z.string(), z.unknown())], {

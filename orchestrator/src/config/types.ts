@@ -1,5 +1,6 @@
 import type { Budgets } from '../run/budgets';
 import type { Limits } from './schema';
+import type { PriceOverrides } from '../usage/price-for';
 
 /**
  * The policy a config names: a file, or an object written inline. `trusted` says whether it came
@@ -23,6 +24,8 @@ export interface ResolvedConfig {
   limits: Limits;
   /** In the run's units (wallClockMs); only what a config set. */
   budgets: Partial<Budgets>;
+  /** Model prices from the trusted config, over the built-in table (usage/price-for.ts). */
+  prices?: PriceOverrides;
   policy?: ConfigPolicy;
   /** What the repository's config asked for and did not get, each with its key, for the person to see. */
   ignored: string[];

@@ -1,4 +1,11 @@
-import { isEvent, type EventDataOf, type EventEnvelope, type EventOf, type EventType } from '@gatehouse/shared';
+import {
+  isEvent,
+  type EventDataOf,
+  type EventEnvelope,
+  type EventOf,
+  type EventType,
+  type RunUsage,
+} from '@gatehouse/shared';
 import { applyApproval, cloneApprovalState, initialApprovalState, type ApprovalState } from '../approval/state';
 
 export interface ObservationRef {
@@ -19,6 +26,8 @@ export interface RunState {
   surface: readonly string[];
   status: 'new' | 'running' | EventDataOf<'run.completed'>['status'];
   stopReason: string | undefined;
+  /** Which rule decided the last run.completed (`budget`, …); cleared when the run is resumed. */
+  decidedBy: string | undefined;
   /** tool.intent events so far. */
   toolCalls: number;
   observations: readonly ObservationRef[];
@@ -33,7 +42,28 @@ export interface RunState {
   turns: number;
   /** Tokens used so far, from model.output usage. */
   tokens: number;
+  /** This run's own model usage (its sub-agents' is in their logs: usage/tree-usage.ts). */
+  usage: UsageTotals;
+  /**
+   * Wall-clock time the run has been driven, in ms, over its closed stretches: from each
+   * sandbox.started to the run.paused or run.completed that ended it (or, for a run cut short, its
+   * last event). Time paused, stopped or dead is not counted; activeWallMs adds the open stretch.
+   */
+  activeMs: number;
+  /** When the open stretch began (epoch ms), undefined between stretches. */
+  activeSince: number | undefined;
+  /** The last event of the open stretch (epoch ms): where a stretch cut short by a crash ends. */
+  lastActiveAt: number | undefined;
   lastSeq: number;
+}
+
+/** Model usage summed from model.output events; `unpricedTurns` counts turns that used tokens with no price known. */
+export interface UsageTotals {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  costUsd: number;
+  unpricedTurns: number;
 }
 
 export function initialState(): RunState {
@@ -44,12 +74,17 @@ export function initialState(): RunState {
     surface: [],
     status: 'new',
     stopReason: undefined,
+    decidedBy: undefined,
     toolCalls: 0,
     observations: [],
     fileHashes: {},
     approvals: initialApprovalState(),
     turns: 0,
     tokens: 0,
+    usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, costUsd: 0, unpricedTurns: 0 },
+    activeMs: 0,
+    activeSince: undefined,
+    lastActiveAt: undefined,
     lastSeq: -1,
   };
 }
@@ -69,6 +104,7 @@ function clone(state: RunState): Mutable<RunState> {
     observations: [...state.observations],
     fileHashes: { ...state.fileHashes },
     approvals: cloneApprovalState(state.approvals),
+    usage: { ...state.usage },
   };
 }
 
@@ -105,6 +141,7 @@ function apply(s: Mutable<RunState>, event: EventEnvelope): void {
   if (event.seq <= s.lastSeq) return;
   s.lastSeq = event.seq;
   applyApproval(s.approvals, event);
+  applyWallClock(s, event);
   switch (event.type) {
     case 'run.started': {
       const d = event.data;
@@ -115,8 +152,13 @@ function apply(s: Mutable<RunState>, event: EventEnvelope): void {
       const d = event.data;
       s.status = d.status;
       s.stopReason = d.stopReason;
+      s.decidedBy = d.decidedBy;
       return;
     }
+    case 'run.resumed':
+      // A run that stopped on a budget can be resumed (run/resume.ts): it is running again.
+      Object.assign(s, { status: 'running', stopReason: undefined, decidedBy: undefined });
+      return;
     case 'tool.intent':
       s.toolCalls += 1;
       return;
@@ -126,6 +168,11 @@ function apply(s: Mutable<RunState>, event: EventEnvelope): void {
     case 'model.output': {
       const u = event.data.usage;
       s.tokens += u.inputTokens + u.outputTokens;
+      s.usage.inputTokens += u.inputTokens;
+      s.usage.outputTokens += u.outputTokens;
+      s.usage.cachedInputTokens += u.cachedInputTokens ?? 0;
+      if (u.costUsd !== undefined) s.usage.costUsd += u.costUsd;
+      else if (u.inputTokens + u.outputTokens > 0) s.usage.unpricedTurns += 1;
       return;
     }
     case 'tool.execution.completed': {
@@ -156,4 +203,40 @@ export function lastEvent<T extends EventType>(events: readonly EventEnvelope[],
     if (isEvent(e, type)) return e;
   }
   return undefined;
+}
+
+/** Events written around a stretch, not in it: setup of a resumed run comes before its run.resumed. */
+const OUTSIDE_STRETCH = /^(setup\.|preflight\.|egress\.|run\.resumed$)/;
+
+function applyWallClock(s: Mutable<RunState>, event: EventEnvelope): void {
+  const at = Date.parse(event.ts);
+  if (!Number.isFinite(at)) return;
+  const close = (end: number | undefined): void => {
+    if (s.activeSince !== undefined) s.activeMs += Math.max(0, (end ?? s.activeSince) - s.activeSince);
+    s.activeSince = undefined;
+    s.lastActiveAt = undefined;
+  };
+  if (event.type === 'run.paused' || event.type === 'run.completed') return close(at);
+  // A stretch still open here was cut short (a crash): it ends at its own last event.
+  if (event.type === 'run.resumed') return close(s.lastActiveAt);
+  if (event.type === 'sandbox.started') {
+    close(s.lastActiveAt);
+    s.activeSince = at;
+  }
+  if (s.activeSince !== undefined && !OUTSIDE_STRETCH.test(event.type)) s.lastActiveAt = at;
+}
+
+/** Wall-clock ms the run has been driven, its open stretch counted up to `now`. */
+export function activeWallMs(state: RunState, now = Date.now()): number {
+  return state.activeMs + (state.activeSince !== undefined ? Math.max(0, now - state.activeSince) : 0);
+}
+
+/** A state's usage as run.completed records it: the cost is null when some turn had no price. */
+export function runUsage(t: UsageTotals): RunUsage {
+  return {
+    inputTokens: t.inputTokens,
+    outputTokens: t.outputTokens,
+    cachedInputTokens: t.cachedInputTokens,
+    costUsd: t.unpricedTurns > 0 ? null : Math.round(t.costUsd * 1e8) / 1e8,
+  };
 }

@@ -6,6 +6,8 @@ import { lastEvent, type StateTracker } from '../events/state';
 import type { ModelProvider, ModelToolCall, ModelToolSpec, ProviderErrorKind, Usage } from '../providers/types';
 import type { ToolPipeline } from '../tools/pipeline';
 import type { LogPort } from '../tools/ports';
+import { costOf } from '../usage/cost';
+import type { ModelPrice } from '../usage/model-price';
 import { checkFinalAnswer } from './contract';
 import { decideByCheck, resumeCheck, type FinalCheck } from './final-check';
 import { budgetStop, RepeatedFailure, type Progress } from './stop';
@@ -33,6 +35,10 @@ export interface LoopDeps {
   task: string;
   tools: ModelToolSpec[];
   budgets: Budgets;
+  /** The model's price: each model.output records its cost by it (absent: the cost is unknown). */
+  price?: ModelPrice;
+  /** What this run's finished sub-agents used: a parent's budgets count its whole tree. */
+  childUsage?: () => { tokens: number; costUsd: number };
   contextTokenBudget: number;
   signal: AbortSignal;
   /** Live model text, for a person watching. */
@@ -59,9 +65,16 @@ interface TurnOutput {
  * back once, or stop), and check the stop policy before every model call and every tool call.
  */
 export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
-  // Budgets count the whole run, across pauses: what was used is folded from the log.
+  // Budgets count the whole run, across pauses and resumes: what was used is folded from the log,
+  // and wall time counts only the stretches the run was driven (events/state.ts).
   const st = d.tracker.state;
-  const progress: Progress = { turns: st.turns, toolCalls: st.toolCalls, tokens: st.tokens, startedAt: Date.now() };
+  const progress: Progress = {
+    turns: st.turns,
+    toolCalls: st.toolCalls,
+    tokens: st.tokens,
+    costUsd: st.usage.costUsd,
+    startedAt: (st.activeSince ?? Date.now()) - st.activeMs,
+  };
   const repeated = new RepeatedFailure(3);
   const usedCallIds = new Set<string>(Object.keys(st.approvals.calls));
   // Sent back once per run, resumed or not.
@@ -81,8 +94,12 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
 
   for (;;) {
     if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
-    const stop = budgetStop(progress, d.budgets);
-    if (stop) return { status: 'partial', stopReason: stop, ...(cutOff ? { decidedBy: 'truncated' } : {}) };
+    const children = d.childUsage?.() ?? { tokens: 0, costUsd: 0 };
+    const stop = budgetStop(
+      { ...progress, tokens: progress.tokens + children.tokens, costUsd: progress.costUsd + children.costUsd },
+      d.budgets,
+    );
+    if (stop) return { status: 'partial', stopReason: stop, decidedBy: cutOff ? 'truncated' : 'budget' };
     const turn = ++progress.turns;
 
     const ctx = compileContext(d.log.events(), {
@@ -100,7 +117,9 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
       contextSha256: sha256Hex(JSON.stringify(ctx.request)),
     });
     const out = await collect(d.provider, { ...ctx.request, signal: d.signal }, d.onText);
-    progress.tokens += out.usage.inputTokens + out.usage.outputTokens;
+    const usage = recordedUsage(out.usage, d.price);
+    progress.tokens += usage.inputTokens + usage.outputTokens;
+    progress.costUsd += usage.costUsd ?? 0;
     const calls = out.toolCalls.map((c) => ({ ...c, id: uniqueId(c.id, turn, usedCallIds) }));
     d.log.append('model.output', 'model', {
       turn,
@@ -113,7 +132,7 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
         ...(c.truncated ? { truncated: true } : {}),
       })),
       stopReason: out.stopReason,
-      usage: out.usage,
+      usage,
       retries: out.retries,
       ...(out.error ? { error: out.error } : {}),
       ...(out.stopNote ? { stopNote: out.stopNote } : {}),
@@ -153,7 +172,8 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
 
     for (let i = 0; i < calls.length;) {
       if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
-      if (progress.toolCalls >= d.budgets.maxToolCalls) return { status: 'partial', stopReason: 'max_tool_calls' };
+      if (progress.toolCalls >= d.budgets.maxToolCalls)
+        return { status: 'partial', stopReason: 'max_tool_calls', decidedBy: 'budget' };
       // Consecutive delegate calls run together: sub-agents work in parallel (the delegator caps
       // how many at once). Every other call runs alone, in order.
       let j = i + 1;
@@ -208,7 +228,8 @@ async function finishLastTurn(d: LoopDeps, progress: Progress): Promise<LoopOutc
     let result;
     if (known) result = await d.pipeline.continueCall(call.callId, d.signal);
     else {
-      if (progress.toolCalls >= d.budgets.maxToolCalls) return { status: 'partial', stopReason: 'max_tool_calls' };
+      if (progress.toolCalls >= d.budgets.maxToolCalls)
+        return { status: 'partial', stopReason: 'max_tool_calls', decidedBy: 'budget' };
       progress.toolCalls++;
       result = await d.pipeline.run(
         {
@@ -283,4 +304,14 @@ function uniqueId(id: string, turn: number, used: Set<string>): string {
   while (used.has(candidate)) candidate = `${candidate}_${used.size}`;
   used.add(candidate);
   return candidate;
+}
+
+/** A turn's usage as model.output records it: cached tokens when reported, the cost when the price is known. */
+function recordedUsage(u: Usage, price: ModelPrice | undefined): EventDataOf<'model.output'>['usage'] {
+  return {
+    inputTokens: u.inputTokens,
+    outputTokens: u.outputTokens,
+    ...(u.cachedInputTokens !== undefined ? { cachedInputTokens: u.cachedInputTokens } : {}),
+    ...(price ? { costUsd: costOf(u, price) } : {}),
+  };
 }

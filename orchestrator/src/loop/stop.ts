@@ -4,15 +4,27 @@ import type { Budgets } from '../run/budgets';
 export interface Progress {
   turns: number;
   toolCalls: number;
+  /** Input plus output tokens, this run's and its finished sub-agents'. */
   tokens: number;
+  /** US dollars by the price table, this run's and its finished sub-agents' (0 when no price is known). */
+  costUsd: number;
+  /** When the run would have started had it been driven without a break (wall time counts only driven stretches). */
   startedAt: number;
 }
 
+/**
+ * The stop reasons of budgets: a run that stops on one ends `partial`, decided by `budget`, and
+ * can be resumed with more of it.
+ */
+export const BUDGET_STOPS = ['max_turns', 'max_tool_calls', 'token_budget', 'cost_budget', 'wall_clock'] as const;
+export type BudgetStop = (typeof BUDGET_STOPS)[number];
+
 /** Why a run must stop before its next model call, or undefined to go on. */
-export function budgetStop(p: Progress, b: Budgets, now = Date.now()): string | undefined {
+export function budgetStop(p: Progress, b: Budgets, now = Date.now()): BudgetStop | undefined {
   if (p.turns >= b.maxTurns) return 'max_turns';
   if (p.toolCalls >= b.maxToolCalls) return 'max_tool_calls';
   if (p.tokens >= b.maxTokens) return 'token_budget';
+  if (b.maxCostUsd !== undefined && p.costUsd >= b.maxCostUsd) return 'cost_budget';
   if (now - p.startedAt >= b.wallClockMs) return 'wall_clock';
   return undefined;
 }

@@ -84,14 +84,14 @@ export class AnthropicProvider implements ModelProvider {
     let text = '';
     let stop: string | null = null;
     let finished = false;
-    let inputTokens = 0;
+    let prompt: PromptTokens = { inputTokens: 0 };
     let outputTokens = 0;
 
     for await (const event of stream) {
       switch (event.type) {
         case 'message_start': {
           const u = event.message.usage;
-          inputTokens = promptTokens(u) ?? inputTokens;
+          prompt = promptTokens(u) ?? prompt;
           outputTokens = u.output_tokens ?? outputTokens;
           break;
         }
@@ -144,7 +144,7 @@ export class AnthropicProvider implements ModelProvider {
           const u = event.usage;
           // output_tokens here is cumulative; input_tokens is repeated by newer API versions only.
           outputTokens = u.output_tokens ?? outputTokens;
-          inputTokens = promptTokens(u) ?? inputTokens;
+          prompt = promptTokens(u) ?? prompt;
           break;
         }
         case 'message_stop':
@@ -163,7 +163,7 @@ export class AnthropicProvider implements ModelProvider {
       toolCalls.push(call);
       yield { type: 'tool_call', call };
     }
-    yield { type: 'done', text, toolCalls, usage: { inputTokens, outputTokens }, stopReason: stopReason(stop) };
+    yield { type: 'done', text, toolCalls, usage: { ...prompt, outputTokens }, stopReason: stopReason(stop) };
   }
 }
 
@@ -250,17 +250,33 @@ function stopReason(stop: string | null): 'tool_use' | 'end_turn' | 'max_tokens'
   }
 }
 
+/** The input side of a turn's Usage (providers/types.ts). */
+interface PromptTokens {
+  inputTokens: number;
+  cachedInputTokens?: number;
+  cacheWriteInputTokens?: number;
+}
+
 /**
- * Cached prompt tokens are reported apart from input_tokens; a budget must count them all. Fields
- * the types call required can still be absent on the wire (older API versions, compatible proxies).
+ * Anthropic's input_tokens leaves out the tokens read from and written to the prompt cache; a
+ * budget must count them all, so inputTokens here is their sum (as OpenAI's prompt_tokens is).
+ * Cache reads become cachedInputTokens, cache writes cacheWriteInputTokens (each priced at its own
+ * rate). Fields the types call required can still be absent on the wire (older API versions,
+ * compatible proxies).
  */
 function promptTokens(u: {
   input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
-}): number | undefined {
+}): PromptTokens | undefined {
   if (typeof u.input_tokens !== 'number') return undefined;
-  return u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
+  const read = u.cache_read_input_tokens;
+  const written = u.cache_creation_input_tokens;
+  return {
+    inputTokens: u.input_tokens + (written ?? 0) + (read ?? 0),
+    ...(typeof read === 'number' && read > 0 ? { cachedInputTokens: read } : {}),
+    ...(typeof written === 'number' && written > 0 ? { cacheWriteInputTokens: written } : {}),
+  };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -89,7 +89,7 @@ export class OpenAIProvider implements ModelProvider {
     let usage: Usage = { inputTokens: 0, outputTokens: 0 };
 
     for await (const chunk of stream) {
-      if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+      if (chunk.usage) usage = usageOf(chunk.usage);
       // Typed as always present, but a compatible server may leave out choices or an empty delta;
       // a missing field must not become a crash.
       const choice = (chunk.choices ?? []).find((c) => c.index === 0);
@@ -237,4 +237,21 @@ function schemaObject(schema: unknown): Record<string, unknown> {
   return typeof schema === 'object' && schema !== null && !Array.isArray(schema)
     ? (schema as Record<string, unknown>)
     : { type: 'object', properties: {} };
+}
+
+/**
+ * prompt_tokens counts every input token, cached ones included; the cached ones are in
+ * prompt_tokens_details.cached_tokens (absent on older models and many compatible servers).
+ */
+function usageOf(u: {
+  prompt_tokens: number;
+  completion_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number | null } | null;
+}): Usage {
+  const cached = u.prompt_tokens_details?.cached_tokens;
+  return {
+    inputTokens: u.prompt_tokens,
+    outputTokens: u.completion_tokens,
+    ...(typeof cached === 'number' && cached > 0 ? { cachedInputTokens: cached } : {}),
+  };
 }

@@ -40,6 +40,11 @@ export interface Usage {
   outputTokens: number;
   /** Input tokens served from the provider's prompt cache (billed at a lower price). */
   cachedInputTokens?: number;
+  /**
+   * Input tokens written to the provider's prompt cache (Anthropic bills them above the base
+   * price); part of inputTokens. Priced, not recorded: model.output has no field for them.
+   */
+  cacheWriteInputTokens?: number;
 }
 
 export type ProviderErrorKind =

@@ -10,6 +10,8 @@ import { runLoop, type LoopOutcome } from '../loop/loop';
 import type { Sandbox } from '../sandbox/index';
 import { ToolPipeline, type CallResult, type ToolCall } from '../tools/pipeline';
 import type { ToolLimits } from '../tools/tool';
+import { activeWallMs, runUsage } from '../events/state';
+import { addUsage, childrenUsage } from '../usage/tree-usage';
 import { preflightRun, prepareRunEnvironment, sandboxOptionsFor, type ReadyEnvironment } from './environment';
 import { SETUP_FAILED, type AgentRunResult, type ResumeRun, type RunEnvironment, type RunHandle } from './types';
 
@@ -28,6 +30,9 @@ export const DEFAULT_LIMITS: ToolLimits = {
 export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle): Promise<AgentRunResult> {
   const { raw, log, tracker } = h;
   const runId = raw.runId;
+  // A parent's totals and budgets count its sub-agents' usage too (usage/tree-usage.ts).
+  const finishedChildren = new Map<string, ReturnType<typeof childrenUsage>>();
+  const children = () => childrenUsage(o.stateDir, runId, log.events(), finishedChildren);
   const end = (outcome: LoopOutcome, extra: Partial<AgentRunResult> = {}): AgentRunResult => {
     const result: AgentRunResult = {
       ...outcome,
@@ -40,6 +45,7 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
       ...extra,
     };
     if (outcome.status !== 'paused') {
+      result.usage = runUsage(addUsage({ ...tracker.state.usage }, children()));
       log.append('run.completed', 'runtime', {
         status: outcome.status,
         stopReason: result.stopReason,
@@ -51,6 +57,7 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
         ...(result.skipped?.length ? { skipped: result.skipped } : {}),
         ...(result.applyError ? { applyError: result.applyError } : {}),
         ...(result.decidedBy ? { decidedBy: result.decidedBy } : {}),
+        usage: result.usage,
       });
     }
     raw.sync();
@@ -140,10 +147,10 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
     const limits = { ...DEFAULT_LIMITS, ...o.limits };
     const first = log.events()[0];
     const lineage = (first?.type === 'run.started' ? first.data.lineage : undefined) ?? [runId];
-    const startedAt = Date.now();
     const agent = o.agent ?? { depth: 0, maxDepth: 2, paths: ['**'], maxParallel: 4 };
     const scope = (): AgentScope => {
       const st = tracker.state;
+      const maxCost = o.budgets.maxCostUsd;
       // Budgets handed to children are spent from this agent's budget when handed, used or not:
       // a tree can never use more than its root was given.
       const handed = { turns: 0, toolCalls: 0, tokens: 0 };
@@ -167,7 +174,9 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
           turns: o.budgets.maxTurns - st.turns - handed.turns,
           toolCalls: o.budgets.maxToolCalls - st.toolCalls - handed.toolCalls,
           tokens: o.budgets.maxTokens - st.tokens - handed.tokens,
-          seconds: (o.budgets.wallClockMs - (Date.now() - startedAt)) / 1000,
+          seconds: (o.budgets.wallClockMs - activeWallMs(st)) / 1000,
+          // Cost is not reserved when handed (a child is given all that is left): what the tree spent counts.
+          ...(maxCost !== undefined ? { costUsd: maxCost - st.usage.costUsd - children().costUsd } : {}),
         },
       };
     };
@@ -239,6 +248,11 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
       task: h.task,
       tools: h.registry.describe(h.surface),
       budgets: o.budgets,
+      ...(o.price ? { price: o.price } : {}),
+      childUsage: () => {
+        const c = children();
+        return { tokens: c.inputTokens + c.outputTokens, costUsd: c.costUsd };
+      },
       contextTokenBudget: o.contextTokenBudget ?? 100_000,
       signal,
       resume: h.resume,

@@ -20,8 +20,8 @@ export class ResumeError extends GatehouseError {
 }
 
 /**
- * Continues a stopped run — paused for approval, or cut short by a crash — from its log: a fresh
- * sandbox made from the same repository with the run's workspace put back, then the loop from the
+ * Continues a stopped run — paused for approval, cut short by a crash, or stopped on a budget —
+ * from its log: a fresh sandbox made from the same repository with the run's workspace put back, then the loop from the
  * last durable step. Pending actions run only with a grant from the log, and nothing whose
  * execution started is run again (see ToolPipeline.continueCall).
  *
@@ -44,7 +44,9 @@ export async function resumeAgent(
     const started = events[0]?.type === 'run.started' ? events[0].data : undefined;
     if (!started?.repo)
       throw new ResumeError(`run ${runId} has no run.started event with a repository; it cannot be resumed`);
-    if (state.status !== 'running')
+    // A run that stopped on a budget kept its work and can go on with more (docs/runs.md); any other end is final.
+    const overBudget = state.status === 'partial' && state.decidedBy === 'budget';
+    if (state.status !== 'running' && !overBudget)
       throw new ResumeError(
         `run ${runId} already ended (${state.status}: ${state.stopReason ?? ''}); there is nothing to resume`,
       );
@@ -80,6 +82,7 @@ export async function resumeAgent(
           fromSeq: state.lastSeq,
           workspaceFrom: restore.from,
           files: restore.files,
+          budgets: { ...o.budgets },
         });
       },
     });

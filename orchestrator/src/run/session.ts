@@ -31,6 +31,7 @@ export async function runAgent(o: AgentRunOptions): Promise<AgentRunResult> {
     lineage: [runId],
     ...(o.repoTree ? { tree: o.repoTree } : {}),
     budgets: { ...o.budgets },
+    ...(o.price ? { price: { ...o.price, source: o.price.source.slice(0, 1024) } } : {}),
     ...(o.projectConfig
       ? {
           config: {

@@ -1,4 +1,4 @@
-import type { EventEnvelope } from '@gatehouse/shared';
+import type { EventEnvelope, RunUsage } from '@gatehouse/shared';
 import type { ApprovalChannel } from '../approval/channels/types';
 import type { RequestState } from '../approval/state';
 import type { StateTracker } from '../events/state';
@@ -15,6 +15,7 @@ import type { Budgets } from './budgets';
 import type { ReadyEnvironment } from '../environment/prepare-environment';
 import type { RepoTree } from './repo-tree';
 import type { ResolvedConfig } from '../config/types';
+import type { PriceInForce } from '../usage/model-price';
 
 /** How the stop reason of a run whose environment could not be prepared begins (exit code 5). */
 export const SETUP_FAILED = 'setup_failed';
@@ -29,6 +30,8 @@ export interface RunEnvironment {
   /** Where asks go; without one, an ask is denied. */
   channel?: ApprovalChannel;
   budgets: Budgets;
+  /** The model's price and its source (usage/price-for.ts); absent: the cost is unknown. Sub-agents share it. */
+  price?: PriceInForce;
   apply: boolean;
   signal: AbortSignal;
   limits?: Partial<ToolLimits>;
@@ -89,6 +92,8 @@ export interface AgentRunResult extends LoopOutcome {
   applyError?: string;
   /** Requests the run waits for when it paused. */
   pendingRequests: RequestState[];
+  /** The model usage of the run and its sub-agents, as run.completed records it (absent when paused). */
+  usage?: RunUsage;
 }
 
 export interface RunHandle {

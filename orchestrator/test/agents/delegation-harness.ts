@@ -16,6 +16,8 @@ import type { AgentRunResult, RunEnvironment } from '../../src/run/types';
 import { MemorySandbox, noDriver, type ExecResponder } from '../../src/testing/index';
 import { codingTools } from '../../src/tools/builtin/index';
 import { ToolPipeline, type CallResult } from '../../src/tools/pipeline';
+import type { ModelPrice } from '../../src/usage/model-price';
+import { childrenUsage } from '../../src/usage/tree-usage';
 
 // Child logs are created with the installation's key: this file's runs get a key of their own.
 process.env.GATEHOUSE_KEY_FILE = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-agents-key-')), 'log.key');
@@ -68,6 +70,8 @@ export function parentRun(
     maxDepth?: number;
     budgets?: Partial<Budgets>;
     exec?: ExecResponder;
+    /** The model's price (every agent of the tree shares it). */
+    price?: ModelPrice;
   } = {},
 ): Parent {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-agents-'));
@@ -85,6 +89,7 @@ export function parentRun(
     stateDir,
     policy: createPolicy(emptyPolicy(classifier), 'sandboxed-auto', classifier),
     budgets,
+    ...(opts.price ? { price: { ...opts.price, source: 'test' } } : {}),
     apply: false,
     signal: new AbortController().signal,
   };
@@ -113,6 +118,9 @@ export function parentRun(
         toolCalls: budgets.maxToolCalls - st.toolCalls - handed.toolCalls,
         tokens: budgets.maxTokens - st.tokens - handed.tokens,
         seconds: budgets.wallClockMs / 1000,
+        ...(budgets.maxCostUsd !== undefined
+          ? { costUsd: budgets.maxCostUsd - st.usage.costUsd - childrenUsage(stateDir, runId, log.events()).costUsd }
+          : {}),
       },
     };
   };
@@ -139,6 +147,7 @@ export function parentRun(
       task: h.task,
       tools: h.registry.describe(h.surface),
       budgets: child.budgets,
+      ...(child.price ? { price: child.price } : {}),
       contextTokenBudget: 100_000,
       signal: child.signal,
     });

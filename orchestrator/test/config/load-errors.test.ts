@@ -41,8 +41,33 @@ describe('every problem of a config is listed at once, each with its JSON path',
     ],
     [
       'an unknown budget',
+      { budgets: { speed: 5 } },
+      [expect.stringMatching(/^budgets\.speed: unknown key; known: maxTurns/)],
+    ],
+    [
+      'a misspelt cost budget',
       { budgets: { maxCost: 5 } },
-      [expect.stringMatching(/^budgets\.maxCost: unknown key; known: maxTurns/)],
+      [expect.stringMatching(/^budgets\.maxCost: unknown key; known: .*maxCostUsd/)],
+    ],
+    [
+      'a cost budget of nothing',
+      { budgets: { maxCostUsd: 0 } },
+      ['budgets.maxCostUsd: expected a positive number of US dollars, such as 2.5, got 0'],
+    ],
+    [
+      'a price as text, a price without output, a key that is no model',
+      {
+        prices: {
+          'openai:gpt-4.1': { input: '2$', output: 8 },
+          'anthropic:x': { input: 1 },
+          'gpt-4o': { input: 1, output: 1 },
+        },
+      },
+      [
+        'prices.openai:gpt-4.1.input: expected US dollars per million tokens (a number, 0 or more), got "2$"',
+        'prices.anthropic:x.output: expected US dollars per million tokens (a number, 0 or more)',
+        expect.stringMatching(/^prices\.gpt-4o: a price is keyed by provider:model/),
+      ],
     ],
     [
       'a URL as a host',

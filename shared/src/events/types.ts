@@ -3,6 +3,7 @@ import { Id, Sha256Hex } from '../ids';
 import { ResultStatus } from '../protocol/messages';
 import { EnvironmentEventData } from './environment';
 import { RunUsage, VerdictEventData } from './verdict';
+import { RecordedBudgets, RecordedPrice } from './price';
 
 /**
  * `data` of each event type. Names are stable: logs outlive code. Types that later parts of the
@@ -68,6 +69,8 @@ export const EventData = {
         maxCostUsd: z.number().nonnegative().optional(),
       })
       .optional(),
+    /** The price each model.output's costUsd was reckoned by (./price.ts); absent: costs are unknown. */
+    price: RecordedPrice.optional(),
     /**
      * The project config the run used: where it came from, the hash of its inputs (trusted file,
      * repository file, --image), and what was not taken from the repository's config.
@@ -322,6 +325,8 @@ export const EventData = {
     /** Where the restored workspace came from: the pause snapshot, or the previous sandbox itself. */
     workspaceFrom: z.enum(['pause-snapshot', 'previous-sandbox', 'repository', 'checkpoint']),
     files: z.array(z.string()),
+    /** The budgets from here on (./price.ts); absent in logs from before they were recorded here. */
+    budgets: RecordedBudgets.optional(),
   }),
   'tool.execution.started': z.strictObject({
     callId: CallId,
