@@ -17,6 +17,10 @@ import { policyCheckCommand } from './policy-command';
 import { UsageError } from './usage';
 import { Mode } from '../policy/mode';
 import { exitCodeFor, exitCodeOfError } from './exit-codes';
+import { guardOutput } from './closed-output';
+
+// First: a reader that goes away (`| head`) ends output quietly, for every command (closed-output.ts).
+guardOutput();
 
 /**
  * The run an answer over NATS goes to: resolved like every run id where its log is here; a live
