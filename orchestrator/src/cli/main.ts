@@ -1,4 +1,5 @@
-import { Command, CommanderError } from 'commander';
+import { CommanderError } from 'commander';
+import { GatehouseCommand } from './gatehouse-command';
 import { parseBase, parseMode, parseRepo, parseScope } from './option-parsers';
 import { doctor } from './doctor';
 import { buildImages } from './images';
@@ -35,7 +36,7 @@ function natsRunId(ref: string, stateDir: string | undefined): string {
   }
 }
 
-const program = new Command('gatehouse')
+const program = new GatehouseCommand('gatehouse')
   .description(
     'An agent harness: the model proposes; gatehouse validates, approves, executes in a sandbox, observes and records.',
   )
