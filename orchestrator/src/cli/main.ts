@@ -1,5 +1,4 @@
-import { CommanderError } from 'commander';
-import { GatehouseCommand } from './gatehouse-command';
+import { Command, CommanderError } from 'commander';
 import { parseBase, parseMode, parseRepo, parseScope } from './option-parsers';
 import { doctor } from './doctor';
 import { buildImages } from './images';
@@ -19,6 +18,7 @@ import { UsageError } from './usage';
 import { Mode } from '../policy/mode';
 import { exitCodeFor, exitCodeOfError } from './exit-codes';
 import { guardOutput } from './closed-output';
+import { GatehouseCommand } from './gatehouse-command';
 
 // First: a reader that goes away (`| head`) ends output quietly, for every command (closed-output.ts).
 guardOutput();
@@ -36,7 +36,8 @@ function natsRunId(ref: string, stateDir: string | undefined): string {
   }
 }
 
-const program = new GatehouseCommand('gatehouse')
+// Unknown flags: every one of a command at once, with the closest (gatehouse-command.ts).
+const program: Command = new GatehouseCommand('gatehouse')
   .description(
     'An agent harness: the model proposes; gatehouse validates, approves, executes in a sandbox, observes and records.',
   )
