@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { CommanderError } from 'commander';
 import { parseBase, parseMode, parseRepo, parseScope } from './option-parsers';
 import { doctor } from './doctor';
 import { buildImages } from './images';
@@ -37,7 +37,7 @@ function natsRunId(ref: string, stateDir: string | undefined): string {
 }
 
 // Unknown flags: every one of a command at once, with the closest (gatehouse-command.ts).
-const program: Command = new GatehouseCommand('gatehouse')
+const program = new GatehouseCommand('gatehouse')
   .description(
     'An agent harness: the model proposes; gatehouse validates, approves, executes in a sandbox, observes and records.',
   )
