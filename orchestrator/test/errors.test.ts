@@ -7,7 +7,7 @@ import { OutputFileError } from '../src/cli/atomic-write';
 import { PolicyCheckUsageError } from '../src/cli/policy';
 import { UsageError } from '../src/cli/usage';
 import { ConfigError, ConfigRefusedError } from '../src/config/errors';
-import { JsonSyntaxError } from '../src/config/json-text';
+import { JsonSyntaxError } from '../src/problems/json-text';
 import { errorKindOf, GatehouseError, type ErrorKind } from '../src/errors';
 import { ArtifactError } from '../src/events/artifacts';
 import { LogKeyError } from '../src/events/key';

@@ -192,6 +192,6 @@ describe('gatehouse policy check', () => {
       policyFile('{"mode":"yolo"}'),
     ]);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/at \.mode/);
+    expect(r.stderr).toMatch(/\.json: mode: /);
   });
 });

@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { CommanderError } from 'commander';
 import { parseBase, parseMode, parseOnBehalfOf, parseRepo, parseScope } from './option-parsers';
 import { doctor } from './doctor';
 import { buildImages } from './images';
@@ -19,6 +19,11 @@ import { UsageError } from './usage';
 import { Mode } from '../policy/mode';
 import { exitCodeFor, exitCodeOfError } from './exit-codes';
 import { packageVersion } from '../sandbox/paths';
+import { guardOutput } from './closed-output';
+import { GatehouseCommand } from './gatehouse-command';
+
+// First: a reader that goes away (`| head`) ends output quietly, for every command (closed-output.ts).
+guardOutput();
 
 /**
  * The run an answer over NATS goes to: resolved like every run id where its log is here; a live
@@ -33,7 +38,8 @@ function natsRunId(ref: string, stateDir: string | undefined): string {
   }
 }
 
-const program = new Command('gatehouse')
+// Unknown flags: every one of a command at once, with the closest (gatehouse-command.ts).
+const program = new GatehouseCommand('gatehouse')
   .description(
     'An agent harness: the model proposes; gatehouse validates, approves, executes in a sandbox, observes and records.',
   )

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { Mode } from '../policy/mode';
+import { closeMatches } from '../problems/close-match';
 
 /** The command line's value parsers: a bad value is a usage error (exit 2) that says what is accepted. */
 
@@ -20,7 +21,12 @@ export function parseCount(value: string): number {
 
 export function parseMode(value: string): Mode {
   const m = Mode.safeParse(value);
-  if (!m.success) throw new InvalidArgumentError(`must be one of ${Mode.options.join(', ')}`);
+  if (!m.success) {
+    const close = closeMatches(value, Mode.options);
+    throw new InvalidArgumentError(
+      `must be one of ${Mode.options.join(', ')}${close.length ? `; did you mean ${close[0]}?` : ''}`,
+    );
+  }
   return m.data;
 }
 

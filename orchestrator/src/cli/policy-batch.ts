@@ -1,6 +1,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
+import { isClosedPipeError } from './closed-output';
 import { policyChecker, PolicyCheckUsageError, type PolicyCheckOptions } from './policy';
 
 /**
@@ -52,7 +53,7 @@ class Output {
   closed = false;
   constructor(readonly out: Writable) {
     out.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') throw e;
+      if (!isClosedPipeError(e)) throw e;
       this.closed = true;
     });
   }

@@ -2,6 +2,7 @@ import { resolveRunPolicy, type RunPolicy } from '../policy/index';
 import { UsageError } from './usage';
 import type { Mode } from '../policy/mode';
 import { codingTools } from '../tools/builtin/index';
+import { closeMatches } from '../problems/close-match';
 
 export class PolicyCheckUsageError extends UsageError {}
 
@@ -30,7 +31,9 @@ export async function policyChecker(o: PolicyCheckOptions): Promise<Checker> {
     decide(toolName, input) {
       const tool = tools.get(toolName);
       if (!tool) {
-        const error = `there is no tool named ${JSON.stringify(toolName)}; tools: ${tools.names().join(', ')}`;
+        const close = closeMatches(toolName, tools.names());
+        const hint = close.length ? ` (did you mean ${close.slice(0, 2).join(' or ')}?)` : '';
+        const error = `there is no tool named ${JSON.stringify(toolName)}${hint}; tools: ${tools.names().join(', ')}`;
         return { ok: false, error };
       }
       const parsed = tool.input.safeParse(input);

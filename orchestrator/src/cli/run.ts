@@ -21,6 +21,7 @@ import { oneLine } from '../approval/channels/screen';
 import { treePending } from './approvals';
 import type { LogPort } from '../tools/ports';
 import { humanProgress } from './progress';
+import { onOutputClosed } from './closed-output';
 import { exitCodeFor } from './exit-codes';
 import { SETUP_FAILED } from '../run/types';
 import { configFromRecord } from '../run/recorded-environment';
@@ -169,6 +170,14 @@ async function session(
 ): Promise<number> {
   const out = (line: string): void => void process.stdout.write(`${line}\n`);
   const onEvent = flags.json ? (e: EventEnvelope) => out(JSON.stringify(e)) : humanProgress(out);
+  // The reader went away (`| head`): the run goes on to its end unprinted, its log whole (docs/cli.md).
+  const unwatch = onOutputClosed((which) => {
+    if (which === 'stdout')
+      process.stderr.write(
+        `gatehouse: nothing reads the output any more; run ${runId} goes on without printing (gatehouse show ` +
+          `${runId} shows it; Ctrl-C cancels it)\n`,
+      );
+  });
   const controller = new AbortController();
   // First Ctrl-C: cancel cleanly (sandbox removed, log completed). A second one: leave now; the
   // next start reaps the sandbox. Either way the exit code says "cancelled".
@@ -224,6 +233,7 @@ async function session(
       attachLog: (log) => (runLog = log),
     });
   } finally {
+    unwatch();
     process.off('SIGINT', cancel);
     process.off('SIGTERM', cancel);
     await channel?.close?.();

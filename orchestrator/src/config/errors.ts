@@ -1,5 +1,5 @@
 import { GatehouseError } from '../errors';
-import { problemText, type ConfigProblem } from './problems';
+import { problemText, type FileProblem } from '../problems/file-problems';
 
 /**
  * A config (or a flag that sets part of one) is not valid: nothing runs. Every problem found is
@@ -7,9 +7,9 @@ import { problemText, type ConfigProblem } from './problems';
  */
 export class ConfigError extends GatehouseError {
   readonly kind = 'usage';
-  readonly problems: readonly ConfigProblem[];
+  readonly problems: readonly FileProblem[];
 
-  constructor(problems: readonly ConfigProblem[] | string) {
+  constructor(problems: readonly FileProblem[] | string) {
     const list = typeof problems === 'string' ? [] : problems;
     super(
       typeof problems === 'string'

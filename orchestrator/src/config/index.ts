@@ -7,5 +7,5 @@ export { globProblem } from './glob-syntax';
 export { imageProblem, IMAGE_PRESETS, DEFAULT_IMAGE } from './image-ref';
 export { BUDGET_KEYS, type BudgetKey } from './budget-keys';
 export { ProjectConfigFile } from './schema';
-export type { ConfigProblem } from './problems';
+export type { FileProblem as ConfigProblem } from '../problems/file-problems';
 export type { ConfigPolicy, ResolvedConfig } from './types';

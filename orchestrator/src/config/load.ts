@@ -4,7 +4,7 @@ import { canonicalJson, sha256Hex } from '@gatehouse/shared';
 import { ConfigError, ConfigRefusedError } from './errors';
 import { imageProblem } from './image-ref';
 import { narrowByRepository } from './narrow';
-import type { ConfigProblem } from './problems';
+import type { FileProblem } from '../problems/file-problems';
 import { readConfigFile, type ConfigFileRead } from './read-config';
 import type { ResolvedConfig } from './types';
 import { trustedValues } from './values';
@@ -33,7 +33,7 @@ export interface LoadProjectConfigOptions {
  * link is refused (ConfigRefusedError): it could be anyone's file.
  */
 export function loadProjectConfig(opts: LoadProjectConfigOptions): ResolvedConfig {
-  const problems: ConfigProblem[] = [];
+  const problems: FileProblem[] = [];
   if (opts.image !== undefined) {
     const p = imageProblem(opts.image);
     if (p) problems.push({ file: '--image', path: '', message: `${p}, got ${JSON.stringify(opts.image)}` });

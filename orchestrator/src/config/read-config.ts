@@ -1,9 +1,8 @@
 import { lstatSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { PolicyFile } from '../policy/file';
-import { parseRule, RuleSyntaxError } from '../policy/rules';
-import { parseJsonText } from './json-text';
-import { jsonPath, problemsFromIssues, type ConfigProblem } from './problems';
+import { policyRules } from '../policy/policy-rules';
+import { parseJsonText } from '../problems/json-text';
+import { problemsFromIssues, type FileProblem } from '../problems/file-problems';
 import { ProjectConfigFile } from './schema';
 
 /** One config file as read: its JSON (hashed for the record), its settings if valid, every problem. */
@@ -13,7 +12,7 @@ export interface ConfigFileRead {
   config?: ProjectConfigFile;
   /** A `policy` path, resolved against the file's folder. */
   policyFile?: string;
-  problems: ConfigProblem[];
+  problems: FileProblem[];
 }
 
 /**
@@ -22,8 +21,8 @@ export interface ConfigFileRead {
  * and reach its file through no symbolic link.
  */
 export function readConfigFile(file: string, repoDir?: string): ConfigFileRead {
-  const problems: ConfigProblem[] = [];
-  const problem = (p: Omit<ConfigProblem, 'file'>): ConfigFileRead => ({
+  const problems: FileProblem[] = [];
+  const problem = (p: Omit<FileProblem, 'file'>): ConfigFileRead => ({
     file,
     raw: undefined,
     problems: [{ file, ...p }],
@@ -61,22 +60,9 @@ export function readConfigFile(file: string, repoDir?: string): ConfigFileRead {
   };
 }
 
-/** An inline policy: the policy file's schema and each rule's syntax (examples are checked when it is compiled). */
-function policyProblems(policy: object, file: string): ConfigProblem[] {
-  const parsed = PolicyFile.safeParse(policy);
-  if (!parsed.success) return problemsFromIssues(parsed.error.issues, policy, PolicyFile, file, ['policy']);
-  const out: ConfigProblem[] = [];
-  for (const list of ['allow', 'ask', 'deny'] as const) {
-    parsed.data[list].forEach((entry, i) => {
-      try {
-        parseRule(typeof entry === 'string' ? entry : entry.rule);
-      } catch (e) {
-        if (!(e instanceof RuleSyntaxError)) throw e;
-        out.push({ file, path: jsonPath(['policy', list, i]), message: e.message });
-      }
-    });
-  }
-  return out;
+/** An inline policy: the policy file's schema, each rule's syntax and tool (its examples: when it is compiled). */
+function policyProblems(policy: object, file: string): FileProblem[] {
+  return policyRules(policy, file, { prefix: ['policy'] }).problems;
 }
 
 function trustedPolicyFileProblem(full: string): string | undefined {

@@ -27,6 +27,7 @@ export {
   type SideEffect,
 } from './approval-policy';
 export { parseRule, RuleSyntaxError } from './rules';
+export { isToolName, TOOL_NAMES, TOOL_SUBJECTS, type ToolName } from './tool-names';
 export { pathDenial, type PathDenial } from './path-denial';
 export { shapeOf } from './shape';
 export { loadShellClassifier } from './shell/index';
@@ -122,7 +123,9 @@ export async function recordedPolicy(
   mode: Mode,
 ): Promise<RunPolicy> {
   const classifier = await loadShellClassifier();
-  const loaded = record ? compilePolicy(record.file, record.source, classifier) : emptyPolicy(classifier);
+  const loaded = record
+    ? compilePolicy(record.file, record.source, classifier, { recorded: true })
+    : emptyPolicy(classifier);
   return {
     policy: createPolicy(loaded, mode, classifier),
     loaded,

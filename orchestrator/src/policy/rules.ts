@@ -1,5 +1,7 @@
 import { workspaceKey } from '@gatehouse/shared';
 import { GatehouseError } from '../errors';
+import { closeMatches } from '../problems/close-match';
+import { isToolName, TOOL_NAMES, TOOL_SUBJECTS, type SubjectKind } from './tool-names';
 
 /**
  * One policy rule, as written in a policy file: `read_file`, `bash(npm test*)`, `edit_file(src/**)`.
@@ -17,16 +19,12 @@ export interface Rule {
   head: string | undefined;
 }
 
-export type SubjectKind = 'command' | 'path' | 'none';
+export type { SubjectKind } from './tool-names';
 
-/** What a rule's pattern is matched against, per tool. Tools not listed take no pattern. */
+/** What a rule's pattern is matched against, per tool (tool-names.ts). Other names take no pattern. */
 export function subjectKind(tool: string): SubjectKind {
-  if (tool === 'bash') return 'command';
-  if (PATH_TOOLS.has(tool)) return 'path';
-  return 'none';
+  return isToolName(tool) ? TOOL_SUBJECTS[tool] : 'none';
 }
-
-const PATH_TOOLS = new Set(['read_file', 'write_file', 'edit_file', 'list_files', 'glob', 'grep', 'git_diff']);
 
 /** The path a path tool's call touches, normalised so that no spelling can dodge a rule. */
 export function pathSubject(input: unknown): string {
@@ -41,7 +39,16 @@ export class RuleSyntaxError extends GatehouseError {
   readonly kind = 'usage';
 }
 
-export function parseRule(text: string): Rule {
+export interface ParseRuleOptions {
+  /**
+   * A rule naming a tool that does not exist is refused (it would never match), unless the policy
+   * is one a run recorded: that is compiled as it was then, a name the registry has since dropped
+   * matching nothing, so the run can still be resumed.
+   */
+  unknownTools?: 'refuse' | 'keep';
+}
+
+export function parseRule(text: string, opts: ParseRuleOptions = {}): Rule {
   const m = RULE_SYNTAX.exec(text.trim());
   if (!m)
     throw new RuleSyntaxError(
@@ -49,6 +56,7 @@ export function parseRule(text: string): Rule {
     );
   const tool = m[1] as string;
   const pattern = m[2];
+  if (!isToolName(tool) && opts.unknownTools !== 'keep') throw new RuleSyntaxError(noSuchTool(text, tool));
   if (pattern === undefined) return { text, tool, pattern: undefined, test: undefined, head: undefined };
   if (pattern.trim() === '')
     throw new RuleSyntaxError(`"${text}": the pattern is empty; write ${tool} alone to cover every call`);
@@ -66,6 +74,13 @@ export function parseRule(text: string): Rule {
   const normalised = normalisePathPattern(pattern.trim());
   const re = pathPattern(normalised);
   return { text, tool, pattern: normalised, test: (s) => re.test(s), head: undefined };
+}
+
+/** "no such tool `edti_file`; did you mean edit_file?", or the list of tools when none is close. */
+function noSuchTool(text: string, tool: string): string {
+  const close = closeMatches(tool, TOOL_NAMES);
+  const hint = close.length ? `did you mean ${close.slice(0, 2).join(' or ')}?` : `the tools: ${TOOL_NAMES.join(', ')}`;
+  return `"${text}": no such tool \`${tool}\`; ${hint}`;
 }
 
 /** Command patterns: `*` is any run of characters (spaces included), `?` one character; the rest is literal. */

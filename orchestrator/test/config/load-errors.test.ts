@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { exitCodeOfError } from '../../src/cli/exit-codes';
 import { ConfigError, ConfigRefusedError } from '../../src/config/errors';
 import { loadProjectConfig } from '../../src/config/load';
-import { problemText } from '../../src/config/problems';
+import { problemText } from '../../src/problems/file-problems';
 import { repoWith, scratch, trustedFile } from './helpers';
 
 /** Every problem of a trusted config file, as `path: message` lines. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closeMatches } from '../../src/config/close-match';
+import { closeMatches } from '../../src/problems/close-match';
 import { ConfigError } from '../../src/config/errors';
 import { globProblem } from '../../src/config/glob-syntax';
 import { imageProblem } from '../../src/config/image-ref';
