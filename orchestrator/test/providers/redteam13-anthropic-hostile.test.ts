@@ -14,6 +14,7 @@ import {
   toolStart,
   useAnthropicServer,
 } from './anthropic-harness';
+import type { ModelEvent } from '../../src/providers/types';
 
 /**
  * Red team (issue 13): an Anthropic-style server (a proxy, a compatible gateway) that closes the
@@ -32,7 +33,7 @@ const cutCall = (json: string[]) => [
   messageDelta('max_tokens', 16),
   messageStop,
 ];
-type Done = { type: 'done'; stopReason: string; toolCalls: Array<Record<string, unknown>> };
+type Done = Extract<ModelEvent, { type: 'done' }>;
 
 describe('red team: a tool_use block closed at max_tokens', () => {
   it('with no JSON at all: cut off, not a call with {} (which a tool without required fields would run)', async () => {
