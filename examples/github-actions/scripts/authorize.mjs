@@ -3,13 +3,16 @@
 //                        with a comment); the task is GATEHOUSE_TASK.
 //   issue_comment        `/gatehouse TASK` from a user with write access (asked of the API, never taken from the
 //                        event's author_association); on a pull request the run works on its head commit, pinned now.
-//   workflow_dispatch    an approval or denial of a paused run: GitHub lets only users with write access dispatch.
+//   workflow_dispatch    an approval or denial of a paused run: GitHub lets only users with write access dispatch;
+//                        the origin run must be this workflow's, on this repository's code (asked of the API).
 // Outputs: run (true|false), mode (run|answer), sha, task, number. A refusal is a skipped run, not a failed job.
 import { fail, readEvent, REQUEST_ID, required, RUN_ID, setOutput } from './lib.mjs';
 
 const WRITE = new Set(['admin', 'maintain', 'write']);
 const COMMAND = /^\/gatehouse(?:[ \t]+([\s\S]*))?$/;
 const MAX_TASK = 8000;
+/** The events whose runs of this workflow upload a gatehouse run (a resumed one too). */
+const ORIGIN_EVENTS = new Set(['pull_request', 'issue_comment', 'workflow_dispatch']);
 
 /** GET on the GitHub API with the job's token; any failure refuses (fail closed). */
 async function api(pathname) {
@@ -24,6 +27,26 @@ async function api(pathname) {
   }).catch((e) => fail(`the GitHub API did not answer ${pathname}: ${e.message}`));
   if (!res.ok) fail(`the GitHub API answered ${res.status} to ${pathname}; no run without an answer`);
   return res.json();
+}
+
+/**
+ * The answer job resumes whatever the origin's artifact holds (its policy, config, model and commit) with
+ * this repository's secrets, so the origin must be a run of this same workflow on this repository's own
+ * code. A fork's pull request runs the workflow file the fork wrote, and can upload an artifact with the
+ * name the answer job downloads: that run's head repository is the fork.
+ */
+async function trustedOrigin(origin) {
+  const here = await api(`/repos/${repo}/actions/runs/${enc(required('GITHUB_RUN_ID'))}`);
+  const there = await api(`/repos/${repo}/actions/runs/${enc(origin)}`);
+  if (!Number.isSafeInteger(here?.workflow_id) || there?.workflow_id !== here.workflow_id)
+    fail(`GitHub run ${origin} is not a run of this workflow; answer the run named on a gatehouse run's summary`);
+  if (there.head_repository?.full_name !== repo)
+    fail(
+      `GitHub run ${origin} ran code from ${there.head_repository?.full_name ?? 'an unknown repository'}, not ` +
+        `${repo}: a fork's run is never resumed with this repository's secrets`,
+    );
+  if (!ORIGIN_EVENTS.has(there.event))
+    fail(`GitHub run ${origin} was started by ${there.event}, which starts no gatehouse run`);
 }
 
 function skip(reason) {
@@ -83,8 +106,10 @@ if (name === 'pull_request') {
   if (!/^[0-9]{1,20}$/.test(String(inputs.origin ?? '').trim())) fail('origin must be a GitHub run id (digits)');
   if (!RUN_ID.test(String(inputs.run ?? '').trim())) fail('run must be a gatehouse run id (run_…)');
   if (!REQUEST_ID.test(String(inputs.request ?? '').trim())) fail('request must be an approval request id (apr_…)');
+  const origin = String(inputs.origin).trim();
+  await trustedOrigin(origin);
   start({ mode: 'answer' });
-  setOutput('origin', String(inputs.origin).trim());
+  setOutput('origin', origin);
 } else {
   skip(`the workflow does not handle ${name} events`);
 }
