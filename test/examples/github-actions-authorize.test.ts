@@ -12,7 +12,7 @@ const PERMS: Record<string, string> = { maint: 'maintain', writer: 'write', read
 let api: ApiStub;
 beforeAll(async () => {
   const routes: Record<string, { status?: number; body: unknown }> = {
-    '/repos/example/app/pulls/7': { body: { head: { sha: HEAD } } },
+    '/repos/example/app/pulls/7': { body: { head: { sha: HEAD, repo: { full_name: 'example/app' } } } },
     '/repos/example/app/commits/main': { body: { sha: MAIN } },
     '/repos/example/app/collaborators/broken/permission': { status: 500, body: { message: 'boom' } },
     // The dispatching run and the paused run it answers: the same workflow, on this repository's code.

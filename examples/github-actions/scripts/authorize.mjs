@@ -2,14 +2,16 @@
 //   pull_request         a branch of this repository (a fork's pull request gets no run: a maintainer asks for one
 //                        with a comment); the task is GATEHOUSE_TASK.
 //   issue_comment        `/gatehouse TASK` from a user with write access (asked of the API, never taken from the
-//                        event's author_association); on a pull request the run works on its head commit, pinned now.
+//                        event's author_association); on a pull request the run works on its head commit, pinned now;
+//                        on a fork's, only as `/gatehouse@SHA TASK` with SHA the head (what the commenter reviewed).
 //   workflow_dispatch    an approval or denial of a paused run: GitHub lets only users with write access dispatch;
 //                        the origin run must be this workflow's, on this repository's code (asked of the API).
 // Outputs: run (true|false), mode (run|answer), sha, task, number. A refusal is a skipped run, not a failed job.
 import { fail, readEvent, REQUEST_ID, required, RUN_ID, setOutput } from './lib.mjs';
 
 const WRITE = new Set(['admin', 'maintain', 'write']);
-const COMMAND = /^\/gatehouse(?:[ \t]+([\s\S]*))?$/;
+// `/gatehouse TASK`, or `/gatehouse@SHA TASK` naming the commit the commenter read (required on a fork's pull request).
+const COMMAND = /^\/gatehouse(?:@([0-9a-f]{7,40}))?(?:[ \t]+([\s\S]*))?$/;
 const MAX_TASK = 8000;
 /** The events whose runs of this workflow upload a gatehouse run (a resumed one too). */
 const ORIGIN_EVENTS = new Set(['pull_request', 'issue_comment', 'workflow_dispatch']);
@@ -49,6 +51,11 @@ async function trustedOrigin(origin) {
     fail(`GitHub run ${origin} was started by ${there.event}, which starts no gatehouse run`);
 }
 
+/** No commit named, or the one named is `sha` (a prefix of it, as people copy them). */
+function pinned(pin, sha) {
+  return pin === undefined || (typeof sha === 'string' && /^[0-9a-f]{40}$/.test(sha) && sha.startsWith(pin));
+}
+
 function skip(reason) {
   process.stdout.write(`gatehouse: no run: ${reason}\n`);
   setOutput('run', 'false');
@@ -84,8 +91,8 @@ if (name === 'pull_request') {
   const command = COMMAND.exec(body);
   if (event.action !== 'created') skip(`the comment was ${event.action}, not created`);
   else if (!command) skip('the comment does not start with /gatehouse');
-  else if (!command[1]?.trim()) skip('"/gatehouse" needs a task after it');
-  else if (command[1].length > MAX_TASK) skip(`the task is longer than ${MAX_TASK} characters`);
+  else if (!command[2]?.trim()) skip('"/gatehouse" needs a task after it');
+  else if (command[2].length > MAX_TASK) skip(`the task is longer than ${MAX_TASK} characters`);
   else if (typeof login !== 'string' || event.comment?.user?.type === 'Bot') skip('comments from bots start no run');
   else {
     const permission = (await api(`/repos/${repo}/collaborators/${enc(login)}/permission`)).permission;
@@ -93,11 +100,23 @@ if (name === 'pull_request') {
     else if (event.issue?.pull_request) {
       // The head as it is now, not whatever is pushed between this check and the checkout.
       const pr = await api(`/repos/${repo}/pulls/${enc(event.issue.number)}`);
-      start({ mode: 'run', sha: pr.head?.sha, task: command[1].trim(), number: event.issue.number });
+      // A fork's author can push between the comment and this job; the head read here would then be
+      // code the commenter never saw, run with the repository's secrets. So on a fork the comment names
+      // the commit it approves, and a head that moved since starts nothing.
+      const fork = pr.head?.repo?.full_name !== repo;
+      if (fork && !command[1])
+        skip(
+          `pull request #${event.issue.number} comes from a fork: name the commit you reviewed, ` +
+            `"/gatehouse@${String(pr.head?.sha ?? 'SHA').slice(0, 12)} TASK"`,
+        );
+      else if (!pinned(command[1], pr.head?.sha))
+        skip(`the pull request's head is ${pr.head?.sha} now, not the ${command[1]} the comment names`);
+      else start({ mode: 'run', sha: pr.head?.sha, task: command[2].trim(), number: event.issue.number });
     } else {
       const branch = event.repository?.default_branch;
       const ref = await api(`/repos/${repo}/commits/${enc(branch)}`);
-      start({ mode: 'run', sha: ref.sha, task: command[1].trim(), number: event.issue?.number });
+      if (!pinned(command[1], ref.sha)) skip(`${branch} is at ${ref.sha} now, not the ${command[1]} the comment names`);
+      else start({ mode: 'run', sha: ref.sha, task: command[2].trim(), number: event.issue?.number });
     }
   }
 } else if (name === 'workflow_dispatch') {
