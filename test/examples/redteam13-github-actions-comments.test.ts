@@ -49,14 +49,14 @@ describe("red team: a fork's pull request and a maintainer's comment", () => {
   });
 
   it('a comment naming the reviewed commit, after which the fork pushed, is not run', async () => {
-    const r = await authorize(comment(`/gatehouse@${REVIEWED.slice(0, 10)} run the tests`));
+    const r = await authorize(comment(`/gatehouse@${REVIEWED} run the tests`));
     expect(r.out.run).toEqual(['false']);
     expect(r.out.reason?.[0]).toContain(`head is ${PUSHED_LATER} now`);
     expect(r.out.sha).toBeUndefined();
   });
 
   it('a comment naming the commit that is still the head runs on it', async () => {
-    const r = await authorize(comment(`/gatehouse@${REVIEWED.slice(0, 7)} run the tests`, 8));
+    const r = await authorize(comment(`/gatehouse@${REVIEWED} run the tests`, 8));
     expect(r.status, r.stderr).toBe(0);
     expect([r.out.run, r.out.sha, r.out.task]).toEqual([['true'], [REVIEWED], ['run the tests']]);
   });
@@ -83,6 +83,10 @@ describe('red team: crafted comments and odd API answers', () => {
     ['an upper-case command (the YAML filter is case-blind)', '/GATEHOUSE run'],
     ['a task longer than 8000 characters', `/gatehouse ${'x'.repeat(8001)}`],
     ['a pin that is not hex', '/gatehouse@zzzzzzz run'],
+    // 28 bits: a fork can make a commit with any chosen 7-digit prefix in minutes.
+    ['a short pin', `/gatehouse@${REVIEWED.slice(0, 7)} run`],
+    ['a 39-digit pin', `/gatehouse@${REVIEWED.slice(0, 39)} run`],
+    ['a pin in capitals', `/gatehouse@${REVIEWED.toUpperCase()} run`],
   ])('no run for %s', async (_what, body) => {
     const r = await authorize(comment(body, 8));
     expect(r.status, r.stderr).toBe(0);

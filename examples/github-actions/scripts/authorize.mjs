@@ -10,8 +10,9 @@
 import { fail, readEvent, REQUEST_ID, required, RUN_ID, setOutput } from './lib.mjs';
 
 const WRITE = new Set(['admin', 'maintain', 'write']);
-// `/gatehouse TASK`, or `/gatehouse@SHA TASK` naming the commit the commenter read (required on a fork's pull request).
-const COMMAND = /^\/gatehouse(?:@([0-9a-f]{7,40}))?(?:[ \t]+([\s\S]*))?$/;
+// `/gatehouse TASK`, or `/gatehouse@SHA TASK` naming the commit the commenter read (its whole id; required on a fork's pull request).
+// The whole id: a short prefix is cheap to match with another commit (7 hex digits are 28 bits).
+const COMMAND = /^\/gatehouse(?:@([0-9a-f]{40}))?(?:[ \t]+([\s\S]*))?$/;
 const MAX_TASK = 8000;
 /** The events whose runs of this workflow upload a gatehouse run (a resumed one too). */
 const ORIGIN_EVENTS = new Set(['pull_request', 'issue_comment', 'workflow_dispatch']);
@@ -51,9 +52,9 @@ async function trustedOrigin(origin) {
     fail(`GitHub run ${origin} was started by ${there.event}, which starts no gatehouse run`);
 }
 
-/** No commit named, or the one named is `sha` (a prefix of it, as people copy them). */
+/** No commit named, or the one named is `sha`. */
 function pinned(pin, sha) {
-  return pin === undefined || (typeof sha === 'string' && /^[0-9a-f]{40}$/.test(sha) && sha.startsWith(pin));
+  return pin === undefined || pin === sha;
 }
 
 function skip(reason) {
@@ -107,7 +108,7 @@ if (name === 'pull_request') {
       if (fork && !command[1])
         skip(
           `pull request #${event.issue.number} comes from a fork: name the commit you reviewed, ` +
-            `"/gatehouse@${String(pr.head?.sha ?? 'SHA').slice(0, 12)} TASK"`,
+            `"/gatehouse@${pr.head?.sha ?? 'SHA'} TASK" (the whole commit id)`,
         );
       else if (!pinned(command[1], pr.head?.sha))
         skip(`the pull request's head is ${pr.head?.sha} now, not the ${command[1]} the comment names`);
