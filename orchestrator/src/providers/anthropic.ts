@@ -155,6 +155,9 @@ export class AnthropicProvider implements ModelProvider {
           finished = true;
           break;
       }
+      // The reply is whole at message_stop: leaving here closes the connection, so a server that then
+      // holds it open cannot hang the run, nor a reset turn the whole reply into an error.
+      if (finished) break;
     }
     // The SDK ends an aborted stream silently, and so does a connection a proxy cut short.
     if (signal?.aborted) throw new IncompleteStreamError('cancelled');

@@ -72,3 +72,31 @@ describe('red team: a tool_use block closed at max_tokens', () => {
     expect(done.toolCalls).toEqual([{ id: 'toolu_ok', name: 'git_status', input: {} }]);
   });
 });
+
+describe('red team: the connection after message_stop', () => {
+  const whole = [
+    messageStart(10),
+    textStart(0),
+    textDelta(0, 'Done.'),
+    blockStop(0),
+    messageDelta('end_turn', 3),
+    messageStop,
+  ];
+
+  it('held open: the reply ends at message_stop, the client does not wait for the connection to close', async () => {
+    server.always((_req, res) => sse(res, whole, { hold: true }));
+    const events = await Promise.race([
+      collect(provider.stream(request())),
+      new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 3000)),
+    ]);
+    expect(events).not.toBe('hung');
+    expect(last(events as ModelEvent[])).toMatchObject({ type: 'done', text: 'Done.' });
+  });
+
+  it('reset: one request, the reply whole', async () => {
+    server.always((_req, res) => sse(res, whole, { cut: true }));
+    const events = await collect(provider.stream(request()));
+    expect(server.requests).toHaveLength(1);
+    expect(last(events)).toMatchObject({ type: 'done', text: 'Done.' });
+  });
+});

@@ -133,3 +133,35 @@ describe('red team: a hostile OpenAI-compatible stream', () => {
     expect(server.requests).toHaveLength(1);
   });
 });
+
+describe('red team: the connection drops right after [DONE]', () => {
+  it('a tool call with [DONE] and no finish_reason, then a reset: one request, the call kept', async () => {
+    server.always((_req, res) =>
+      sse(res, [toolStart(0, 'call_r', 'read_file'), toolArgs(0, '{"path":"a.md"}'), DONE], { cut: true }),
+    );
+    const events = await collect(provider.stream(request()));
+    expect(server.requests).toHaveLength(1);
+    expect(last(events)).toMatchObject({ type: 'done', stopReason: 'tool_use' });
+  });
+
+  it('text with a finish_reason and [DONE], then a reset: one request, the reply whole', async () => {
+    server.always((_req, res) => sse(res, [chunk({ content: 'Done.' }, 'stop'), DONE], { cut: true }));
+    const events = await collect(provider.stream(request()));
+    expect(server.requests).toHaveLength(1);
+    expect(last(events)).toMatchObject({ type: 'done', text: 'Done.', stopReason: 'end_turn' });
+  });
+});
+
+describe('red team: a server that holds the connection open after [DONE]', () => {
+  it('the reply ends at [DONE]; the client does not wait for the connection to close', async () => {
+    server.always((_req, res) => sse(res, [chunk({ content: 'Done.' }, 'stop'), DONE], { hold: true }));
+    const started = Date.now();
+    const events = await Promise.race([
+      collect(provider.stream(request())),
+      new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 3000)),
+    ]);
+    expect(events).not.toBe('hung');
+    expect(last(events as Awaited<ReturnType<typeof collect>>)).toMatchObject({ type: 'done', text: 'Done.' });
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+});
