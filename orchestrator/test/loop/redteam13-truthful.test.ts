@@ -76,3 +76,45 @@ describe('red team: truthful model output through the loop', () => {
     expect(server.requests).toHaveLength(1);
   });
 });
+
+describe('red team: a stream that goes quiet and stays open', () => {
+  it('is bounded by the wall-clock budget: partial, one request, within the budget', async () => {
+    const server = await FakeServer.start();
+    try {
+      server.always((_req, res) => sse(res, [o.chunk({ content: 'Thinking' })], { hold: true }));
+      const h = harness({});
+      const log = {
+        append: ((...args: Parameters<Harness['log']['append']>) => {
+          const e = h.log.append(...args);
+          h.tracker.apply(e);
+          return e;
+        }) as Harness['log']['append'],
+        sync: () => h.log.sync(),
+        redact: (t: string) => h.log.redact(t),
+        artifacts: h.log.artifacts,
+        events: () => h.log.events(),
+      };
+      const started = Date.now();
+      const outcome = await Promise.race([
+        runLoop({
+          provider: new OpenAIProvider({ model: 'gpt-test', apiKey: 'sk-test', baseUrl: `${server.url}/v1` }),
+          log,
+          tracker: h.tracker,
+          pipeline: h.pipeline,
+          system: 'You are careful.',
+          task: 'Update notes.md',
+          tools: [],
+          budgets: { maxTurns: 5, maxToolCalls: 5, maxTokens: 1_000_000, wallClockMs: 600 },
+          contextTokenBudget: 100_000,
+          signal: new AbortController().signal,
+        }),
+        new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 5000)),
+      ]);
+      expect(outcome).toEqual({ status: 'partial', stopReason: 'wall_clock' });
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
