@@ -10,7 +10,8 @@
 import { fail, readEvent, REQUEST_ID, required, RUN_ID, setOutput } from './lib.mjs';
 
 const WRITE = new Set(['admin', 'maintain', 'write']);
-// `/gatehouse TASK`, or `/gatehouse@SHA TASK` naming the commit the commenter read (its whole id; required on a fork's pull request).
+// `/gatehouse TASK`, or `/gatehouse@SHA TASK` naming the commit the commenter read (its whole id; required on a
+// fork's pull request).
 // The whole id: a short prefix is cheap to match with another commit (7 hex digits are 28 bits).
 const COMMAND = /^\/gatehouse(?:@([0-9a-f]{40}))?(?:[ \t]+([\s\S]*))?$/;
 const MAX_TASK = 8000;
