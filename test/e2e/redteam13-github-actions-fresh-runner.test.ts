@@ -43,7 +43,7 @@ function script(): string {
 }
 
 /** A runner's own gatehouse configuration home: its key and heads, as on a fresh machine. */
-function freshHome(): Record<string, string> {
+function freshHome(): { XDG_CONFIG_HOME: string } {
   const home = mkdtempSync(path.join(os.tmpdir(), 'gh-actions-home-'));
   return { XDG_CONFIG_HOME: path.join(home, '.config') };
 }
