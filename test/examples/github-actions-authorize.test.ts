@@ -12,9 +12,16 @@ const PERMS: Record<string, string> = { maint: 'maintain', writer: 'write', read
 let api: ApiStub;
 beforeAll(async () => {
   const routes: Record<string, { status?: number; body: unknown }> = {
-    '/repos/example/app/pulls/7': { body: { head: { sha: HEAD } } },
+    '/repos/example/app/pulls/7': { body: { head: { sha: HEAD, repo: { full_name: 'example/app' } } } },
     '/repos/example/app/commits/main': { body: { sha: MAIN } },
     '/repos/example/app/collaborators/broken/permission': { status: 500, body: { message: 'boom' } },
+    // The dispatching run and the paused run it answers: the same workflow, on this repository's code.
+    '/repos/example/app/actions/runs/1001': {
+      body: { workflow_id: 55, event: 'workflow_dispatch', head_repository: { full_name: 'example/app' } },
+    },
+    '/repos/example/app/actions/runs/123456': {
+      body: { workflow_id: 55, event: 'issue_comment', head_repository: { full_name: 'example/app' } },
+    },
   };
   for (const [login, permission] of Object.entries(PERMS))
     routes[`/repos/example/app/collaborators/${login}/permission`] = { body: { permission } };

@@ -2,7 +2,7 @@
 // Node built-ins only: these run before anything is installed.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
 /** A required variable of the runner's environment, or a clear stop naming it. */
@@ -51,16 +51,29 @@ export function artifactPaths() {
 /**
  * Runs the gatehouse CLI headless: CI=true, no standard input, output to the job log (or captured).
  * GATEHOUSE_BIN names another command than `gatehouse` on PATH (a test, a checkout).
+ *
+ * What gatehouse prints holds text the repository and the model control (the answer, commands'
+ * output): a line of it starting `::` would be a workflow command to the runner (a forged
+ * `::error::`, `::add-mask::`, `::set-output`). The runner is told to stop reading commands, with a
+ * token no one can guess, for as long as gatehouse runs; its standard error goes to the same pipe so
+ * no line can overtake the stop.
  */
 export function gatehouse(args, { cwd, capture = false } = {}) {
   const bin = process.env.GATEHOUSE_BIN || 'gatehouse';
-  const r = spawnSync(bin, args, {
-    cwd,
-    env: { ...process.env, CI: 'true' },
-    stdio: ['ignore', capture ? 'pipe' : 'inherit', 'inherit'],
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const token = `gatehouse-${randomBytes(16).toString('hex')}`;
+  writeSync(1, `::stop-commands::${token}\n`);
+  let r;
+  try {
+    r = spawnSync(bin, args, {
+      cwd,
+      env: { ...process.env, CI: 'true' },
+      stdio: ['ignore', capture ? 'pipe' : 'inherit', 1],
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  } finally {
+    writeSync(1, `::${token}::\n`);
+  }
   if (r.error) fail(`could not start ${bin}: ${r.error.message} (is gatehouse installed? see README)`);
   return { status: r.status ?? 1, stdout: r.stdout ?? '' };
 }

@@ -116,7 +116,10 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
       compacted: ctx.compacted,
       contextSha256: sha256Hex(JSON.stringify(ctx.request)),
     });
-    const out = await collect(d.provider, { ...ctx.request, signal: d.signal }, d.onText);
+    // The wall clock bounds the model call too: a stream that goes quiet and stays open would
+    // otherwise hold the run past its budget (the SDKs do not time a streamed body).
+    const wall = AbortSignal.timeout(Math.max(1, d.budgets.wallClockMs - (Date.now() - progress.startedAt)));
+    const out = await collect(d.provider, { ...ctx.request, signal: AbortSignal.any([d.signal, wall]) }, d.onText);
     const usage = recordedUsage(out.usage, d.price);
     progress.tokens += usage.inputTokens + usage.outputTokens;
     progress.costUsd += usage.costUsd ?? 0;
@@ -139,6 +142,8 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
     });
 
     if (out.error) {
+      if (wall.aborted && !d.signal.aborted)
+        return { status: 'partial', stopReason: 'wall_clock', decidedBy: 'budget' };
       if (out.error.kind === 'cancelled' || d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
       if (out.error.kind === 'script') return { status: 'failed', stopReason: out.error.message };
       return { status: 'failed', stopReason: `model_error: ${out.error.kind}: ${out.error.message}` };

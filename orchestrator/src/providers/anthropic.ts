@@ -85,6 +85,8 @@ export class AnthropicProvider implements ModelProvider {
     let stop: string | null = null;
     let finished = false;
     let prompt: PromptTokens = { inputTokens: 0 };
+    // The last block begun, and for a tool_use block closed, where its call is and the JSON it had.
+    let tail: { kind: string; position?: number; json?: string } | undefined;
     let outputTokens = 0;
 
     for await (const event of stream) {
@@ -97,6 +99,7 @@ export class AnthropicProvider implements ModelProvider {
         }
         case 'content_block_start': {
           const block = event.content_block;
+          tail = { kind: block.type };
           if (block.type === 'text') {
             blocks.set(event.index, { kind: 'text' });
             if (block.text !== '') {
@@ -134,6 +137,7 @@ export class AnthropicProvider implements ModelProvider {
                 ? { id: open.id, name: open.name, input: open.initial ?? {} }
                 : toolCallFromJson(open.id, open.name, open.json);
             toolCalls.push(call);
+            if (tail?.kind === 'tool_use') tail = { kind: 'tool_use', position: toolCalls.length - 1, json: open.json };
             yield { type: 'tool_call', call };
           }
           blocks.delete(event.index);
@@ -151,12 +155,20 @@ export class AnthropicProvider implements ModelProvider {
           finished = true;
           break;
       }
+      // The reply is whole at message_stop: leaving here closes the connection, so a server that then
+      // holds it open cannot hang the run, nor a reset turn the whole reply into an error.
+      if (finished) break;
     }
     // The SDK ends an aborted stream silently, and so does a connection a proxy cut short.
     if (signal?.aborted) throw new IncompleteStreamError('cancelled');
     if (!finished) throw new IncompleteStreamError('no message_stop');
     // A tool_use block still open at message_stop was cut off by the output limit (the API sends no
     // content_block_stop for it): it is reported as such, never dropped and never run.
+    // A server may close the last block anyway: a call it closed with no JSON or with JSON that does not
+    // parse was still being written when the limit hit (whole JSON could not have gone on).
+    const last = tail?.position !== undefined ? toolCalls[tail.position] : undefined;
+    if (stop === 'max_tokens' && last && tail?.json !== undefined && (tail.json.trim() === '' || last.parseError))
+      toolCalls[tail.position!] = truncatedToolCall(last.id, last.name, tail.json);
     for (const [, open] of [...blocks.entries()].sort(([a], [b]) => a - b)) {
       if (open.kind !== 'tool_use') continue;
       const call = truncatedToolCall(open.id, open.name, open.json);

@@ -37,12 +37,17 @@ function doneLineScanner(state: { done: boolean }): TransformStream<Uint8Array, 
   return new TransformStream({
     transform(chunk, controller) {
       controller.enqueue(chunk);
-      if (state.done) return;
       const lines = (partial + decoder.decode(chunk, { stream: true })).split(/\r\n|\r|\n/);
       // The last piece has no line ending yet: a line cut mid-way is not a marker. Only a line's
       // start can make it one, so a long line is not kept whole.
       partial = (lines.pop() ?? '').slice(0, 16);
-      if (lines.some((line) => /^data: ?\[DONE\]/.test(line))) state.done = true;
+      if (lines.some((line) => /^data: ?\[DONE\]/.test(line))) {
+        state.done = true;
+        // The reply is whole: the body ends here for the SDK. What the server does next (hold the
+        // connection open, reset it) can neither hang the run nor turn a whole reply into a failure
+        // that is retried and billed again. Cancelling the source closes the connection.
+        controller.terminate();
+      }
     },
   });
 }

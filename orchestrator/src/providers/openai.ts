@@ -127,6 +127,19 @@ export class OpenAIProvider implements ModelProvider {
     // No finish_reason: only the body's own `[DONE]` line says the reply is whole. Without it the
     // connection dropped (retryable); with it the server simply never said why it stopped.
     if (!this.#watch.sawDone(response)) throw new IncompleteStreamError('neither a finish_reason nor [DONE]');
+    // [DONE] after nothing at all is not a reply whose stop reason can be inferred: taken as an
+    // end_turn it would be an empty final answer. Not retried either: the server did answer (and bill).
+    if (text === '' && pending.size === 0) {
+      yield {
+        type: 'error',
+        kind: 'server',
+        retryable: false,
+        message:
+          `${this.#label.name} at ${this.#label.baseUrl} ended the stream with [DONE] after no text, no tool call ` +
+          'and no finish_reason: check the server and the model name.',
+      };
+      return;
+    }
     const limit = body.max_completion_tokens ?? body.max_tokens;
     const atLimit = typeof limit === 'number' && usage.outputTokens >= limit;
     for (const call of finishCalls(pending, atLimit)) {
