@@ -28,8 +28,12 @@ const versions = readdirSync(fixtures)
   .sort((a, b) => a - b);
 
 type Named = 'completed' | 'paused' | 'subagent' | 'failed';
-/** From v3: a run with a setup phase that completes, and one whose setup fails (exit 5). */
-type SetupNamed = 'setup' | 'setupFailed';
+/**
+ * From v3: a run with a setup phase that completes, and one whose setup fails (exit 5). From v4: a run
+ * the check decided, one stopped by its cost budget and then resumed (one run, two names), and one
+ * through an OpenAI-compatible server whose replies end oddly.
+ */
+type SetupNamed = 'setup' | 'setupFailed' | 'checked' | 'budget' | 'budgetResumed' | 'provider';
 interface Fixture {
   state: string;
   /** The key that anchored the logs; from version 2 on. Before that, a fresh one: this machine's. */
@@ -111,8 +115,8 @@ describe('fixture logs', () => {
       () => {
         const f = copyOf(version);
         const all = readdirSync(path.join(f.state, 'runs'));
-        // Four runs, one with a sub-agent; from v3 two more, with a setup phase.
-        expect(all).toHaveLength(version >= 3 ? 7 : 5);
+        // Four runs, one with a sub-agent; from v3 two more, with a setup phase; from v4 three more.
+        expect(all).toHaveLength(version >= 4 ? 10 : version >= 3 ? 7 : 5);
         for (const runId of all) {
           const r = auditRun(f.state, runId, f.key);
           expect({ runId, verdict: r.verdict, problems: r.problems, unanchored: r.unanchored }).toEqual({
@@ -146,6 +150,8 @@ describe('fixture logs', () => {
           subagent: 'final',
           failed: 'failed',
           ...(version >= 3 ? { setup: 'final', setupFailed: 'failed' } : {}),
+          // The budget run's last run.completed is its resumed end.
+          ...(version >= 4 ? { checked: 'final', budget: 'final', budgetResumed: 'final', provider: 'final' } : {}),
         });
       },
     );

@@ -20,6 +20,10 @@ export const GENESIS_HASH = '0'.repeat(64);
  * - 3: the run's environment (shared/src/events/environment.ts): `setup.started`, `setup.command`,
  *   `setup.completed`, `setup.failed`, `preflight.completed`, `egress.allowed`, `egress.denied`; and
  *   the optional `run.started.tree`, `run.started.config` and `sandbox.started.notices`.
+ * - 4: how an answer is judged and what a run spends (shared/src/events/verdict.ts, price.ts): `run.check`;
+ *   `run.feedback.kind` and `.claims`; `run.completed.decidedBy` and `.usage`; `model.output` usage
+ *   `cachedInputTokens` and `costUsd`, `stopNote` and a tool call's `truncated`; `run.started.price`,
+ *   `run.started.budgets.maxCostUsd` and `run.resumed.budgets`.
  *
  * A reader refuses an event of a version above this one (verify, show and resume all read through
  * orchestrator/src/events/scan.ts, which says which version is needed): the data schemas are strict,
@@ -27,7 +31,7 @@ export const GENESIS_HASH = '0'.repeat(64);
  * new event type, a new field in an envelope or in any event's data, a new meaning) raises this
  * number, and adds fixture logs under test/fixtures/logs/v<N>/ (see the README there).
  */
-export const LOG_SCHEMA_VERSION = 3;
+export const LOG_SCHEMA_VERSION = 4;
 
 /**
  * The envelope every event shares. `hash` is the SHA-256 of the canonical JSON of every other
