@@ -54,9 +54,9 @@ export function compileContext(events: readonly EventEnvelope[], o: CompileOptio
       const d = e.data;
       messages.push({
         role: 'user',
-        // A cut-off reply's feedback is itself the note to the model (loop/truncated-feedback.ts).
+        // A reply that did not end gets a note that is itself the message (loop/truncated-feedback.ts).
         content:
-          d.kind === 'truncated'
+          d.kind === 'truncated' || d.kind === 'filtered'
             ? d.reason
             : `Your answer was not accepted: ${d.reason}\nContinue the task, or answer again with citations.`,
       });

@@ -11,7 +11,7 @@ import type { ModelPrice } from '../usage/model-price';
 import { checkFinalAnswer } from './contract';
 import { decideByCheck, resumeCheck, type FinalCheck } from './final-check';
 import { budgetStop, RepeatedFailure, type Progress } from './stop';
-import { truncatedFeedback } from './truncated-feedback';
+import { emptyAnswerFeedback, filteredFeedback, truncatedFeedback } from './truncated-feedback';
 
 export type RunStatus = EventDataOf<'run.completed'>['status'];
 
@@ -149,11 +149,18 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
       return { status: 'failed', stopReason: `model_error: ${out.error.kind}: ${out.error.message}` };
     }
 
-    cutOff = out.stopReason === 'max_tokens';
+    // A reply that did not end (the output limit, the provider's filter) is never an answer, however it reads.
+    cutOff = out.stopReason === 'max_tokens' || out.stopReason === 'filtered';
     if (calls.length === 0) {
-      // A reply cut off at the output limit is never an answer, however it reads.
       if (cutOff) {
-        d.log.append('run.feedback', 'runtime', truncatedFeedback(turn));
+        const note = out.stopReason === 'filtered' ? filteredFeedback(turn) : truncatedFeedback(turn);
+        d.log.append('run.feedback', 'runtime', note);
+        continue;
+      }
+      if (out.text.trim() === '') {
+        if (feedbackGiven) return { status: 'partial', stopReason: 'empty_answer', answer: '', decidedBy: 'claims' };
+        feedbackGiven = true;
+        d.log.append('run.feedback', 'runtime', emptyAnswerFeedback(turn));
         continue;
       }
       const verdict = checkFinalAnswer(out.text, d.log.events());

@@ -13,6 +13,7 @@ import {
   type ModelEvent,
   type ModelProvider,
   type ModelRequest,
+  type ModelStopReason,
   type ModelToolCall,
   type RetryPolicy,
 } from './types';
@@ -246,7 +247,7 @@ export function toMessagesRequest(
   };
 }
 
-function stopReason(stop: string | null): 'tool_use' | 'end_turn' | 'max_tokens' | 'other' {
+function stopReason(stop: string | null): ModelStopReason {
   switch (stop) {
     case 'tool_use':
       return 'tool_use';
@@ -256,8 +257,10 @@ function stopReason(stop: string | null): 'tool_use' | 'end_turn' | 'max_tokens'
     case 'max_tokens':
     case 'model_context_window_exceeded':
       return 'max_tokens';
+    case 'refusal':
+      return 'filtered';
     default:
-      // pause_turn, refusal, or a reason newer than this adapter.
+      // pause_turn, or a reason newer than this adapter.
       return 'other';
   }
 }

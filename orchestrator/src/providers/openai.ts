@@ -13,6 +13,7 @@ import {
   type ModelEvent,
   type ModelProvider,
   type ModelRequest,
+  type ModelStopReason,
   type ModelToolCall,
   type RetryPolicy,
   type Usage,
@@ -231,7 +232,7 @@ export function toChatRequest(
   };
 }
 
-function stopReason(finish: string, toolCallCount: number): 'tool_use' | 'end_turn' | 'max_tokens' | 'other' {
+function stopReason(finish: string, toolCallCount: number): ModelStopReason {
   switch (finish) {
     case 'tool_calls':
     case 'function_call':
@@ -241,6 +242,8 @@ function stopReason(finish: string, toolCallCount: number): 'tool_use' | 'end_tu
       return toolCallCount > 0 ? 'tool_use' : 'end_turn';
     case 'length':
       return 'max_tokens';
+    case 'content_filter':
+      return 'filtered';
     default:
       return 'other';
   }

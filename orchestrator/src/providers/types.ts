@@ -50,6 +50,8 @@ export interface Usage {
 export type ProviderErrorKind =
   'auth' | 'rate_limit' | 'server' | 'timeout' | 'bad_request' | 'network' | 'cancelled' | 'script' | 'unknown';
 
+export type ModelStopReason = 'tool_use' | 'end_turn' | 'max_tokens' | 'filtered' | 'other';
+
 export type ModelEvent =
   | { type: 'text_delta'; text: string }
   | { type: 'tool_call'; call: ModelToolCall }
@@ -59,8 +61,11 @@ export type ModelEvent =
       text: string;
       toolCalls: ModelToolCall[];
       usage: Usage;
-      /** Why the model stopped: a tool call, the end of its answer, or the output limit. */
-      stopReason: 'tool_use' | 'end_turn' | 'max_tokens' | 'other';
+      /**
+       * Why the model stopped: a tool call, the end of its answer, the output limit, or the provider
+       * stopping the reply itself (`filtered`: OpenAI's content_filter, Anthropic's refusal).
+       */
+      stopReason: ModelStopReason;
       /** Set when the provider did not say why it stopped and the reason was inferred. */
       stopNote?: string;
     }

@@ -77,6 +77,32 @@ describe('red team: truthful model output through the loop', () => {
   });
 });
 
+describe('red team: replies that did not end, or said nothing', () => {
+  it("a reply stopped by the provider's content filter is never final, whatever it claims", async () => {
+    const filtered = [
+      o.chunk({ content: 'The change is in place and the b' }),
+      o.chunk({}, 'content_filter'),
+      o.usageChunk(10, 4),
+      o.DONE,
+    ];
+    const { outcome, events } = await run(filtered, { maxTurns: 3 });
+    expect(outcome).toEqual({ status: 'partial', stopReason: 'max_turns', decidedBy: 'truncated' });
+    const feedback = events.filter((e) => e.type === 'run.feedback').map((e) => e.data as { kind: string });
+    expect(feedback.map((f) => f.kind)).toEqual(['filtered', 'filtered', 'filtered']);
+    const outputs = events.filter((e) => e.type === 'model.output').map((e) => e.data as { stopReason: string });
+    expect(outputs.map((d) => d.stopReason)).toEqual(['filtered', 'filtered', 'filtered']);
+  });
+
+  it('an empty reply with no tool call goes back once, then the run ends partial', async () => {
+    const empty = [o.chunk({ content: '' }), o.chunk({}, 'stop'), o.usageChunk(10, 1), o.DONE];
+    const { outcome, server, events } = await run(empty, { maxTurns: 10 });
+    expect(outcome).toEqual({ status: 'partial', stopReason: 'empty_answer', answer: '', decidedBy: 'claims' });
+    expect(server.requests).toHaveLength(2);
+    const feedback = events.filter((e) => e.type === 'run.feedback').map((e) => e.data as { kind: string });
+    expect(feedback.map((f) => f.kind)).toEqual(['contract']);
+  });
+});
+
 describe('red team: a stream that goes quiet and stays open', () => {
   it('is bounded by the wall-clock budget: partial, one request, within the budget', async () => {
     const server = await FakeServer.start();

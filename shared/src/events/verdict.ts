@@ -24,7 +24,7 @@ export const VerdictEventData = {
   'run.feedback': z.strictObject({
     turn: z.number().int().positive(),
     reason: z.string(),
-    kind: z.enum(['contract', 'truncated', 'check']).optional(),
+    kind: z.enum(['contract', 'truncated', 'filtered', 'check']).optional(),
     /** The answer's claims as judged, for `contract` feedback. */
     claims: z
       .array(
