@@ -152,3 +152,32 @@ describe('the workflow authorises a run', () => {
     expect(r.one('run')).toBe('false');
   });
 });
+
+describe('the answer job claims its origin once', () => {
+  it('goes on for an origin no answer job has marked, and refuses one that was answered', async () => {
+    const stub = await apiStub({
+      '/repos/example/app/actions/artifacts?name=gatehouse-answered-111&per_page=1': { body: { total_count: 0 } },
+      '/repos/example/app/actions/artifacts?name=gatehouse-answered-222&per_page=1': {
+        body: { total_count: 1, artifacts: [{ workflow_run: { id: 333 } }] },
+      },
+      '/repos/example/app/actions/artifacts?name=gatehouse-answered-444&per_page=1': { body: { message: 'odd' } },
+    });
+    try {
+      const claim = (origin: string) =>
+        step(runner({ GITHUB_API_URL: stub.url }), 'claim-origin.mjs', {}, { GATEHOUSE_ORIGIN: origin });
+      const fresh = await claim('111');
+      expect(fresh.status, fresh.stderr).toBe(0);
+      const spent = await claim('222');
+      expect(spent.status).toBe(1);
+      expect(spent.stderr).toContain('already answered (GitHub run 333)');
+      const odd = await claim('444');
+      expect(odd.status).toBe(1);
+      expect(odd.stderr).toContain('no artifact count');
+      const bad = await claim('1 2');
+      expect(bad.status).toBe(1);
+      expect(stub.requests.every((r) => r.authorization === 'Bearer test-token')).toBe(true);
+    } finally {
+      await stub.close();
+    }
+  });
+});

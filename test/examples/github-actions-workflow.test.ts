@@ -49,7 +49,9 @@ describe('the example GitHub Actions workflow', () => {
   });
 
   it('uploads the run directory whatever the outcome, and downloads only an id authorize checked', () => {
-    const uploads = steps.filter((s) => s.uses?.startsWith('actions/upload-artifact@'));
+    const uploads = steps.filter(
+      (s) => s.uses?.startsWith('actions/upload-artifact@') && !String(s.with?.name).startsWith('gatehouse-answered-'),
+    );
     expect(uploads.map((u) => u.job).sort()).toEqual(['answer', 'run']);
     for (const u of uploads) {
       expect(u.if).toBe('always()');
@@ -57,6 +59,14 @@ describe('the example GitHub Actions workflow', () => {
     }
     const download = steps.find((s) => s.uses?.startsWith('actions/download-artifact@'));
     expect(download?.with?.['run-id']).toBe('${{ needs.authorize.outputs.origin }}');
+    // The origin is claimed before its artifact is downloaded, and marked answered once gatehouse started on it.
+    const answer = steps.filter((s) => s.job === 'answer');
+    const claim = answer.findIndex((s) => s.run?.includes('claim-origin.mjs'));
+    expect(claim).toBeGreaterThan(-1);
+    expect(claim).toBeLessThan(answer.findIndex((s) => s.uses?.startsWith('actions/download-artifact@')));
+    const marker = answer.find((s) => String(s.with?.name).startsWith('gatehouse-answered-'));
+    expect(marker?.with?.name).toBe('gatehouse-answered-${{ needs.authorize.outputs.origin }}');
+    expect(marker?.if).toBe("always() && steps.gatehouse.outcome != 'skipped'");
   });
 
   it('gives secrets only to the steps that run gatehouse', () => {

@@ -31,9 +31,9 @@ describe('red team: the example workflow and GitHub pitfalls', () => {
       group: 'gatehouse-run-${{ github.event.pull_request.number || github.event.issue.number || github.run_id }}',
       'cancel-in-progress': false,
     });
-    // Two answers to the same paused run are never resumed side by side.
+    // Two answers to the same paused run (its origin, checked by authorize) are never resumed side by side.
     expect(workflow.jobs.answer?.concurrency).toEqual({
-      group: 'gatehouse-answer-${{ inputs.run }}',
+      group: 'gatehouse-answer-${{ needs.authorize.outputs.origin }}',
       'cancel-in-progress': false,
     });
   });

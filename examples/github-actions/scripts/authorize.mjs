@@ -7,7 +7,7 @@
 //   workflow_dispatch    an approval or denial of a paused run: GitHub lets only users with write access dispatch;
 //                        the origin run must be this workflow's, on this repository's code (asked of the API).
 // Outputs: run (true|false), mode (run|answer), sha, task, number. A refusal is a skipped run, not a failed job.
-import { fail, readEvent, REQUEST_ID, required, RUN_ID, setOutput } from './lib.mjs';
+import { api, fail, readEvent, REQUEST_ID, required, RUN_ID, setOutput } from './lib.mjs';
 
 const WRITE = new Set(['admin', 'maintain', 'write']);
 // `/gatehouse TASK`, or `/gatehouse@SHA TASK` naming the commit the commenter read (its whole id; required on a
@@ -17,21 +17,6 @@ const COMMAND = /^\/gatehouse(?:@([0-9a-f]{40}))?(?:[ \t]+([\s\S]*))?$/;
 const MAX_TASK = 8000;
 /** The events whose runs of this workflow upload a gatehouse run (a resumed one too). */
 const ORIGIN_EVENTS = new Set(['pull_request', 'issue_comment', 'workflow_dispatch']);
-
-/** GET on the GitHub API with the job's token; any failure refuses (fail closed). */
-async function api(pathname) {
-  const base = (process.env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, '');
-  const res = await fetch(`${base}${pathname}`, {
-    headers: {
-      authorization: `Bearer ${required('GITHUB_TOKEN')}`,
-      accept: 'application/vnd.github+json',
-      'x-github-api-version': '2022-11-28',
-    },
-    signal: AbortSignal.timeout(15_000),
-  }).catch((e) => fail(`the GitHub API did not answer ${pathname}: ${e.message}`));
-  if (!res.ok) fail(`the GitHub API answered ${res.status} to ${pathname}; no run without an answer`);
-  return res.json();
-}
 
 /**
  * The answer job resumes whatever the origin's artifact holds (its policy, config, model and commit) with

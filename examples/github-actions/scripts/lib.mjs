@@ -81,3 +81,19 @@ export function gatehouse(args, { cwd, capture = false } = {}) {
 /** Run and request ids as gatehouse writes them; anything else from a form is refused before use. */
 export const RUN_ID = /^run_[A-Za-z0-9_-]{1,60}$/;
 export const REQUEST_ID = /^apr_[A-Za-z0-9_-]{1,60}$/;
+
+/** GET on the GitHub API with the job's token; any failure refuses (fail closed). */
+export async function api(pathname) {
+  const base = (process.env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, '');
+  const res = await fetch(`${base}${pathname}`, {
+    headers: {
+      authorization: `Bearer ${required('GITHUB_TOKEN')}`,
+      accept: 'application/vnd.github+json',
+      'x-github-api-version': '2022-11-28',
+    },
+    signal: AbortSignal.timeout(15_000),
+  }).catch((e) => fail(`the GitHub API did not answer ${pathname}: ${e.message}`));
+  if (!res.ok) fail(`the GitHub API answered ${res.status} to ${pathname}; no run without an answer`);
+  return res.json();
+}
+
