@@ -28,20 +28,21 @@ export const estimateTokens = (text: string): number => Math.ceil(text.length / 
  */
 export function compileContext(events: readonly EventEnvelope[], o: CompileOptions): CompiledContext {
   const messages: ModelMessage[] = [{ role: 'user', content: o.task }];
-  // Gatehouse's own calls (its run of the check) answer no tool call of the model's, and a provider
-  // refuses a tool result without one; a failed check reaches the model through its feedback.
-  const ownCalls = new Set<string>();
+  // Only the model's own calls get a tool result: a provider refuses one that answers no call of the
+  // model's. Gatehouse's own calls (its run of the check, a parent applying a sub-agent's files as
+  // `<callId>.write1`) reach the model another way: the check's feedback, the delegate's observation.
+  const modelCalls = new Set<string>();
   for (const e of events) {
-    if (e.type === 'tool.intent' && e.actor === 'runtime') ownCalls.add(e.data.callId);
-    else if (e.type === 'model.output') {
+    if (e.type === 'model.output') {
       const d = e.data;
       if (d.error) continue;
+      for (const c of d.toolCalls) modelCalls.add(c.callId);
       messages.push({
         role: 'assistant',
         text: d.text,
         toolCalls: d.toolCalls.map((c) => ({ id: c.callId, name: c.name, input: c.input })),
       });
-    } else if (e.type === 'tool.observation' && !ownCalls.has(e.data.callId)) {
+    } else if (e.type === 'tool.observation' && modelCalls.has(e.data.callId)) {
       const d = e.data;
       messages.push({
         role: 'tool',
