@@ -1,9 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { outputs, runner, step } from '../support/github-actions';
+import { askingScript, checkout, outputs, runner, step } from '../support/github-actions';
 
 /**
  * The example workflow's run and answer jobs (examples/github-actions/), under CI-like conditions:
@@ -12,35 +10,6 @@ import { outputs, runner, step } from '../support/github-actions';
  * answer job records a maintainer's approval, resumes, and the run finishes.
  */
 type Event = { type: string; data: Record<string, unknown> };
-
-function checkout(workspace: string): string {
-  const repo = path.join(workspace, 'repo');
-  mkdirSync(path.join(repo, '.gatehouse'), { recursive: true });
-  writeFileSync(path.join(repo, 'README.md'), '# app\n');
-  writeFileSync(
-    path.join(repo, '.gatehouse/policy.json'),
-    JSON.stringify({ mode: 'sandboxed-auto', ask: [{ rule: 'bash(echo ran*)', match: ['echo ran >> ran.log'] }] }),
-  );
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
-  git('init', '-q');
-  git('-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'add', '-A');
-  git('-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-qm', 'init');
-  return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
-}
-
-function script(): string {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-actions-script-')), 'script.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      turns: [
-        { text: 'Recording.', toolCalls: [{ name: 'bash', input: { command: 'echo ran >> ran.log' } }] },
-        { final: 'Appended a line to ran.log (obs-1).' },
-      ],
-    }),
-  );
-  return file;
-}
 
 const events = (file: string): Event[] =>
   readFileSync(file, 'utf8')
@@ -54,7 +23,7 @@ describe('the example workflow, run under CI-like conditions', () => {
     const sha = checkout(first.workspace);
     mkdirSync(path.join(first.workspace, 'trusted/.github/gatehouse'), { recursive: true });
     writeFileSync(path.join(first.workspace, 'trusted/.github/gatehouse/config.json'), '{ "image": "preset:node" }\n');
-    const model = `scripted:${script()}`;
+    const model = `scripted:${askingScript()}`;
     const run = await step(
       first,
       'run.mjs',

@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { outputs, runner, step } from '../support/github-actions';
+import { askingScript, checkout, outputs, runner, step } from '../support/github-actions';
 
 /**
  * Red team (issue 13): on GitHub the answer job runs on a fresh runner. Its gatehouse has its own
@@ -12,35 +11,6 @@ import { outputs, runner, step } from '../support/github-actions';
  * its own, as on GitHub.
  */
 type Event = { type: string; data: Record<string, unknown> };
-
-function checkout(workspace: string): string {
-  const repo = path.join(workspace, 'repo');
-  mkdirSync(path.join(repo, '.gatehouse'), { recursive: true });
-  writeFileSync(path.join(repo, 'README.md'), '# app\n');
-  writeFileSync(
-    path.join(repo, '.gatehouse/policy.json'),
-    JSON.stringify({ mode: 'sandboxed-auto', ask: [{ rule: 'bash(echo ran*)', match: ['echo ran >> ran.log'] }] }),
-  );
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
-  git('init', '-q');
-  git('-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'add', '-A');
-  git('-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-qm', 'init');
-  return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
-}
-
-function script(): string {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-actions-script-')), 'script.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      turns: [
-        { text: 'Recording.', toolCalls: [{ name: 'bash', input: { command: 'echo ran >> ran.log' } }] },
-        { final: 'Appended a line to ran.log (obs-1).' },
-      ],
-    }),
-  );
-  return file;
-}
 
 /** A runner's own gatehouse configuration home: its key and heads, as on a fresh machine. */
 function freshHome(): { XDG_CONFIG_HOME: string } {
@@ -61,7 +31,7 @@ describe('red team: the answer job on a fresh runner', () => {
         GATEHOUSE_TASK_TEXT: 'record a run',
         GATEHOUSE_SHA: sha,
         GATEHOUSE_REPO: 'repo',
-        GATEHOUSE_MODEL: `scripted:${script()}`,
+        GATEHOUSE_MODEL: `scripted:${askingScript()}`,
       },
     );
     expect(run.status, run.stderr).toBe(3);

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -130,4 +130,38 @@ export async function apiStub(routes: Record<string, { status?: number; body: un
     requests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * The checkout a run works on: a git repository whose policy asks before `echo ran >> ran.log` (so a
+ * run pauses for an answer) and allows the rest. Returns the commit.
+ */
+export function checkout(workspace: string): string {
+  const repo = path.join(workspace, 'repo');
+  mkdirSync(path.join(repo, '.gatehouse'), { recursive: true });
+  writeFileSync(path.join(repo, 'README.md'), '# app\n');
+  writeFileSync(
+    path.join(repo, '.gatehouse/policy.json'),
+    JSON.stringify({ mode: 'sandboxed-auto', ask: [{ rule: 'bash(echo ran*)', match: ['echo ran >> ran.log'] }] }),
+  );
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
+  git('init', '-q');
+  git('-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'add', '-A');
+  git('-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-qm', 'init');
+  return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
+}
+
+/** The scripted model of a run that asks once (the `echo ran` above) and then answers. */
+export function askingScript(): string {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-actions-script-')), 'script.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      turns: [
+        { text: 'Recording.', toolCalls: [{ name: 'bash', input: { command: 'echo ran >> ran.log' } }] },
+        { final: 'Appended a line to ran.log (obs-1).' },
+      ],
+    }),
+  );
+  return file;
 }

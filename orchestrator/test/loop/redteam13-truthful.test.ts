@@ -5,7 +5,7 @@ import { OpenAIProvider } from '../../src/providers/openai';
 import type { Budgets } from '../../src/run/budgets';
 import { FakeServer, sse, type SseEvent } from '../providers/fake-server';
 import * as o from '../providers/openai-harness';
-import { harness, type Harness } from '../tools/pipeline-harness';
+import { harness, trackedLog, type Harness } from '../tools/pipeline-harness';
 
 /**
  * Red team (issue 13) through the whole loop: a compatible server that always cuts its reply off,
@@ -19,17 +19,7 @@ async function run(
   try {
     server.always((_req, res) => sse(res, reply));
     const h: Harness = harness({ sandbox: { files: { 'notes.md': 'old\n' } } });
-    const log = {
-      append: ((...args: Parameters<Harness['log']['append']>) => {
-        const e = h.log.append(...args);
-        h.tracker.apply(e);
-        return e;
-      }) as Harness['log']['append'],
-      sync: () => h.log.sync(),
-      redact: (t: string) => h.log.redact(t),
-      artifacts: h.log.artifacts,
-      events: () => h.log.events(),
-    };
+    const log = trackedLog(h);
     const outcome = await runLoop({
       provider: new OpenAIProvider({
         model: 'gpt-test',
@@ -109,17 +99,7 @@ describe('red team: a stream that goes quiet and stays open', () => {
     try {
       server.always((_req, res) => sse(res, [o.chunk({ content: 'Thinking' })], { hold: true }));
       const h = harness({});
-      const log = {
-        append: ((...args: Parameters<Harness['log']['append']>) => {
-          const e = h.log.append(...args);
-          h.tracker.apply(e);
-          return e;
-        }) as Harness['log']['append'],
-        sync: () => h.log.sync(),
-        redact: (t: string) => h.log.redact(t),
-        artifacts: h.log.artifacts,
-        events: () => h.log.events(),
-      };
+      const log = trackedLog(h);
       const started = Date.now();
       const outcome = await Promise.race([
         runLoop({

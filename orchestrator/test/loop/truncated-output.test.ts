@@ -8,7 +8,7 @@ import type { Budgets } from '../../src/run/budgets';
 import { FakeServer, sse, type SseEvent } from '../providers/fake-server';
 import * as a from '../providers/anthropic-harness';
 import * as o from '../providers/openai-harness';
-import { harness, type Harness } from '../tools/pipeline-harness';
+import { harness, trackedLog, type Harness } from '../tools/pipeline-harness';
 
 /**
  * Truthful model output through the whole loop: the real providers read our own SSE fixtures from a
@@ -26,17 +26,7 @@ async function run(
   try {
     for (const reply of replies) server.enqueue((_req, res) => sse(res, reply));
     const h = harness({ sandbox: { files: { 'notes.md': 'old\n' } } });
-    const log = {
-      append: ((...args: Parameters<Harness['log']['append']>) => {
-        const e = h.log.append(...args);
-        h.tracker.apply(e);
-        return e;
-      }) as Harness['log']['append'],
-      sync: () => h.log.sync(),
-      redact: (t: string) => h.log.redact(t),
-      artifacts: h.log.artifacts,
-      events: () => h.log.events(),
-    };
+    const log = trackedLog(h);
     const outcome = await runLoop({
       provider: make(server.url),
       log,

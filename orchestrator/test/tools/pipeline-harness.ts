@@ -172,3 +172,18 @@ export const RAN = [
   'tool.execution.completed',
   'tool.observation',
 ];
+
+/** The harness's log as the loop takes it: every event appended is folded into the tracker at once. */
+export function trackedLog(h: Harness) {
+  return {
+    append: ((...args: Parameters<Harness['log']['append']>) => {
+      const e = h.log.append(...args);
+      h.tracker.apply(e);
+      return e;
+    }) as Harness['log']['append'],
+    sync: () => h.log.sync(),
+    redact: (t: string) => h.log.redact(t),
+    artifacts: h.log.artifacts,
+    events: () => h.log.events(),
+  };
+}
