@@ -296,6 +296,6 @@ describe('gatehouse run (the real CLI, a real sandbox, the scripted model)', () 
     expect(show.stdout).toMatch(
       /tool\.execution\.started\s+edit_file .* — allowed by allow\[1\] edit_file\(src\/\*\*\)/,
     );
-    expect(show.stdout).toMatch(/run\.completed\s+final \(final_answer\)/);
+    expect(show.stdout).toMatch(/run\.completed\s+final \(final_answer, decided by answer\)/);
   });
 });
