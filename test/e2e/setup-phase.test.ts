@@ -155,7 +155,7 @@ describe('setup phase', () => {
     expect(r.status, r.stderr).toBe(5);
     expect(r.events.some((e) => e.type === 'model.request')).toBe(false);
     const failed = dataOf<{ stage: string; reason: string }>(r.events, 'setup.failed')[0]!;
-    expect(failed.stage).toBe('command');
+    expect(failed.stage, failed.reason).toBe('command');
     expect(failed.reason).toMatch(/setup command 1 .* failed \(exit 2\)[\s\S]*No such file or directory/);
     expect(r.stdout + r.stderr).toContain('about to fail');
   }, 300_000);
