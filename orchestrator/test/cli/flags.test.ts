@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,25 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
 const cli = path.join(root, 'orchestrator', 'bin', 'gatehouse.mjs');
 const gatehouse = (args: string[]) =>
   spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', timeout: 30_000 });
+
+/** The CLI run without waiting on it, so many can run at once (each start is most of the cost). */
+const gatehouseAsync = (args: string[]): Promise<{ status: number; stdout: string; stderr: string }> =>
+  new Promise((resolve) => {
+    execFile(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', timeout: 30_000 }, (e, stdout, stderr) =>
+      resolve({ status: e ? (typeof e.code === 'number' ? e.code : 1) : 0, stdout, stderr }),
+    );
+  });
+
+/** Runs every task, at most `limit` at a time, keeping their order. */
+async function pool<T>(tasks: Array<() => Promise<T>>, limit: number): Promise<T[]> {
+  const out: T[] = new Array<T>(tasks.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < tasks.length; i = next++) out[i] = await tasks[i]!();
+  };
+  await Promise.all(Array.from({ length: limit }, worker));
+  return out;
+}
 
 /** The lines of one section (`Options:`, `Commands:`) of a help text. */
 function section(help: string, name: string): string[] {
@@ -48,20 +67,32 @@ describe('unknown flags and commands are named, with the closest right one', () 
   it(
     'every command names an unknown flag (exit 2), and a flag one letter off gets the flag it meant',
     { timeout: 240_000 },
-    () => {
+    async () => {
+      const cases: Array<{ args: string[]; flag?: string }> = [];
       for (const command of commands) {
-        const bogus = gatehouse([...command, '--zzbogus']);
-        expect(bogus.status, command.join(' ')).toBe(2);
-        expect(bogus.stderr, command.join(' ')).toContain("unknown option '--zzbogus'");
-        expect(bogus.stdout, command.join(' ')).toBe('');
+        cases.push({ args: [...command, '--zzbogus'] });
         const flags = longFlags(command);
         for (const flag of flags) {
           // One letter short, unless that is a flag too (--model and --mode): then one letter more.
           const typo = flags.includes(flag.slice(0, -1)) ? `${flag}x` : flag.slice(0, -1);
-          const r = gatehouse([...command, typo]);
-          expect(r.status, `${command.join(' ')} ${typo}`).toBe(2);
-          expect(r.stderr, `${command.join(' ')} ${typo}`).toMatch(
-            new RegExp(`unknown option '${typo}'[^]*did you mean (one of )?[^]*${flag}\\b`, 'i'),
+          cases.push({ args: [...command, typo], flag });
+        }
+      }
+      const results = await pool(
+        cases.map((c) => () => gatehouseAsync(c.args)),
+        4,
+      );
+      for (const [i, c] of cases.entries()) {
+        const r = results[i]!;
+        const what = c.args.join(' ');
+        expect(r.status, what).toBe(2);
+        if (c.flag === undefined) {
+          expect(r.stderr, what).toContain("unknown option '--zzbogus'");
+          expect(r.stdout, what).toBe('');
+        } else {
+          const typo = c.args.at(-1)!;
+          expect(r.stderr, what).toMatch(
+            new RegExp(`unknown option '${typo}'[^]*did you mean (one of )?[^]*${c.flag}\\b`, 'i'),
           );
         }
       }
