@@ -33,7 +33,8 @@ interface Pattern {
 const PATTERNS: Pattern[] = [
   {
     kind: 'check',
-    re: /\bpass(?:es|ed|ing)?\b/gi,
+    // Digits and signs for letters read as the letters (`p4ss`, `pa$$`), as a person reads them.
+    re: /\bp[a4@][s5$][s5$](?:es|ed|ing)?(?![\w$])/gi,
     notBefore: /^\s+(?:to|through|the|a|an|its|their|his|her|along|over|down|on|it|them|by|as|in\s+the\s+value)\b/i,
   },
   { kind: 'check', re: /\bno\s+longer\s+(?:fail(?:s|ed|ing)?|break(?:s|ing)?|broken)\b/gi, negationInside: true },
@@ -44,6 +45,18 @@ const PATTERNS: Pattern[] = [
   },
   { kind: 'check', re: /\b(?:all|is|are|now|stays?|turned|went)\s+green\b/gi },
   { kind: 'check', re: /\b(?:builds|built|compiles|compiled)\b(?!-)/gi },
+  // "Tests: green", "build OK", "the suite is fine": a verdict on tests or a build without a verb of success.
+  {
+    kind: 'check',
+    re: new RegExp(
+      '\\b(?:tests?|specs?|suites?|builds?|ci|checks?|lint)\\b\\s{0,3}' +
+        '(?:[:=-]\\s{0,3}|(?:are|is|all|now|look|looks|were|was)\\s+){1,3}(?:ok|okay|green|good|fine|clean)\\b',
+      'gi',
+    ),
+  },
+  { kind: 'check', re: /\b(?:tests?|builds?|ci|checks?|lint)\s{1,3}(?:ok|okay|green)\b/gi },
+  // Check marks and "all good" say success as plainly as the words do.
+  { kind: 'success', re: /[\u2705\u2713\u2714\u2611\u{1F7E2}\u{1F44D}]|\ball\s+good\b|\blgtm\b/giu },
   { kind: 'success', re: /\b(?:succeed(?:s|ed)?|successful(?:ly)?)\b/gi },
   {
     kind: 'works',
