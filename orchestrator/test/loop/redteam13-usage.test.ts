@@ -1,7 +1,7 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { runLoop, RunLog, StateTracker, type CallResult } from '../../src/index';
 import type { ModelEvent, ModelProvider, Usage } from '../../src/providers/types';
 import type { ModelPrice } from '../../src/usage/model-price';
@@ -28,8 +28,14 @@ function provider(usage: Usage): ModelProvider {
   };
 }
 
+const made: string[] = [];
+afterEach(() => {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
 function harness() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gh-rt13-usage-'));
+  made.push(dir);
   const log = RunLog.create(dir, 'run_rt13');
   const tracker = new StateTracker();
   const tee = {
