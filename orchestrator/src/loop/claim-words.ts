@@ -80,6 +80,13 @@ const DETERMINER = /^(?:the|a|an|this|that|these|those|my|your|our|their|its|his
 const NEGATION = /^(?:not|no|never|none|nothing|nobody|neither|nor|cannot|without|unable|hardly|\w+n't)$/i;
 const HEDGE =
   /^(?:should|would|could|may|might|will|shall|\w+'ll|probably|likely|hopefully|presumably|perhaps|maybe|possibly|expect|expected|expecting|think|believe|assume|suppose|guess|hope|seem|seems|appear|appears|if|once|unless|until|whether|try|trying|tried|attempt|attempted|need|needs|want|wants|must)$/i;
+/**
+ * Words after a negation that make it an idiom, not a denial: "no doubt the tests pass", "not only
+ * do they pass", "no wonder", "don't worry" (red team, issue 13: each read as "did not pass", so a
+ * failed or missing citation went unchecked).
+ */
+const NOT_A_NEGATION =
+  /^(?:doubt|doubts|wonder|question|questions|only|worry|worries|problem|problems|issue|issues|surprise|kidding|exception|exceptions)$/i;
 /** Words after the success word that take it back ("changed: none", "fixed nothing"). */
 const NEGATED_AFTER = /^\s*(?:[:=-]\s*)?(?:none|nothing|no\b|0\b|zero\b)/i;
 /** Where a clause stops, for reading the words before a success word. */
@@ -104,11 +111,11 @@ export function findAssertions(prose: string): Assertion[] {
       const kind: AssertionKind = p.kind === 'success' ? (CHECK_CONTEXT.test(prose) ? 'check' : 'verified') : p.kind;
       const negated =
         !p.negationInside &&
-        (before.some((w) => NEGATION.test(w)) ||
+        (before.some((w, i) => NEGATION.test(w) && !NOT_A_NEGATION.test(before[i + 1] ?? '')) ||
           /\bfail(?:s|ed)?\s+to\b/i.test(before.join(' ')) ||
           NEGATED_AFTER.test(after));
       const hedged =
-        before.some((w) => HEDGE.test(w)) ||
+        before.some((w, i) => HEDGE.test(w) && !(/^once$/i.test(w) && /^(?:again|more)$/i.test(before[i + 1] ?? ''))) ||
         (previous.toLowerCase() === 'to' && !/^(?:managed|able)$/i.test(before.at(-2) ?? '')) ||
         /\?\s*$/.test(prose);
       found.push({ kind, word: m[0], index, end, negated, hedged });
