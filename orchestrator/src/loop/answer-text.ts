@@ -8,7 +8,8 @@
  * - Cyrillic and Greek letters that look like Latin ones are read as those (`pаss` with a Cyrillic а);
  * - dashes read as `-` (so `obs‑2` with a non-breaking hyphen is a citation), curly quotes as straight;
  * - HTML tags and comments, which Markdown hides (`pa<b></b>ss`), go; so do `*` and `~`, which
- *   emphasise inside a word (`pa**ss**`).
+ *   emphasise inside a word (`pa**ss**`);
+ * - "nothing but", "none except" read as "only": "fixed nothing but a.js" is a claim to have fixed a.js.
  */
 export function normalizeAnswer(text: string): string {
   const folded = text
@@ -21,7 +22,13 @@ export function normalizeAnswer(text: string): string {
     .replace(/[\u201c\u201d\u201e\u201f\u2033]/g, '"')
     .replace(/\r\n?|[\u2028\u2029\u0085]/g, '\n')
     .replace(/[^\S\n]/g, ' ');
-  return folded.replace(/<!--[\s\S]{0,4000}?-->/g, '').replace(/<\/?[A-Za-z][^<>\n]{0,200}>/g, '');
+  return (
+    folded
+      .replace(/<!--[\s\S]{0,4000}?-->/g, '')
+      .replace(/<\/?[A-Za-z][^<>\n]{0,200}>/g, '')
+      // "fixed nothing but x.js" says "fixed only x.js", not "fixed nothing" (red team, issue 13).
+      .replace(/\b(?:nothing|none)\s+(?:but|except(?:\s+for)?|other\s+than|besides|save\s+for)\b/gi, 'only')
+  );
 }
 
 /** Removes the emphasis markers Markdown accepts inside a word; list markers are taken off before. */

@@ -33,7 +33,8 @@ interface Pattern {
 const PATTERNS: Pattern[] = [
   {
     kind: 'check',
-    re: /\bpass(?:es|ed|ing)?\b/gi,
+    // Digits and signs for letters read as the letters (`p4ss`, `pa$$`), as a person reads them.
+    re: /\bp[a4@][s5$][s5$](?:es|ed|ing)?(?![\w$])/gi,
     notBefore: /^\s+(?:to|through|the|a|an|its|their|his|her|along|over|down|on|it|them|by|as|in\s+the\s+value)\b/i,
   },
   { kind: 'check', re: /\bno\s+longer\s+(?:fail(?:s|ed|ing)?|break(?:s|ing)?|broken)\b/gi, negationInside: true },
@@ -44,6 +45,18 @@ const PATTERNS: Pattern[] = [
   },
   { kind: 'check', re: /\b(?:all|is|are|now|stays?|turned|went)\s+green\b/gi },
   { kind: 'check', re: /\b(?:builds|built|compiles|compiled)\b(?!-)/gi },
+  // "Tests: green", "build OK", "the suite is fine": a verdict on tests or a build without a verb of success.
+  {
+    kind: 'check',
+    re: new RegExp(
+      '\\b(?:tests?|specs?|suites?|builds?|ci|checks?|lint)\\b\\s{0,3}' +
+        '(?:[:=-]\\s{0,3}|(?:are|is|all|now|look|looks|were|was)\\s+){1,3}(?:ok|okay|green|good|fine|clean)\\b',
+      'gi',
+    ),
+  },
+  { kind: 'check', re: /\b(?:tests?|builds?|ci|checks?|lint)\s{1,3}(?:ok|okay|green)\b/gi },
+  // Check marks and "all good" say success as plainly as the words do.
+  { kind: 'success', re: /[\u2705\u2713\u2714\u2611\u{1F7E2}\u{1F44D}]|\ball\s+good\b|\blgtm\b/giu },
   { kind: 'success', re: /\b(?:succeed(?:s|ed)?|successful(?:ly)?)\b/gi },
   {
     kind: 'works',
@@ -67,6 +80,13 @@ const DETERMINER = /^(?:the|a|an|this|that|these|those|my|your|our|their|its|his
 const NEGATION = /^(?:not|no|never|none|nothing|nobody|neither|nor|cannot|without|unable|hardly|\w+n't)$/i;
 const HEDGE =
   /^(?:should|would|could|may|might|will|shall|\w+'ll|probably|likely|hopefully|presumably|perhaps|maybe|possibly|expect|expected|expecting|think|believe|assume|suppose|guess|hope|seem|seems|appear|appears|if|once|unless|until|whether|try|trying|tried|attempt|attempted|need|needs|want|wants|must)$/i;
+/**
+ * Words after a negation that make it an idiom, not a denial: "no doubt the tests pass", "not only
+ * do they pass", "no wonder", "don't worry" (red team, issue 13: each read as "did not pass", so a
+ * failed or missing citation went unchecked).
+ */
+const NOT_A_NEGATION =
+  /^(?:doubt|doubts|wonder|question|questions|only|worry|worries|problem|problems|issue|issues|surprise|kidding|exception|exceptions)$/i;
 /** Words after the success word that take it back ("changed: none", "fixed nothing"). */
 const NEGATED_AFTER = /^\s*(?:[:=-]\s*)?(?:none|nothing|no\b|0\b|zero\b)/i;
 /** Where a clause stops, for reading the words before a success word. */
@@ -91,11 +111,11 @@ export function findAssertions(prose: string): Assertion[] {
       const kind: AssertionKind = p.kind === 'success' ? (CHECK_CONTEXT.test(prose) ? 'check' : 'verified') : p.kind;
       const negated =
         !p.negationInside &&
-        (before.some((w) => NEGATION.test(w)) ||
+        (before.some((w, i) => NEGATION.test(w) && !NOT_A_NEGATION.test(before[i + 1] ?? '')) ||
           /\bfail(?:s|ed)?\s+to\b/i.test(before.join(' ')) ||
           NEGATED_AFTER.test(after));
       const hedged =
-        before.some((w) => HEDGE.test(w)) ||
+        before.some((w, i) => HEDGE.test(w) && !(/^once$/i.test(w) && /^(?:again|more)$/i.test(before[i + 1] ?? ''))) ||
         (previous.toLowerCase() === 'to' && !/^(?:managed|able)$/i.test(before.at(-2) ?? '')) ||
         /\?\s*$/.test(prose);
       found.push({ kind, word: m[0], index, end, negated, hedged });

@@ -8,6 +8,7 @@ import type { ToolPipeline } from '../tools/pipeline';
 import type { LogPort } from '../tools/ports';
 import { costOf } from '../usage/cost';
 import type { ModelPrice } from '../usage/model-price';
+import { saneUsage } from '../usage/sane-usage';
 import { checkFinalAnswer } from './contract';
 import { decideByCheck, resumeCheck, type FinalCheck } from './final-check';
 import { budgetStop, RepeatedFailure, type Progress } from './stop';
@@ -319,7 +320,8 @@ function uniqueId(id: string, turn: number, used: Set<string>): string {
 }
 
 /** A turn's usage as model.output records it: cached tokens when reported, the cost when the price is known. */
-function recordedUsage(u: Usage, price: ModelPrice | undefined): EventDataOf<'model.output'>['usage'] {
+function recordedUsage(reported: Usage, price: ModelPrice | undefined): EventDataOf<'model.output'>['usage'] {
+  const u = saneUsage(reported);
   return {
     inputTokens: u.inputTokens,
     outputTokens: u.outputTokens,

@@ -4,7 +4,12 @@ import path from 'node:path';
 type Snapshot = Map<string, string>;
 const MAX_FILES = 50_000;
 
-/** size, mtime and inode of every workspace file outside .git: enough to tell what a command touched. */
+/**
+ * size, mtime, ctime, inode and mode of every workspace file outside .git: enough to tell what a
+ * command touched. The ctime is what a command cannot forge: a same-size write into the same inode
+ * with its mtime put back (`touch -r`) changed nothing else here, and an earlier run of the check
+ * went on counting after it (red-team finding, issue 13). Any write, chmod or touch sets the ctime.
+ */
 export async function snapshot(root: string): Promise<Snapshot> {
   const out: Snapshot = new Map();
   const queue = [root];
@@ -18,7 +23,7 @@ export async function snapshot(root: string): Promise<Snapshot> {
         continue;
       }
       const st = await fs.lstat(abs).catch(() => undefined);
-      if (st) out.set(path.relative(root, abs), `${st.size}:${st.mtimeMs}:${st.ino}:${st.mode}`);
+      if (st) out.set(path.relative(root, abs), `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}:${st.mode}`);
     }
   }
   return out;
