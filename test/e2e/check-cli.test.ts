@@ -106,22 +106,24 @@ const wrongFix = edit('return a - b;', 'return a + b + 1;');
 const bash = (command: string) => ({ toolCalls: [{ name: 'bash', input: { command } }] });
 
 describe('--check decides whether a run is final (real sandbox, scripted model)', () => {
-  it('the model runs the check after its last edit and it passes: final, exit 0, run.check by the model', () => {
+  it('the model runs the check after its last edit and it passes: gatehouse runs it again, fresh HOME, final', () => {
     const r = gatehouse(
       repo(),
       [read, fix, bash(CHECK), { final: 'Fixed add() in src/math.js (obs-2); the tests pass (obs-3).' }],
       ['--check', CHECK],
     );
     expect(r.status).toBe(0);
+    // The model's pass is not the verdict (its HOME may have been prepared): gatehouse's own run is.
     expect(of(r.events, 'run.check')).toEqual([
-      { command: CHECK, ranBy: 'model', callId: 'call_2_0', observationId: 'obs-3', exitCode: 0, passed: true },
+      { command: CHECK, ranBy: 'gatehouse', callId: 'check_1', observationId: 'obs-4', exitCode: 0, passed: true },
     ]);
     expect(r.events.at(-1)).toMatchObject({
       type: 'run.completed',
       data: { status: 'final', stopReason: 'final_answer', decidedBy: 'check', filesChanged: ['src/math.js'] },
     });
-    // Gatehouse ran nothing of its own, and the check is on record for resume.
-    expect(r.events.some((e) => e.type === 'tool.intent' && e.actor === 'runtime')).toBe(false);
+    // Gatehouse's one run of its own asked the daemon for a fresh HOME; the check is on record for resume.
+    const own = r.events.filter((e) => e.type === 'tool.execution.started' && e.data.callId === 'check_1');
+    expect(own).toMatchObject([{ data: { input: { command: CHECK, freshHome: true } } }]);
     expect(r.events[0]).toMatchObject({ data: { config: { environment: { check: CHECK } } } });
     expect(verifyLog(path.join(r.runDir, 'events.jsonl')).ok).toBe(true);
   });

@@ -25,6 +25,8 @@ export interface CallState {
   callId: string;
   tool: string;
   input: unknown;
+  /** Proposed by gatehouse itself (its run of the check), not the model: the tool.intent's actor. */
+  byRuntime?: boolean;
   /** The validated input, once validation passed. */
   validated?: unknown;
   decision?: { decision: 'allow' | 'ask' | 'deny'; eventId: string; executionHash?: string; actionHash: string };
@@ -66,7 +68,14 @@ export function applyApproval(s: ApprovalState, event: EventEnvelope): void {
   switch (event.type) {
     case 'tool.intent': {
       const d = event.data;
-      s.calls[d.callId] = { callId: d.callId, tool: d.tool, input: d.input, completed: false, observed: false };
+      s.calls[d.callId] = {
+        callId: d.callId,
+        tool: d.tool,
+        input: d.input,
+        ...(event.actor === 'runtime' ? { byRuntime: true } : {}),
+        completed: false,
+        observed: false,
+      };
       return;
     }
     case 'tool.validation': {

@@ -39,8 +39,9 @@ export interface FinalCheck {
 
 /**
  * After the answer contract accepted an answer: the run is `final` only if the check ran after the
- * last change to the workspace and exited 0. If the model did not run it since its last change,
- * gatehouse runs it itself, through the same pipeline (policy, approval, sandbox, observation).
+ * last change to the workspace and exited 0, run by gatehouse itself through the same pipeline
+ * (policy, approval, sandbox, observation) in a fresh HOME. A model's own failing run after its last
+ * change decides without another run; its passing run is not enough (see below).
  * A first failure is sent back to the model (`run.feedback`, kind `check`) and undefined is
  * returned: the loop goes on. A second failure, or a check that could not run at all (denied,
  * declined, rejected), ends the run `partial`. A check waiting for approval pauses the run.
@@ -52,7 +53,10 @@ export async function decideByCheck(
   signal: AbortSignal,
 ): Promise<CheckOutcome | undefined> {
   let run = checkRunAfterLastChange(c.log.events(), c.command);
-  if (!run) {
+  // A pass the model ran is not the verdict: it ran with whatever earlier commands left in HOME
+  // (~/.npmrc's script-shell, a Python user site), which is outside the workspace and no diff.
+  // Gatehouse runs the check itself, in a HOME made afresh (exec's freshHome). A failure decides as it is.
+  if (!run || (run.ranBy === 'model' && checkPassed(run))) {
     const callId = nextCheckCallId(c.log.events());
     const result = await c.pipeline.run(
       {

@@ -20,6 +20,8 @@ export interface ToolContext {
    * decided on it; plans pass it on so the daemon refuses the call if the path moved meanwhile.
    */
   realPath?(path: string): string | undefined;
+  /** Who proposed the call: the model, or gatehouse itself (its run of the check that decides a run). */
+  actor?: 'model' | 'runtime';
 }
 
 export type PeekResult = { exists: false } | { exists: true; isDirectory: boolean; sha256?: string; content?: string };

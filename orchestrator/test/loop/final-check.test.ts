@@ -104,21 +104,32 @@ const checks = (w: World) => ofType(w, 'run.check').map((e) => e.data);
 const feedback = (w: World) => ofType(w, 'run.feedback').map((e) => e.data);
 
 describe('the check decides success', () => {
-  it('the model ran the check after its last change and it passed: final, decided by the check', async () => {
+  it('the model’s own pass is not the verdict: gatehouse runs it in a fresh HOME, and that decides', async () => {
     const w = world();
     const outcome = await stretch(w, { turns: [fix, bash(CHECK), final('Fixed (obs-1); tests pass (obs-2).')] });
     expect(outcome).toMatchObject({ status: 'final', stopReason: 'final_answer', decidedBy: 'check' });
     expect(checks(w)).toEqual([
-      { command: CHECK, ranBy: 'model', callId: 'call_1_0', observationId: 'obs-2', exitCode: 0, passed: true },
+      { command: CHECK, ranBy: 'gatehouse', callId: 'check_1', observationId: 'obs-3', exitCode: 0, passed: true },
     ]);
-    expect(w.commands).toEqual([CHECK]);
+    expect(w.commands).toEqual([CHECK, CHECK]);
+    // Only gatehouse's run asks the daemon for a HOME made afresh; the model's runs keep theirs.
+    const started = (callId: string) =>
+      w.log.eventsOf(callId).find((e) => e.type === 'tool.execution.started')?.data as {
+        input: { freshHome?: boolean };
+      };
+    expect(started('check_1').input.freshHome).toBe(true);
+    expect(started('call_1_0').input.freshHome).toBeUndefined();
   });
 
-  it('whitespace does not matter, and a later call that changed nothing leaves the model’s run standing', async () => {
+  it('a failing run of the model’s (whitespace aside) decides without another run', async () => {
     const w = world();
-    const outcome = await stretch(w, { turns: [fix, bash('  npm    test '), bash('cat src/add.js'), final()] });
-    expect(outcome).toMatchObject({ status: 'final', decidedBy: 'check' });
-    expect(checks(w)).toMatchObject([{ ranBy: 'model', callId: 'call_1_0', passed: true }]);
+    const done = final('Done.');
+    const outcome = await stretch(w, { turns: [bash('  npm    test '), bash('cat src/add.js'), done, done] });
+    expect(outcome).toMatchObject({ status: 'partial', stopReason: 'check_failed', decidedBy: 'check' });
+    expect(checks(w)).toMatchObject([
+      { ranBy: 'model', callId: 'call_0_0', passed: false },
+      { ranBy: 'model', callId: 'call_0_0', passed: false },
+    ]);
     expect(w.commands).toEqual(['  npm    test ', 'cat src/add.js']);
   });
 
@@ -175,7 +186,7 @@ describe('the check decides success', () => {
     );
     expect(checks(w)).toMatchObject([
       { ranBy: 'gatehouse', callId: 'check_1', passed: false },
-      { ranBy: 'model', callId: 'call_3_0', passed: true },
+      { ranBy: 'gatehouse', callId: 'check_2', passed: true },
     ]);
     // The model is shown the feedback, never gatehouse's own call as a tool result it did not ask for.
     const ctx = compileContext(w.log.events(), { system: 's', task: 't', tools: [], tokenBudget: 100_000 });

@@ -1,3 +1,4 @@
+import { closeSync, constants, fchownSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { STREAM_CAP, type InvocationOf } from '@gatehouse/shared';
 import { PrimitiveError } from '../errors';
 import { runProcess, type ProcessOutcome } from '../process';
@@ -24,9 +25,10 @@ export async function exec(input: InvocationOf<'exec'>['input'], ctx: PrimitiveC
     throw new PrimitiveError('not_a_directory', `cwd ${cwd.rel} is not a directory`, 'rejected', cwd.rel);
 
   const before = input.trackChanges ? await snapshot(ctx.ws.root) : undefined;
+  const home = input.freshHome ? freshHome(ctx.user) : undefined;
   const run = await runProcess('/bin/bash', ['-c', OOM_FIRST + input.command], {
     cwd: cwd.real,
-    env: scrubbedEnv(input.env),
+    env: scrubbedEnv({ ...input.env, ...(home ? { HOME: home } : {}) }),
     timeoutMs: ctx.timeoutMs,
     outputCap: ctx.outputCap,
     signal: ctx.signal,
@@ -36,6 +38,28 @@ export async function exec(input: InvocationOf<'exec'>['input'], ctx: PrimitiveC
   });
   const filesChanged = before ? diffSnapshots(before, await snapshot(ctx.ws.root)) : [];
   return outcomeOf(run, ctx.timeoutMs, { filesChanged });
+}
+
+/** Where the deciding check's HOME is made afresh (freshHome); in /tmp, the one place commands may write. */
+export const FRESH_HOME = '/tmp/.gatehouse-check-home';
+
+/**
+ * Empties and makes FRESH_HOME as root, then gives it to the command user. No command user process
+ * is alive between execs (the daemon sweeps them after each), so nothing can put a file or a link
+ * there between this and the command's start; whatever a command left there (a directory, a link,
+ * a file) is removed first: rmSync never follows a link, it removes the link.
+ */
+function freshHome(user: { uid: number; gid: number }): string {
+  rmSync(FRESH_HOME, { recursive: true, force: true });
+  mkdirSync(FRESH_HOME, { mode: 0o700 });
+  // Given away through a descriptor of the directory just made, never by a path a link could replace.
+  const fd = openSync(FRESH_HOME, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  try {
+    fchownSync(fd, user.uid, user.gid);
+  } finally {
+    closeSync(fd);
+  }
+  return FRESH_HOME;
 }
 
 /** Maps a finished process to an outcome: timeout and cancel are distinct from a failing exit. */

@@ -77,6 +77,11 @@ export const ExecInput = z.strictObject({
   env: z.record(EnvName, z.string().max(32 * 1024)).optional(),
   /** Report the workspace files the command changed (costs a scan before and after). */
   trackChanges: z.boolean().optional(),
+  /**
+   * Run with a HOME the daemon empties and makes just before (as root), so nothing an earlier command
+   * left there (~/.npmrc, a Python user site) steers this one: gatehouse's run of the deciding check.
+   */
+  freshHome: z.boolean().optional(),
 });
 
 /** The workspace's changes since the sandbox started, as a git diff. */

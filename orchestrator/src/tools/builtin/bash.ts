@@ -29,7 +29,14 @@ export const bash = defineTool({
       primitive: 'exec',
       // cwd is explicit so the log says where the command ran, not just what it was. The git
       // overrides ride along so no git the command starts runs a program the repository names.
-      input: { command: input.command, cwd: '.', trackChanges: true, env: { ...GIT_SAFE_ENV } },
+      input: {
+        command: input.command,
+        cwd: '.',
+        trackChanges: true,
+        env: { ...GIT_SAFE_ENV },
+        // Gatehouse's own run (the check that decides the run) gets a HOME nothing earlier could prepare.
+        ...(ctx.actor === 'runtime' ? { freshHome: true } : {}),
+      },
       timeoutMs,
       ...(wanted > timeoutMs ? { note: `timeout capped at ${timeoutMs} ms (asked for ${wanted})` } : {}),
     };

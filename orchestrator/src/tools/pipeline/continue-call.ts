@@ -63,7 +63,8 @@ export async function continueCall(
   // 5. Resolved again: the plan carries where the paths led, and they must lead there still.
   const paths = await checkWorkspacePaths(deps.sandbox, tool.workspacePaths?.(input) ?? []);
   if (paths.errors.length > 0) return notRun(paths.errors.map((e) => e.message).join('; '));
-  const { plan, executionHash } = planCall(tool, input, toolContext(deps, paths.resolved));
+  const actor = call.byRuntime ? 'runtime' : 'model';
+  const { plan, executionHash } = planCall(tool, input, toolContext(deps, paths.resolved, actor));
   if (decision.executionHash !== undefined && executionHash !== decision.executionHash) {
     return notRun(
       'what it would execute now differs from what was decided ' +

@@ -5,8 +5,13 @@ import type { ResolvedRef } from '../workspace-paths';
 import type { PipelineDeps } from './types';
 
 /** What a tool's validate, plan and observe see: run state, limits, a read-only peek, where its paths led. */
-export function toolContext(deps: PipelineDeps, resolved: readonly ResolvedRef[] = []): ToolContext {
+export function toolContext(
+  deps: PipelineDeps,
+  resolved: readonly ResolvedRef[] = [],
+  actor: 'model' | 'runtime' = 'model',
+): ToolContext {
   return {
+    actor,
     state: deps.tracker.state,
     limits: deps.limits,
     peek: (p) => peek(deps, p),

@@ -69,7 +69,7 @@ export async function validate(
   // and the policy then decides on both the requested and the resolved form.
   const paths = await checkWorkspacePaths(deps.sandbox, tool.workspacePaths?.(input) ?? []);
   if (paths.errors.length > 0) return reject('semantic', paths.errors, tool, paths.resolved);
-  const ctx = toolContext(deps, paths.resolved);
+  const ctx = toolContext(deps, paths.resolved, call.actor === 'runtime' ? 'runtime' : 'model');
   let semantic: ValidationError[] = [];
   try {
     semantic = (await tool.validate?.(input, ctx)) ?? [];
