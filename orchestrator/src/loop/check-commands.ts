@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isCheckCommand } from './check-command';
 
 /**
  * Whether a bash command is a test, build or check command whose exit code says so: what a claim
@@ -94,9 +95,8 @@ const PM_VALUE_OPTIONS = new Set(['--prefix', '-C', '--dir', '-w', '--workspace'
 /** Whether `command` is a test, build or check command; `configured` is the run's check command. */
 export function checkCommandFit(command: string, configured?: string): CommandFit {
   if (command.length > MAX_COMMAND) return { fits: false, why: 'the command is too long to read' };
-  const same = (a: string, b: string) => a.trim().replace(/\s+/g, ' ') === b.trim().replace(/\s+/g, ' ');
-  // The run's own check command is one, however it is written.
-  if (configured && same(command, configured)) return { fits: true };
+  // The run's own check command is one, by the check's own rule of what counts as it (check-command.ts).
+  if (configured && isCheckCommand(command, configured)) return { fits: true };
   const parsed = parse(command);
   if ('why' in parsed) return { fits: false, why: parsed.why };
   const { chains, errexit, pipefail } = parsed;
@@ -109,7 +109,9 @@ export function checkCommandFit(command: string, configured?: string): CommandFi
   for (const pipeline of counted) {
     // Without pipefail a pipeline's exit code is its last command's.
     const members = pipefail ? pipeline : pipeline.slice(-1);
-    if (members.some((argv) => isCheck(argv) || (configured !== undefined && same(argv.join(' '), configured))))
+    if (
+      members.some((argv) => isCheck(argv) || (configured !== undefined && isCheckCommand(argv.join(' '), configured)))
+    )
       return { fits: true };
   }
   const piped = counted.some((p) => p.length > 1 && p.slice(0, -1).some(isCheck));
