@@ -53,7 +53,7 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
       expect(pending[0]).toMatchObject({ runId: childId, lineage: [first.rootId, childId] });
       expect(cli2(['approve', first.rootId, pending[0]!.requestId]).status).toBe(0);
       const resumed = cli2(['resume', first.rootId, '--json']);
-      expect(resumed.status, resumed.stderr).toBe(0);
+      expect(resumed.status, resumed.stderr + resumed.stdout).toBe(0);
       const parent = first.logOf(first.rootId);
       const child = first.logOf(childId);
       expect(child.filter((e) => e.type === 'tool.execution.started')).toHaveLength(1);
@@ -106,7 +106,7 @@ describe('sub-agents (real CLI, real sandboxes)', () => {
       expect(requested.data).toMatchObject({ tool: 'write_file', rule: 'ask[0] write_file(src/**)' });
       expect(cli2(['approve', first.rootId, String(requested.data.requestId)]).status).toBe(0);
       const resumed = cli2(['resume', first.rootId, '--json']);
-      expect(resumed.status, resumed.stderr).toBe(0);
+      expect(resumed.status, resumed.stderr + resumed.stdout).toBe(0);
       const parent = first.logOf(first.rootId);
       const childId = String(parent.find((e) => e.type === 'agent.spawned')!.data.childRunId);
       // The child ran once; its change was written once, by the parent, with the person's grant.

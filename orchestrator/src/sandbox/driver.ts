@@ -109,7 +109,9 @@ export class SandboxDriver {
     private readonly opts: DriverOptions,
   ) {
     this.heartbeatMs = opts.heartbeatMs ?? 1000;
-    this.lostAfterMs = opts.lostAfterMs ?? Math.max(3000, 3 * this.heartbeatMs);
+    // Docker's die event reports a dead container at once; silence only has to catch a hung daemon or a cut
+    // connection, so it is judged generously: a busy host can starve a live container for seconds.
+    this.lostAfterMs = opts.lostAfterMs ?? Math.max(10_000, 10 * this.heartbeatMs);
     const tickMs = Math.min(250, this.heartbeatMs);
     this.heartbeatClock = new HeartbeatClock(tickMs);
     this.watchdog = setInterval(() => this.checkHeartbeats(), tickMs);
