@@ -13,3 +13,4 @@ export * from './paths';
 export * from './process-owner';
 export * from './egress';
 export * from './events/verdict';
+export * from './events/replay';

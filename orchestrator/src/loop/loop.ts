@@ -3,6 +3,7 @@ import { sha256Hex } from '@gatehouse/shared';
 import { compileContext } from '../context/compile';
 import type { Budgets } from '../run/budgets';
 import { lastEvent, type StateTracker } from '../events/state';
+import { stateSha256 } from '../events/state-hash';
 import type { ModelProvider, ModelToolCall, ModelToolSpec, ProviderErrorKind, Usage } from '../providers/types';
 import type { ToolPipeline } from '../tools/pipeline';
 import type { LogPort } from '../tools/ports';
@@ -103,6 +104,7 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
     if (stop) return { status: 'partial', stopReason: stop, decidedBy: cutOff ? 'truncated' : 'budget' };
     const turn = ++progress.turns;
 
+    const stateHash = stateSha256(d.tracker.state);
     const ctx = compileContext(d.log.events(), {
       system: d.system,
       task: d.task,
@@ -116,6 +118,7 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
       estimatedTokens: ctx.estimatedTokens,
       compacted: ctx.compacted,
       contextSha256: sha256Hex(JSON.stringify(ctx.request)),
+      stateSha256: stateHash,
     });
     // The wall clock bounds the model call too: a stream that goes quiet and stays open would
     // otherwise hold the run past its budget (the SDKs do not time a streamed body).

@@ -4,6 +4,7 @@ import { ResultStatus } from '../protocol/messages';
 import { EnvironmentEventData } from './environment';
 import { RunUsage, VerdictEventData } from './verdict';
 import { RecordedBudgets, RecordedPrice } from './price';
+import { ReplayEventData, ReplayOf } from './replay';
 
 /**
  * `data` of each event type. Names are stable: logs outlive code. Types that later parts of the
@@ -98,6 +99,8 @@ export const EventData = {
           .optional(),
       })
       .optional(),
+    /** A replay (issue 14, ./replay.ts): the run it replays and how. Absent for every other run. */
+    replay: ReplayOf.optional(),
   }),
   'run.completed': z.strictObject({
     status: z.enum(['final', 'partial', 'failed', 'cancelled']),
@@ -148,6 +151,8 @@ export const EventData = {
     /** Observations replaced by a reference to keep within the budget (the log keeps them whole). */
     compacted: z.array(z.string()),
     contextSha256: Hash,
+    /** Canonical hash of the run's folded state (events/state.ts) from the events before this one: replay checks it. */
+    stateSha256: Hash.optional(),
   }),
   /** What the model answered, verbatim: untrusted proposals, not actions. */
   'model.output': z.strictObject({
@@ -357,6 +362,8 @@ export const EventData = {
       .optional(),
     /** Content hashes this run now knows (a full read, or its own write or edit), by workspace path. */
     fileHashes: z.record(z.string(), Hash).optional(),
+    /** SHA-256 of the primitive's whole raw output before framing (replay's execution mode compares it). */
+    outputSha256: Hash.optional(),
     error: z.strictObject({ code: z.string(), message: z.string() }).optional(),
   }),
   /** What the model was shown, verbatim. */
@@ -371,6 +378,7 @@ export const EventData = {
   }),
   ...EnvironmentEventData,
   ...VerdictEventData,
+  ...ReplayEventData,
 } as const;
 
 export type EventType = keyof typeof EventData;

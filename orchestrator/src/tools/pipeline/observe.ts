@@ -1,4 +1,4 @@
-import type { EventDataOf } from '@gatehouse/shared';
+import { sha256Hex, type EventDataOf } from '@gatehouse/shared';
 import { crashPoint } from '../crash-points';
 import { sanitize } from '../observe/sanitize';
 import { headTail } from '../observe/truncate';
@@ -52,6 +52,7 @@ export function observe(
       artifactRefs: artifactRef ? [artifactRef] : [],
       ...(artifact ? { artifacts: [{ ref: artifact.ref, sha256: artifact.sha256, bytes: artifact.bytes }] } : {}),
       ...(observed.fileHashes ? { fileHashes: observed.fileHashes } : {}),
+      outputSha256: sha256Hex(r?.output ?? (raw.executor === 'orchestrator' ? raw.result.output : '')),
       ...(r?.error
         ? { error: { code: r.error.code, message: r.error.message } }
         : raw.executor === 'orchestrator' && raw.result.error
