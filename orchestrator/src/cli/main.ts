@@ -12,6 +12,7 @@ import { LATEST, resolveRun, RunNotFoundError } from '../events/run-ref';
 import { treeCommand } from './tree';
 import { registerSessionCommands } from './session-commands';
 import { registerReportCommand } from './report-command';
+import { registerReplayCommand } from './replay-command';
 import { answerCommand, approvalsCommand } from './approvals';
 import { answerOverNatsCommand, approverCredsCommand, approverKeygen } from './approver';
 import { policyCheckCommand } from './policy-command';
@@ -110,6 +111,7 @@ program.hook('preAction', (_program, action) => {
 
 registerSessionCommands(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF });
 registerReportCommand(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF });
+registerReplayCommand(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF });
 
 program
   .command('approvals')
