@@ -123,6 +123,11 @@ export async function resumeCommand(ref: string, flags: ResumeFlags): Promise<nu
   const { stateDir, runId } = resolveRun(ref, flags);
   const events = RunLog.readEvents(stateDir, runId);
   const started = events[0]?.type === 'run.started' ? events[0].data : undefined;
+  if (started?.replay)
+    throw new ResumeError(
+      `run ${runId} is a replay (${started.replay.mode}) of ${started.replay.of}; a replay is not resumed: replay ` +
+        `the run again (gatehouse replay ${started.replay.of} --mode ${started.replay.mode})`,
+    );
   if (!started?.model) throw new ResumeError(`run ${runId} does not record its model; it cannot be resumed`);
   // A sub-agent is resumed by its root, held to its handoff; on its own it would lose that scope.
   const root = started.lineage?.[0];

@@ -33,12 +33,19 @@ export async function replayRun(
   if (!last || !started || started.type !== 'run.started') {
     throw new ReplayError('refused', `run ${of} has no run.started event: there is nothing to replay`);
   }
+  if (started.data.replay) {
+    const r = started.data.replay;
+    throw new ReplayError(
+      'refused',
+      `run ${of} is itself a replay (${r.mode}) of ${r.of}: replay the original run (gatehouse replay ${r.of})`,
+    );
+  }
   // 2.
   const runner = await modeRunner(o.mode);
   const prepared = await runner.prepare(recorded, o);
   // 3.
   const replayRunId = newId('run');
-  const raw = RunLog.create(o.stateDir, replayRunId);
+  const raw = RunLog.create(o.stateDir, replayRunId, o.key ? { key: o.key } : {});
   const log = tee(raw, new StateTracker(), hooks.onEvent);
   try {
     log.append('run.started', 'user', {

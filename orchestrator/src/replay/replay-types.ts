@@ -1,4 +1,5 @@
 import type { EventEnvelope, ReplayMode, ReplayOf } from '@gatehouse/shared';
+import type { LogKey } from '../events/key';
 import type { LogPort } from '../tools/ports';
 
 /** What `gatehouse replay` was asked to do. */
@@ -12,6 +13,8 @@ export interface ReplayOptions {
   /** execution: let calls that are not read-only run too (inside the fresh sandbox only). */
   allowWrites?: boolean;
   signal?: AbortSignal;
+  /** The key the replay's own log is anchored with (default: the installation's). */
+  key?: LogKey;
 }
 
 /** What a mode works from and writes to. */
