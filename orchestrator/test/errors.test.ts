@@ -25,6 +25,7 @@ import { IncompleteStreamError } from '../src/providers/failure';
 import { DockerUnavailableError, ProtocolError, SandboxError, SandboxLostError } from '../src/sandbox/errors';
 import { SavedWorkspaceError } from '../src/sandbox/workspace-save';
 import { NoPriceError } from '../src/usage/require-price';
+import { ReplayError } from '../src/replay/replay-error';
 
 /** Every error class the orchestrator declares, one made the way its code makes it, and its kind. */
 const CLASSES: Record<string, [Error, ErrorKind]> = {
@@ -64,6 +65,7 @@ const CLASSES: Record<string, [Error, ErrorKind]> = {
   LogSchemaTooNewError: [new LogSchemaTooNewError('run run_a: event log x, line 1: newer'), 'refused'],
   // Its kind is the one it is made with: usage for a path that cannot be written, environment otherwise.
   OutputFileError: [new OutputFileError('usage', 'cannot write /x/r.md: ENOENT'), 'usage'],
+  ReplayError: [new ReplayError('refused', 'run run_a is itself a replay'), 'refused'],
 };
 
 describe('every error class has its kind', () => {
