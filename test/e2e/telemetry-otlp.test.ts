@@ -225,6 +225,11 @@ describe('OpenTelemetry spans (real CLI, real sandboxes)', () => {
     expect(first.r.status, first.why).toBe(0);
     await new Promise((r) => setTimeout(r, 300));
     expect(otlp.connections).toBe(0);
+    // And the SDK is not even loaded: the bundled CLI imports it only dynamically, when configured.
+    const bundle = readFileSync(path.join(cli, '../../dist/gatehouse.mjs'), 'utf8');
+    const mentions = bundle.match(/.{0,20}["']@opentelemetry\/[\w-]+["']/g) ?? [];
+    expect(mentions.length).toBeGreaterThan(0);
+    for (const m of mentions) expect(m).toMatch(/await import\(["']@opentelemetry/);
   }, 200_000);
 
   it('a collector that never answers delays the end of a run by the flush bound at most', async () => {
