@@ -12,6 +12,8 @@ interface RunInfo {
   mode: string;
   span?: SpanHandle;
   chat?: SpanHandle;
+  /** Ended or paused in this process: later events of it (a child's copy of agent.completed) open nothing. */
+  closed?: boolean;
   /** Decisions written between a pause and this process (by `gatehouse approve`): no process exported them. */
   unexported: Array<EventOf<'approval.granted' | 'approval.denied'>>;
 }
@@ -60,6 +62,7 @@ export class EventSpans {
     const run = this.#runs.get(e.runId);
     if (!run) return; // a log that did not start with run.started: nothing to attach spans to
     if (Date.parse(e.ts) < this.liveSince) return this.#history(run, e);
+    if (run.closed) return;
     const span = this.#runSpan(e.runId, e.seq, new Date(e.ts));
     this.#live(run, span, e);
   }
@@ -280,6 +283,7 @@ export class EventSpans {
     }
     run.chat?.end(at);
     run.chat = undefined;
+    run.closed = true;
     if (!run.span) return;
     runEnd(run.span, e);
     run.span.end(at);

@@ -363,6 +363,8 @@ describe('EventSpans: events to GenAI spans', () => {
     );
     spans.onEvent(ev(ROOT, null, 1, 'tool.intent', { callId: 'c1', turn: 1, tool: 'bash', input: {} }));
     spans.onEvent(ev(ROOT, null, 2, 'run.paused', { pending: [], workspace: { dir: null, files: [], deleted: [] } }));
+    // Written after the pause (a refused approval answer): the paused run opens nothing again.
+    spans.onEvent(ev(ROOT, null, 2, 'approval.rejected', { requestId: 'apr_x', channel: 'nats', reason: 'bad' }));
     spans.onEvent(
       ev(CHILD, null, 3, 'run.started', {
         task: 't',
@@ -386,6 +388,7 @@ describe('EventSpans: events to GenAI spans', () => {
     await p.flush();
     const of = (name: string) => p.spans.filter((s) => s.name === name);
     expect(of('execute_tool bash')[0]!.attributes['gatehouse.paused']).toBe(true);
+    expect(p.spans.filter((s) => s.attributes['gatehouse.run.id'] === ROOT)).toHaveLength(1);
     expect(of('invoke_agent gatehouse').map((s) => s.attributes['gatehouse.run.status'])).toEqual([
       'paused',
       undefined,
