@@ -31,6 +31,8 @@ import { priceFor } from '../usage/price-for';
 import { requirePrice } from '../usage/require-price';
 import { FLAG_OF, resumeBudgets } from './resume-budgets';
 import { usageLine } from './usage-line';
+import { startTelemetry } from '../telemetry/start-telemetry';
+import { packageVersion } from '../sandbox/paths';
 
 export interface RunFlags {
   repo: string;
@@ -174,7 +176,18 @@ async function session(
   driverOpts: { reap?: boolean } = {},
 ): Promise<number> {
   const out = (line: string): void => void process.stdout.write(`${line}\n`);
-  const onEvent = flags.json ? (e: EventEnvelope) => out(JSON.stringify(e)) : humanProgress(out);
+  const print = flags.json ? (e: EventEnvelope) => out(JSON.stringify(e)) : humanProgress(out);
+  // Spans only when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; otherwise nothing is loaded (docs/telemetry.md).
+  const telemetry = await startTelemetry(process.env, {
+    version: packageVersion(),
+    warn: (m) => void process.stderr.write(`gatehouse: ${m}\n`),
+  });
+  const onEvent = telemetry
+    ? (e: EventEnvelope) => {
+        print(e);
+        telemetry.onEvent(e);
+      }
+    : print;
   // The reader went away (`| head`): the run goes on to its end unprinted, its log whole (docs/cli.md).
   const unwatch = onOutputClosed((which) => {
     if (which === 'stdout')
@@ -243,6 +256,7 @@ async function session(
     process.off('SIGTERM', cancel);
     await channel?.close?.();
     await driver.close();
+    await telemetry?.end();
     // Resume starts without reaping (it salvages its own run's sandbox first); the rest now.
     if (driverOpts.reap === false) await reapOrphans(undefined, false, { stateDir }).catch(() => undefined);
   }
