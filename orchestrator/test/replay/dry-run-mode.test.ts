@@ -38,9 +38,7 @@ const RUNS: Record<string, Pick<RunSpec, 'policy' | 'answers'>> = {
 async function dryRun(run: RecordedRun, o: Partial<ReplayOptions> = {}) {
   const r = await replayRun(run.runId, { mode: 'dry-run', stateDir: run.stateDir, ...o });
   const events = RunLog.readEvents(run.stateDir, r.replayRunId);
-  const decisions = events
-    .filter((e) => e.type === 'replay.decision')
-    .map((e) => e.data);
+  const decisions = events.filter((e) => e.type === 'replay.decision').map((e) => e.data);
   return { r, events, decisions, exit: replayExitCode(r.outcome) };
 }
 
