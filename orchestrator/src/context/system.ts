@@ -1,7 +1,7 @@
 import type { Budgets } from '../run/budgets';
 
 /** The standing rules the model works under. Kept short: every turn pays for them. */
-export function systemPrompt(budgets: Budgets): string {
+export function systemPrompt(budgets: Pick<Budgets, 'maxTurns' | 'maxToolCalls'>): string {
   return [
     'You are a coding agent working on a copy of a repository inside an isolated sandbox with no network.',
     'You act only through the tools provided. You propose tool calls; the harness validates, approves and runs them, ' +

@@ -1,6 +1,6 @@
 import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
-import { sha256Hex } from '@gatehouse/shared';
 import { compileContext } from '../context/compile';
+import { contextSha256 } from '../context/context-hash';
 import type { Budgets } from '../run/budgets';
 import { lastEvent, type StateTracker } from '../events/state';
 import { stateSha256 } from '../events/state-hash';
@@ -117,8 +117,10 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
       messages: ctx.request.messages.length,
       estimatedTokens: ctx.estimatedTokens,
       compacted: ctx.compacted,
-      contextSha256: sha256Hex(JSON.stringify(ctx.request)),
+      contextSha256: contextSha256(ctx.request),
       stateSha256: stateHash,
+      // JSON cannot hold an unbounded budget (Infinity): a run given one records none.
+      ...(Number.isFinite(d.contextTokenBudget) ? { contextTokenBudget: d.contextTokenBudget } : {}),
     });
     // The wall clock bounds the model call too: a stream that goes quiet and stays open would
     // otherwise hold the run past its budget (the SDKs do not time a streamed body).

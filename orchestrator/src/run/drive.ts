@@ -2,10 +2,8 @@ import path from 'node:path';
 import { createDelegator } from '../agents/delegation';
 import type { AgentScope } from '../agents/handoff';
 import { pendingRequests } from '../approval/state';
-import { systemPrompt } from '../context/system';
 import { exportChanges, type ExportResult } from '../loop/changes';
 import { Checkpointer, gateInvocations } from '../loop/checkpoint';
-import { checkInstruction } from '../loop/final-check';
 import { runLoop, type LoopOutcome } from '../loop/loop';
 import type { Sandbox } from '../sandbox/index';
 import { ToolPipeline, type CallResult, type ToolCall } from '../tools/pipeline';
@@ -13,6 +11,7 @@ import type { ToolLimits } from '../tools/tool';
 import { activeWallMs, runUsage } from '../events/state';
 import { addUsage, childrenUsage } from '../usage/tree-usage';
 import { preflightRun, prepareRunEnvironment, sandboxOptionsFor, type ReadyEnvironment } from './environment';
+import { runSystemPrompt } from './run-system-prompt';
 import { SETUP_FAILED, type AgentRunResult, type ResumeRun, type RunEnvironment, type RunHandle } from './types';
 
 export const DEFAULT_LIMITS: ToolLimits = {
@@ -244,7 +243,7 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
       log: plog,
       tracker,
       pipeline,
-      system: check ? `${systemPrompt(o.budgets)}\n${checkInstruction(check)}` : systemPrompt(o.budgets),
+      system: runSystemPrompt(o.budgets, check),
       task: h.task,
       tools: h.registry.describe(h.surface),
       budgets: o.budgets,

@@ -153,6 +153,11 @@ export const EventData = {
     contextSha256: Hash,
     /** Canonical hash of the run's folded state (events/state.ts) from the events before this one: replay checks it. */
     stateSha256: Hash.optional(),
+    /**
+     * The context's token budget this turn (over it, old observations are compacted): replay rebuilds the context with
+     * it. Absent in logs written before it was recorded, when it was always the default, 100,000.
+     */
+    contextTokenBudget: z.number().optional(),
   }),
   /** What the model answered, verbatim: untrusted proposals, not actions. */
   'model.output': z.strictObject({
