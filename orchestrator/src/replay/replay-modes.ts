@@ -5,4 +5,6 @@ import type { ReplayModeRunner } from './replay-types';
  * The replay modes, loaded on demand (a mode pulls in what it needs: a provider, a sandbox driver).
  * Each mode's file exports one ReplayModeRunner.
  */
-export const REPLAY_MODES: Partial<Record<ReplayMode, () => Promise<ReplayModeRunner>>> = {};
+export const REPLAY_MODES: Partial<Record<ReplayMode, () => Promise<ReplayModeRunner>>> = {
+  model: async () => (await import('./model-mode')).modelMode,
+};
