@@ -7,4 +7,5 @@ import type { ReplayModeRunner } from './replay-types';
  */
 export const REPLAY_MODES: Partial<Record<ReplayMode, () => Promise<ReplayModeRunner>>> = {
   model: async () => (await import('./model-mode')).modelMode,
+  execution: async () => (await import('./execution-mode')).executionMode,
 };

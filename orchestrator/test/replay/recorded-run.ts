@@ -8,7 +8,7 @@ import { runLoop, type LoopOutcome } from '../../src/loop/loop';
 import { ScriptedProvider, type Script } from '../../src/providers/scripted';
 import { tee } from '../../src/run/tee';
 import { systemPrompt } from '../../src/context/system';
-import { MemorySandbox } from '../../src/testing/index';
+import { MemorySandbox, type ExecResponder } from '../../src/testing/index';
 import { codingTools } from '../../src/tools/builtin/index';
 import { ToolPipeline } from '../../src/tools/pipeline';
 import { ALL_TOOLS, LIMITS, policyOf, scriptedChannel } from '../tools/pipeline-harness';
@@ -23,6 +23,7 @@ export const BUDGETS = { maxTurns: 10, maxToolCalls: 10, maxTokens: 1_000_000, w
 export async function recordRun(
   script: Script,
   files: Record<string, string>,
+  exec: ExecResponder = () => ({ exitCode: 0, output: 'ok\n' }),
 ): Promise<{ stateDir: string; runId: string; outcome: LoopOutcome }> {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-replay-state-'));
   const runId = newId('run');
@@ -45,7 +46,7 @@ export async function recordRun(
     registry,
     surface: ALL_TOOLS,
     policy: policyOf({}),
-    sandbox: new MemorySandbox({ files, exec: () => ({ exitCode: 0, output: 'ok\n' }) }),
+    sandbox: new MemorySandbox({ files, exec }),
     limits: LIMITS,
     channel: scriptedChannel(),
   });
