@@ -25,6 +25,8 @@ import { IncompleteStreamError } from '../src/providers/failure';
 import { DockerUnavailableError, ProtocolError, SandboxError, SandboxLostError } from '../src/sandbox/errors';
 import { SavedWorkspaceError } from '../src/sandbox/workspace-save';
 import { NoPriceError } from '../src/usage/require-price';
+import { ReplayError } from '../src/replay/replay-error';
+import { ReplayModelError } from '../src/replay/ask-model';
 
 /** Every error class the orchestrator declares, one made the way its code makes it, and its kind. */
 const CLASSES: Record<string, [Error, ErrorKind]> = {
@@ -64,6 +66,9 @@ const CLASSES: Record<string, [Error, ErrorKind]> = {
   LogSchemaTooNewError: [new LogSchemaTooNewError('run run_a: event log x, line 1: newer'), 'refused'],
   // Its kind is the one it is made with: usage for a path that cannot be written, environment otherwise.
   OutputFileError: [new OutputFileError('usage', 'cannot write /x/r.md: ENOENT'), 'usage'],
+  // Its kind is the one it is made with: usage for a bad option, refused for a log that cannot be replayed so.
+  ReplayError: [new ReplayError('usage', 'replay --mode model needs --model SPEC'), 'usage'],
+  ReplayModelError: [new ReplayModelError('the model openai:x failed (server): 500'), 'environment'],
 };
 
 describe('every error class has its kind', () => {
