@@ -90,8 +90,8 @@ async function replayTurns(
     });
     if (!contextSame) {
       ctx.say(
-        `turn ${t.turn}: the context rebuilt by this build differs from the recorded one (another system prompt ` +
-          'or tool description?): the new model saw a context close to, not exactly, the recorded one',
+        `turn ${t.turn}: the context rebuilt from the log does not hash as recorded ` +
+          '(docs/replay-model-execution.md says why it can happen); the new model was given the context the log holds',
       );
     }
     ctx.say(`turn ${t.turn}: same calls (${then.calls.map((c) => c.name).join(', ') || 'answer'})`);

@@ -1,11 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Script } from '../../src/providers/scripted';
-import { recordRun, scriptFile } from './recorded-run';
+import { recordRun, scriptFile, snapshot } from './recorded-run';
 
 process.env.GATEHOUSE_KEY_FILE = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-replay-key-')), 'log.key');
 
@@ -20,7 +20,16 @@ const RECORDED: Script = { turns: [{ toolCalls: [READ] }, { final: 'It says hi.'
 /** The exit codes of `gatehouse replay --mode model` (the real CLI; nothing here needs Docker). */
 describe('gatehouse replay --mode model', () => {
   it('exits 0 on a match, 1 on a divergence, 2 without --model (writing nothing)', async () => {
-    const rec = await recordRun(RECORDED, { 'a.txt': 'hi\n' });
+    // The run's repository: a replay must leave it byte for byte as it was (files and all of .git).
+    const repo = mkdtempSync(path.join(os.tmpdir(), 'gh-replay-repo-'));
+    writeFileSync(path.join(repo, 'a.txt'), 'hi\n');
+    const git = (args: string[]) =>
+      execFileSync('git', ['-C', repo, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
+    git(['init', '-q']);
+    git(['add', '-A']);
+    git(['commit', '-q', '-m', 'start']);
+    const before = snapshot(repo);
+    const rec = await recordRun(RECORDED, { 'a.txt': 'hi\n' }, undefined, repo);
     const base = ['replay', rec.runId, '--mode', 'model', '--state-dir', rec.stateDir];
 
     const same = gatehouse([...base, '--model', `scripted:${scriptFile(RECORDED)}`]);
@@ -48,5 +57,6 @@ describe('gatehouse replay --mode model', () => {
     expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/--model/);
     expect(readdirSync(path.join(rec.stateDir, 'runs')).sort()).toEqual(runs);
+    expect(snapshot(repo)).toEqual(before);
   });
 });

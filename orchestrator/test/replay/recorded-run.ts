@@ -1,4 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { newId } from '@gatehouse/shared';
@@ -24,6 +25,7 @@ export async function recordRun(
   script: Script,
   files: Record<string, string>,
   exec: ExecResponder = () => ({ exitCode: 0, output: 'ok\n' }),
+  repo?: string,
 ): Promise<{ stateDir: string; runId: string; outcome: LoopOutcome }> {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-replay-state-'));
   const runId = newId('run');
@@ -36,6 +38,7 @@ export async function recordRun(
     mode: 'sandboxed-auto',
     surface: ALL_TOOLS,
     model: 'scripted:recorded',
+    ...(repo ? { repo } : {}),
     lineage: [runId],
     budgets: BUDGETS,
   });
@@ -75,4 +78,22 @@ export function scriptFile(script: Script): string {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-replay-script-')), 'script.json');
   writeFileSync(file, JSON.stringify(script));
   return file;
+}
+
+/** Every file under a folder, .git included, by path: its mode and content hash. */
+export function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (rel: string): void => {
+    for (const name of readdirSync(path.join(dir, rel))) {
+      const r = rel ? `${rel}/${name}` : name;
+      const st = lstatSync(path.join(dir, r));
+      if (st.isDirectory()) walk(r);
+      else {
+        const content = st.isSymbolicLink() ? '' : readFileSync(path.join(dir, r));
+        out[r] = `${st.mode.toString(8)}:${createHash('sha256').update(content).digest('hex')}`;
+      }
+    }
+  };
+  walk('');
+  return out;
 }
