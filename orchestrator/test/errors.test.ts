@@ -26,6 +26,7 @@ import { DockerUnavailableError, ProtocolError, SandboxError, SandboxLostError }
 import { SavedWorkspaceError } from '../src/sandbox/workspace-save';
 import { NoPriceError } from '../src/usage/require-price';
 import { ReplayError } from '../src/replay/replay-error';
+import { ReplayModelError } from '../src/replay/ask-model';
 
 /** Every error class the orchestrator declares, one made the way its code makes it, and its kind. */
 const CLASSES: Record<string, [Error, ErrorKind]> = {
@@ -66,6 +67,7 @@ const CLASSES: Record<string, [Error, ErrorKind]> = {
   // Its kind is the one it is made with: usage for a path that cannot be written, environment otherwise.
   OutputFileError: [new OutputFileError('usage', 'cannot write /x/r.md: ENOENT'), 'usage'],
   ReplayError: [new ReplayError('refused', 'run run_a is itself a replay'), 'refused'],
+  ReplayModelError: [new ReplayModelError('the model openai:x failed (server): 500'), 'environment'],
 };
 
 describe('every error class has its kind', () => {

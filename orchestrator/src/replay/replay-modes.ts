@@ -8,4 +8,6 @@ import type { ReplayModeRunner } from './replay-types';
 export const REPLAY_MODES: Partial<Record<ReplayMode, () => Promise<ReplayModeRunner>>> = {
   trace: async () => (await import('./trace-mode')).traceMode,
   'dry-run': async () => (await import('./dry-run-mode')).dryRunMode,
+  model: async () => (await import('./model-mode')).modelMode,
+  execution: async () => (await import('./execution-mode')).executionMode,
 };

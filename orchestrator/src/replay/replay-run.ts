@@ -61,7 +61,15 @@ export async function replayRun(
     const signal = o.signal ?? new AbortController().signal;
     let outcome: ReplayOutcome;
     try {
-      outcome = await prepared.run({ options: o, of, recorded, log, signal, say: hooks.say ?? (() => undefined) });
+      outcome = await prepared.run({
+        options: o,
+        of,
+        recorded,
+        replayRunId,
+        log,
+        signal,
+        say: hooks.say ?? (() => undefined),
+      });
     } catch (e) {
       const reason = `internal_error: ${(e as Error).message}`.slice(0, 2000);
       log.append('run.completed', 'runtime', { status: 'failed', stopReason: reason, decidedBy: 'replay' });

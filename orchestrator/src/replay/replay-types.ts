@@ -23,6 +23,8 @@ export interface ReplayContext {
   /** The replayed run's id and its events, read once when the replay began (never written). */
   of: string;
   recorded: readonly EventEnvelope[];
+  /** The replay's own run id (its log's); execution mode names its sandbox after it. */
+  replayRunId?: string;
   /** The replay's own log: a mode appends its `replay.*` step events here. */
   log: LogPort;
   signal: AbortSignal;
