@@ -42,8 +42,11 @@ pre.diff { white-space: pre; max-height: 48em; }
 nav.toc { display: flex; flex-wrap: wrap; gap: 6px 14px; margin: 14px 0; padding: 8px 12px;
   background: var(--panel); border: 1px solid var(--border); border-radius: 8px; }
 table { border-collapse: collapse; width: 100%; margin: 6px 0; }
-th, td { text-align: left; vertical-align: top; padding: 5px 8px; border-bottom: 1px solid var(--border); }
+th, td { text-align: left; vertical-align: top; padding: 5px 8px; border-bottom: 1px solid var(--border);
+  overflow-wrap: anywhere; }
 th { color: var(--muted); font-weight: 600; font-size: 12px; }
+table.approvals td:nth-child(2) { min-width: 16em; }
+table.approvals code, table.usage a, table.verify a, table.approvals a { white-space: nowrap; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 ul.tree, ul.children { list-style: none; margin: 0; padding-left: 0; }
 ul.children { border-left: 2px solid var(--border); margin-left: 9px; padding-left: 18px; }
