@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -36,6 +36,7 @@ describe('the hostile HTML report in a browser', () => {
   });
   afterAll(async () => {
     await browser?.close();
+    if (file) rmSync(path.dirname(file), { recursive: true, force: true });
   });
 
   for (const javaScript of [true, false])
@@ -98,6 +99,7 @@ describe("the HTML report's Content-Security-Policy", () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const browser = await launchChromium();
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'gh-report-csp-'));
     try {
       const state = tempStateDir();
       writeRun(state);
@@ -107,7 +109,7 @@ describe("the HTML report's Content-Security-Policy", () => {
         `<p id="styled" style="color: rgb(255, 0, 0)">styled</p>` +
         `<form action="${base}/form"><button id="go">go</button></form>`;
       const page = renderHtml(buildReport(state, ROOT)).replace('<main>', `<main>${planted}`);
-      const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-report-csp-')), 'report.html');
+      const file = path.join(dir, 'report.html');
       writeFileSync(file, page);
       const context = await browser.newContext();
       const p = await context.newPage();
@@ -126,6 +128,7 @@ describe("the HTML report's Content-Security-Policy", () => {
     } finally {
       await browser.close();
       server.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
