@@ -19,4 +19,5 @@ export { checkFinalAnswer } from './loop/contract';
 export { compileContext } from './context/compile';
 export { buildReport, type BuildReportOptions } from './report/build-report';
 export { renderMarkdown, MARKDOWN_MAX_CHARS } from './report/render-markdown';
+export { renderHtml, REPORT_CSP } from './report/render-html';
 export { RunReport, REPORT_FORMAT, REPORT_VERSION } from './report/report-schema';

@@ -80,8 +80,8 @@ describe('gatehouse report (the real CLI after a real run)', () => {
 
     // Exit codes: a run that is not there, a format that is not one.
     expect(gatehouse(['report', 'run_nosuchrun', '--format', 'md'], state).status).toBe(1);
-    const bad = gatehouse(['report', 'latest', '--format', 'html'], state);
+    const bad = gatehouse(['report', 'latest', '--format', 'pdf'], state);
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toContain('must be md or json');
+    expect(bad.stderr).toContain('must be md, json or html');
   });
 });

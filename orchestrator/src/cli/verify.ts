@@ -9,7 +9,7 @@ import { exportStatement, verifyStatement } from './verify-statement';
 import { exitCodeFor } from './exit-codes';
 
 /** What a bad line means for the person reading the report. */
-function meaning(bad: BadEvent): string {
+export function badEventMeaning(bad: BadEvent): string {
   if (bad.reason.startsWith('torn last line') || bad.reason.includes('torn write')) {
     return (
       'the last write did not complete (the process was killed or the machine lost power mid-write). ' +
@@ -40,7 +40,7 @@ function meaning(bad: BadEvent): string {
 const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
 
 /** One line per check: what was checked and what it showed. */
-function checks(r: AuditReport): string[] {
+export function auditCheckLines(r: AuditReport): string[] {
   const out: string[] = [];
   // A cut tail or a bad artifact leaves the chain itself sound.
   const broken = r.firstBad && !r.firstBad.reason.startsWith('cut tail') && !r.firstBad.reason.startsWith('artifact');
@@ -96,13 +96,17 @@ function print(run: string, r: AuditReport): void {
         .filter(Boolean)
         .join(', ');
       lines.push(`FAILED: run ${run}: first bad event at line ${bad.line}${which ? ` (${which})` : ''} of ${r.file}`);
-      lines.push(`  ${bad.reason}`, `  meaning: ${meaning(bad)}`, `  ${plural(r.events, 'event')} before it verified.`);
+      lines.push(
+        `  ${bad.reason}`,
+        `  meaning: ${badEventMeaning(bad)}`,
+        `  ${plural(r.events, 'event')} before it verified.`,
+      );
     } else {
       lines.push(`FAILED: run ${run}: ${r.file}`);
     }
     for (const p of r.problems) if (p !== bad?.reason) lines.push(`  also: ${p}`);
   }
-  lines.push('checked:', ...checks(r).map((c) => `  ${c}`));
+  lines.push('checked:', ...auditCheckLines(r).map((c) => `  ${c}`));
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
@@ -174,7 +178,7 @@ export async function verify(ref: string, opts: VerifyOptions): Promise<number> 
   }
   if (opts.json) {
     const { runId: _r, file: _f, ...rest } = r;
-    const meaningOf = r.firstBad && r.verdict === 'failed' ? { meaning: meaning(r.firstBad) } : {};
+    const meaningOf = r.firstBad && r.verdict === 'failed' ? { meaning: badEventMeaning(r.firstBad) } : {};
     const json = { runId: run, file, ok: r.verdict === 'intact', ...rest, ...meaningOf };
     process.stdout.write(`${JSON.stringify(json)}\n`);
   } else {

@@ -1,7 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
-import type { AgentNode } from '../events/agent-node';
 import { buildTree } from '../events/lineage';
 import { runDir } from '../events/paths';
 import { fold, lastEvent } from '../events/state';
@@ -9,7 +8,9 @@ import { RunLog } from '../events/store';
 import { exitCodeFor } from '../cli/exit-codes';
 import { SETUP_FAILED } from '../run/types';
 import { approvalsOf, commandsOf, observationText, refusalsOf, toolCallsByTool } from './report-calls';
-import { REPORT_FORMAT, REPORT_VERSION, type ReportAgent, type RunReport } from './report-schema';
+import { agentsReportOf } from './report-agents';
+import { REPORT_FORMAT, REPORT_VERSION, type RunReport } from './report-schema';
+import { usageOf } from './report-usage';
 
 export interface BuildReportOptions {
   /** Bytes of the diff file read into the report (the rest is cut and marked so). */
@@ -73,7 +74,7 @@ export function buildReport(stateDir: string, runId: string, o: BuildReportOptio
     approvals: approvalsOf(events),
     refusals: refusalsOf(events, finished ? completed : undefined),
     usage: usageOf(events, finished ? completed : undefined, started),
-    agents: agentOf(tree),
+    agents: agentsReportOf(stateDir, tree, events),
   };
 }
 
@@ -94,45 +95,6 @@ function checkOf(
     result: last ? (last.passed ? 'passed' : 'failed') : configured !== null ? 'not_recorded' : 'none',
     runs,
     output: last?.observationId ? observationText(events, last.observationId) : null,
-  };
-}
-
-/**
- * The run's model usage: what run.completed recorded, else (older logs, unfinished runs) the sum of
- * its turns. A summed cost is null unless every turn that used tokens recorded one.
- */
-function usageOf(
-  events: readonly EventEnvelope[],
-  completed: EventDataOf<'run.completed'> | undefined,
-  started: EventDataOf<'run.started'> | undefined,
-): RunReport['usage'] {
-  const budgets = started?.budgets
-    ? { maxTokens: started.budgets.maxTokens, maxCostUsd: started.budgets.maxCostUsd ?? null }
-    : null;
-  if (completed?.usage) return { ...completed.usage, source: 'run', budgets };
-  let inputTokens = 0;
-  let outputTokens = 0;
-  let cached: number | null = null;
-  let cost: number | null = 0;
-  let costed = false;
-  for (const e of events) {
-    if (e.type !== 'model.output') continue;
-    const u = e.data.usage;
-    inputTokens += u.inputTokens;
-    outputTokens += u.outputTokens;
-    if (u.cachedInputTokens !== undefined) cached = (cached ?? 0) + u.cachedInputTokens;
-    if (u.costUsd !== undefined) {
-      costed = true;
-      if (cost !== null) cost += u.costUsd;
-    } else if (u.inputTokens + u.outputTokens > 0) cost = null;
-  }
-  return {
-    inputTokens,
-    outputTokens,
-    cachedInputTokens: cached,
-    costUsd: costed ? cost : null,
-    source: 'turns',
-    budgets,
   };
 }
 
@@ -180,17 +142,4 @@ function readHead(file: string, limit: number): { text: string; bytes: number } 
   } finally {
     closeSync(fd);
   }
-}
-
-function agentOf(n: AgentNode): ReportAgent {
-  return {
-    runId: n.runId,
-    depth: n.depth,
-    task: n.task,
-    status: n.status,
-    stopReason: n.stopReason,
-    actions: n.actions.length,
-    problems: n.problems,
-    children: n.children.map(agentOf),
-  };
 }

@@ -1,5 +1,5 @@
 import type { EventDataOf, EventEnvelope } from '@gatehouse/shared';
-import { applyApproval, initialApprovalState } from '../approval/state';
+import { applyApproval, initialApprovalState, type ApprovalState } from '../approval/state';
 import type { ReportApproval, ReportCommand, ReportRefusal } from './report-schema';
 
 /** What the report says about a run's tool calls, read from its events alone. */
@@ -64,11 +64,17 @@ export function toolCallsByTool(events: readonly EventEnvelope[]): Record<string
   return counts;
 }
 
-/** Approval requests and their answers, as the run's approval state folds them. */
-export function approvalsOf(events: readonly EventEnvelope[]): ReportApproval[] {
+/** Requests and their answers as the run's approval state folds them (an answer that does not match is none). */
+export function approvalStateOf(events: readonly EventEnvelope[]): ApprovalState {
   const s = initialApprovalState();
   for (const e of events) applyApproval(s, e);
-  return Object.values(s.requests).map((r) => ({
+  return s;
+}
+
+/** Approval requests and their answers, as the run's approval state folds them. */
+export function approvalsOf(events: readonly EventEnvelope[]): ReportApproval[] {
+  const tsOf = new Map(events.map((e) => [e.id, e.ts]));
+  return Object.values(approvalStateOf(events).requests).map((r) => ({
     requestId: r.requestId,
     callId: r.callId,
     tool: r.tool,
@@ -78,6 +84,8 @@ export function approvalsOf(events: readonly EventEnvelope[]): ReportApproval[] 
     channel: r.answer?.channel ?? null,
     scope: r.answer?.scope ?? null,
     reason: r.answer?.reason || null,
+    requestedAt: tsOf.get(r.eventId) ?? '',
+    answeredAt: r.answer ? (tsOf.get(r.answer.eventId) ?? null) : null,
   }));
 }
 

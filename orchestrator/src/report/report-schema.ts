@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { Agent, Refusal, Status, Usage } from './report-agent-schema';
+
+export type { ReportAgent } from './report-agent-schema';
 
 /**
  * The facts `gatehouse report RUN --format json` prints (docs/report.md). Consumers branch on
@@ -7,9 +10,7 @@ import { z } from 'zod';
  * wrote is not escaped (the Markdown renderer escapes it; a consumer that renders it must too).
  */
 export const REPORT_FORMAT = 'gatehouse.report';
-export const REPORT_VERSION = 1;
-
-const Status = z.enum(['final', 'partial', 'failed', 'cancelled', 'paused', 'running']);
+export const REPORT_VERSION = 2;
 
 const CheckRun = z.strictObject({
   command: z.string(),
@@ -54,48 +55,10 @@ const Approval = z.strictObject({
   channel: z.string().nullable(),
   scope: z.enum(['once', 'run']).nullable(),
   reason: z.string().nullable(),
+  /** When it was asked (approval.requested) and answered; answeredAt null while pending. */
+  requestedAt: z.string(),
+  answeredAt: z.string().nullable(),
 });
-
-/** Something the run was not allowed to do, or that was not done for it. */
-const Refusal = z.strictObject({
-  /**
-   * `policy` (a policy rule denied a call), `person` (an approver denied a request), `rejected` (a
-   * call that failed validation), `answer_rejected` (an approval answer refused: bad signature…),
-   * `apply` (--apply refused a file, or failed part way), `not_exported` (a changed file too large
-   * or not a file), `sub_agent` (what a sub-agent was refused, or changed outside its paths).
-   */
-  kind: z.enum(['policy', 'person', 'rejected', 'answer_rejected', 'apply', 'not_exported', 'sub_agent']),
-  callId: z.string().nullable(),
-  tool: z.string().nullable(),
-  path: z.string().nullable(),
-  /** The rule, person (`NAME via CHANNEL`), validation stage or sub-agent run id that refused. */
-  by: z.string().nullable(),
-  reason: z.string(),
-});
-
-/** One agent of the delegation tree, as `gatehouse show RUN --tree` rebuilds it. */
-export interface ReportAgent {
-  runId: string;
-  depth: number;
-  task: string;
-  status: z.infer<typeof Status>;
-  stopReason: string | null;
-  actions: number;
-  problems: string[];
-  children: ReportAgent[];
-}
-const Agent: z.ZodType<ReportAgent> = z.lazy(() =>
-  z.strictObject({
-    runId: z.string(),
-    depth: z.number().int(),
-    task: z.string(),
-    status: Status,
-    stopReason: z.string().nullable(),
-    actions: z.number().int(),
-    problems: z.array(z.string()),
-    children: z.array(Agent),
-  }),
-);
 
 export const RunReport = z.strictObject({
   format: z.literal(REPORT_FORMAT),
@@ -157,17 +120,7 @@ export const RunReport = z.strictObject({
   commands: z.array(Command),
   approvals: z.array(Approval),
   refusals: z.array(Refusal),
-  usage: z.strictObject({
-    inputTokens: z.number().int(),
-    outputTokens: z.number().int(),
-    /** null when no turn recorded it (older logs). */
-    cachedInputTokens: z.number().int().nullable(),
-    /** null when no price was known (or, summed from turns, some turn recorded none). */
-    costUsd: z.number().nullable(),
-    /** `run`: run.completed.usage; `turns`: summed from model.output (older logs, unfinished runs). */
-    source: z.enum(['run', 'turns']),
-    budgets: z.strictObject({ maxTokens: z.number().nullable(), maxCostUsd: z.number().nullable() }).nullable(),
-  }),
+  usage: Usage,
   agents: Agent,
 });
 export type RunReport = z.infer<typeof RunReport>;

@@ -309,3 +309,26 @@ export function hostileMarkdown(): string {
   writeRun(state, HOSTILE_TEXT);
   return renderMarkdown(buildReport(state, ROOT));
 }
+
+/** Markup aimed at the places an HTML page puts text: a script, a comment, a style, a title, an attribute. */
+export const HTML_HOSTILE = [
+  HOSTILE,
+  '</script><img src=x onerror=window.__pwned=1><script>window.__pwned=2</script>',
+  '<!-- an open comment that would swallow the page',
+  '<a href="javascript:window.__pwned=3">click</a> javascript:window.__pwned=4',
+  '</style><style>body{background:url(http://127.0.0.1:9/css)}</style></title></textarea>',
+  '" onmouseover="window.__pwned=5" x=\' onfocus=\'window.__pwned=6',
+  '<svg onload=window.__pwned=7></svg><math><mi xlink:href="javascript:alert(1)">m</mi></math>',
+  '\u202egnp.exe\u202c \u2066isolate\u2069 zero\u200bwidth',
+].join('\n');
+
+export const HTML_HOSTILE_TEXT: RunText = {
+  ...HOSTILE_TEXT,
+  task: HTML_HOSTILE,
+  answer: HTML_HOSTILE,
+  command: (n) => `echo ${n} '${HTML_HOSTILE}'`,
+  output: `${HTML_HOSTILE}\n`.repeat(20),
+  reason: HTML_HOSTILE,
+  approver: '<b>mallory</b>" onclick="window.__pwned=8',
+  claim: HTML_HOSTILE,
+};
