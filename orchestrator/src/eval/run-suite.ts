@@ -1,5 +1,5 @@
 import { Semaphore } from '../agents/semaphore';
-import { EVAL_FORMAT, EVAL_VERSION, summarise, type EvalReport, type EvalTaskResult } from './eval-report';
+import { EVAL_FORMAT, EVAL_VERSION, EvalReport, summarise, type EvalTaskResult } from './eval-report';
 import type { TaskRunner } from './spawn-run';
 import type { Suite } from './suite-schema';
 import { notRun, taskResult } from './task-result';
@@ -50,7 +50,8 @@ export async function runSuite(suite: Suite, o: RunSuiteOptions): Promise<EvalRe
       }
     }),
   );
-  return {
+  // Parsed: what is written is the documented format (and its fields in the documented order).
+  return EvalReport.parse({
     format: EVAL_FORMAT,
     version: EVAL_VERSION,
     suite: { file: suite.file, name: suite.name },
@@ -60,5 +61,5 @@ export async function runSuite(suite: Suite, o: RunSuiteOptions): Promise<EvalRe
     wallMs: Math.round(performance.now() - t0),
     tasks: results,
     ...summarise(results),
-  };
+  });
 }
