@@ -25,6 +25,7 @@ import { IncompleteStreamError } from '../src/providers/failure';
 import { DockerUnavailableError, ProtocolError, SandboxError, SandboxLostError } from '../src/sandbox/errors';
 import { SavedWorkspaceError } from '../src/sandbox/workspace-save';
 import { NoPriceError } from '../src/usage/require-price';
+import { SuiteError } from '../src/eval/suite-error';
 
 /** Every error class the orchestrator declares, one made the way its code makes it, and its kind. */
 const CLASSES: Record<string, [Error, ErrorKind]> = {
@@ -38,6 +39,10 @@ const CLASSES: Record<string, [Error, ErrorKind]> = {
   PolicyFileError: [new PolicyFileError('cannot read policy file'), 'usage'],
   RuleSyntaxError: [new RuleSyntaxError('"(" is not a rule'), 'usage'],
   ConfigError: [new ConfigError([{ file: '/c.json', path: 'image', message: 'expected a string, got 3' }]), 'usage'],
+  SuiteError: [
+    new SuiteError('/s.json', [{ file: '/s.json', path: 'tasks[0].id', message: 'expected a string' }]),
+    'usage',
+  ],
   ConfigRefusedError: [new ConfigRefusedError('.gatehouse/config.json is a symbolic link'), 'refused'],
   JsonSyntaxError: [new JsonSyntaxError(3, 'unexpected "}"'), 'usage'],
   ApprovalCommandError: [new ApprovalCommandError('no approval request'), 'refused'],
