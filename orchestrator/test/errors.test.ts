@@ -8,6 +8,7 @@ import { PolicyCheckUsageError } from '../src/cli/policy';
 import { UsageError } from '../src/cli/usage';
 import { ConfigError, ConfigRefusedError } from '../src/config/errors';
 import { JsonSyntaxError } from '../src/problems/json-text';
+import { SuiteError } from '../src/eval/suite-error';
 import { errorKindOf, GatehouseError, type ErrorKind } from '../src/errors';
 import { ArtifactError } from '../src/events/artifacts';
 import { LogKeyError } from '../src/events/key';
@@ -25,7 +26,6 @@ import { IncompleteStreamError } from '../src/providers/failure';
 import { DockerUnavailableError, ProtocolError, SandboxError, SandboxLostError } from '../src/sandbox/errors';
 import { SavedWorkspaceError } from '../src/sandbox/workspace-save';
 import { NoPriceError } from '../src/usage/require-price';
-import { SuiteError } from '../src/eval/suite-error';
 
 /** Every error class the orchestrator declares, one made the way its code makes it, and its kind. */
 const CLASSES: Record<string, [Error, ErrorKind]> = {
