@@ -47,6 +47,7 @@ const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' :
 /** One line on stderr as each task ends: the log's words made one printable line. */
 function progressLine(r: EvalTaskResult, done: number, of: number): string {
   const what = r.passed ? 'passed' : `not passed: ${oneLine(r.reason ?? r.status)}`;
+  if (r.runId === null && r.error === null) return `eval: [${done}/${of}] ${r.id}: ${what}\n`;
   const facts =
     r.runId === null
       ? oneLine(r.error ?? '').slice(0, 300)

@@ -41,7 +41,11 @@ export async function runSuite(suite: Suite, o: RunSuiteOptions): Promise<EvalRe
             })
             // The process could not even be started: that task's error, not the suite's.
             .catch((e: unknown) => ({ runId: null, exitCode: null, signal: null, stderrTail: String(e), wallMs: 0 }));
-          r = taskResult(t, run, o.stateDir !== undefined ? { stateDir: o.stateDir } : {});
+          // Cancelled before its run started: not run, rather than an error of the task.
+          r =
+            run.runId === null && o.signal?.aborted
+              ? notRun(t)
+              : taskResult(t, run, o.stateDir !== undefined ? { stateDir: o.stateDir } : {});
         }
         o.onResult?.(r, ++done, suite.tasks.length);
         return r;
