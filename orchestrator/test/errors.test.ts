@@ -8,6 +8,7 @@ import { PolicyCheckUsageError } from '../src/cli/policy';
 import { UsageError } from '../src/cli/usage';
 import { ConfigError, ConfigRefusedError } from '../src/config/errors';
 import { JsonSyntaxError } from '../src/problems/json-text';
+import { SuiteError } from '../src/eval/suite-error';
 import { errorKindOf, GatehouseError, type ErrorKind } from '../src/errors';
 import { ArtifactError } from '../src/events/artifacts';
 import { LogKeyError } from '../src/events/key';
@@ -40,6 +41,10 @@ const CLASSES: Record<string, [Error, ErrorKind]> = {
   PolicyFileError: [new PolicyFileError('cannot read policy file'), 'usage'],
   RuleSyntaxError: [new RuleSyntaxError('"(" is not a rule'), 'usage'],
   ConfigError: [new ConfigError([{ file: '/c.json', path: 'image', message: 'expected a string, got 3' }]), 'usage'],
+  SuiteError: [
+    new SuiteError('/s.json', [{ file: '/s.json', path: 'tasks[0].id', message: 'expected a string' }]),
+    'usage',
+  ],
   ConfigRefusedError: [new ConfigRefusedError('.gatehouse/config.json is a symbolic link'), 'refused'],
   JsonSyntaxError: [new JsonSyntaxError(3, 'unexpected "}"'), 'usage'],
   ApprovalCommandError: [new ApprovalCommandError('no approval request'), 'refused'],

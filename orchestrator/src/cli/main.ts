@@ -13,6 +13,7 @@ import { treeCommand } from './tree';
 import { registerSessionCommands } from './session-commands';
 import { registerReportCommand } from './report-command';
 import { registerReplayCommand } from './replay-command';
+import { registerEvalCommand } from './eval-command';
 import { answerCommand, approvalsCommand } from './approvals';
 import { answerOverNatsCommand, approverCredsCommand, approverKeygen } from './approver';
 import { policyCheckCommand } from './policy-command';
@@ -112,6 +113,7 @@ program.hook('preAction', (_program, action) => {
 registerSessionCommands(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF });
 registerReportCommand(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF });
 registerReplayCommand(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF });
+registerEvalCommand(program, { stateDirHelp: STATE_DIR_HELP });
 
 program
   .command('approvals')
