@@ -17,7 +17,7 @@ export interface AgentAction {
   /** The last tool.observation's outcome; 'none' when nothing was shown (yet). */
   outcome: string;
   /**
-   * What allowed it to run: the policy rule's id, or `user:NAME via CHANNEL (SCOPE)`. For a call
+   * What allowed it to run: the policy rule's id, or `APPROVER via CHANNEL (SCOPE)` (the approver as recorded: `user:NAME`, `ci:…`). For a call
    * that did not run, `none (…)` says what stopped it.
    */
   authorisedBy: string;
@@ -152,7 +152,7 @@ function authority(callId: string, approvalId: string, byId: Map<string, EventEn
     const g = a.data;
     if (a.actor !== 'user')
       problems.push(`${callId} ran under ${approvalId}, a grant not recorded as a person's (actor ${a.actor})`);
-    return `user:${g.approver} via ${g.channel} (${g.scope})`;
+    return `${g.approver} via ${g.channel} (${g.scope})`;
   }
   problems.push(`${callId} ran under ${approvalId}, which is not an approval in this log`);
   return `unknown (${approvalId})`;
@@ -168,11 +168,11 @@ function stoppedBy(
     const a = answers.get(c.requestId);
     if (a?.type === 'approval.denied') {
       const d = a.data;
-      return `none (denied by user:${d.approver} via ${d.channel})`;
+      return `none (denied by ${d.approver} via ${d.channel})`;
     }
     if (a?.type === 'approval.granted') {
       const g = a.data;
-      return `none (granted by user:${g.approver} via ${g.channel}, not run)`;
+      return `none (granted by ${g.approver} via ${g.channel}, not run)`;
     }
     return `none (awaiting ${c.requestId})`;
   }

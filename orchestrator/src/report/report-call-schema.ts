@@ -44,7 +44,7 @@ export const ReportCall = z.strictObject({
     })
     .nullable(),
   /**
-   * What let it run, from the execution's approvalId: the rule's id or `user:NAME via CHANNEL (SCOPE)`;
+   * What let it run, from the execution's approvalId: the rule's id or `APPROVER via CHANNEL (SCOPE)`;
    * `none (…)` says what stopped a call that did not run (as `gatehouse show --tree` tells it).
    */
   authorisedBy: z.string(),

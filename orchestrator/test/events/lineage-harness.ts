@@ -308,7 +308,7 @@ export const rootNode = (
         tool: 'bash',
         input: '{"command":"make"}',
         outcome: 'ok',
-        authorisedBy: 'user:alice via cli (once)',
+        authorisedBy: 'alice via cli (once)',
       },
       ...children.map((c, i) => ({
         callId: `call_1_${i}`,

@@ -24,7 +24,7 @@ describe('gatehouse show --tree', () => {
     expect(treeCommand('run_root', state, false)).toBe(0);
     const lines = text.out.join('').split('\n');
     expect(lines[0]).toBe('● run_root  final (final_answer)  depth 0');
-    expect(lines).toContain('   call_0_0  bash {"command":"make"} → ok; allowed by user:alice via cli (once)');
+    expect(lines).toContain('   call_0_0  bash {"command":"make"} → ok; allowed by alice via cli (once)');
     expect(lines).toContain('   approval req_1 (bash): granted by alice via cli');
     expect(lines).toContain('  └─ run_b  final (final_answer)  depth 1');
     expect(lines).toContain('     call_0_0  list_files {"path":"."} → ok; allowed by builtin:read-only');
