@@ -33,7 +33,17 @@ type Named = 'completed' | 'paused' | 'subagent' | 'failed';
  * the check decided, one stopped by its cost budget and then resumed (one run, two names), and one
  * through an OpenAI-compatible server whose replies end oddly.
  */
-type SetupNamed = 'setup' | 'setupFailed' | 'checked' | 'budget' | 'budgetResumed' | 'provider';
+type SetupNamed =
+  | 'setup'
+  | 'setupFailed'
+  | 'checked'
+  | 'budget'
+  | 'budgetResumed'
+  | 'provider'
+  | 'replayTrace'
+  | 'replayDryRun'
+  | 'replayModel'
+  | 'replayExecution';
 interface Fixture {
   state: string;
   /** The key that anchored the logs; from version 2 on. Before that, a fresh one: this machine's. */
@@ -115,8 +125,8 @@ describe('fixture logs', () => {
       () => {
         const f = copyOf(version);
         const all = readdirSync(path.join(f.state, 'runs'));
-        // Four runs, one with a sub-agent; from v3 two more, with a setup phase; from v4 three more.
-        expect(all).toHaveLength(version >= 4 ? 10 : version >= 3 ? 7 : 5);
+        // Four runs, one with a sub-agent; from v3 two more (setup); from v4 three more; from v5 four replays.
+        expect(all).toHaveLength(version >= 5 ? 14 : version >= 4 ? 10 : version >= 3 ? 7 : 5);
         for (const runId of all) {
           const r = auditRun(f.state, runId, f.key);
           expect({ runId, verdict: r.verdict, problems: r.problems, unanchored: r.unanchored }).toEqual({
@@ -152,6 +162,10 @@ describe('fixture logs', () => {
           ...(version >= 3 ? { setup: 'final', setupFailed: 'failed' } : {}),
           // The budget run's last run.completed is its resumed end.
           ...(version >= 4 ? { checked: 'final', budget: 'final', budgetResumed: 'final', provider: 'final' } : {}),
+          // A replay ends final whatever its verdict (the verdict is replay.summary's, the exit code says it).
+          ...(version >= 5
+            ? { replayTrace: 'final', replayDryRun: 'final', replayModel: 'final', replayExecution: 'final' }
+            : {}),
         });
       },
     );
@@ -194,7 +208,7 @@ describe('fixture logs', () => {
         const s = gatehouse(f, ['show', f.runs[n]!.runId]);
         expect(s.stderr).toBe('');
         expect(s.status).toBe(0);
-        expect(s.stdout).toMatch(/^ {3}0 {2}\S+ {2}user {5}run\.started {15}fixture: /);
+        expect(s.stdout).toMatch(/^ {3}0 {2}\S+ {2}user {5}run\.started {15}(fixture: |replay )/);
       }
       expect(gatehouse(f, ['show', f.runs.paused.runId]).stdout).toMatch(/run\.paused +waiting for apr_/);
       expect(gatehouse(f, ['show', f.runs.failed.runId]).stdout).toMatch(/run\.completed +failed \(script_exhausted\)/);

@@ -24,6 +24,11 @@ export const GENESIS_HASH = '0'.repeat(64);
  *   `run.feedback.kind` and `.claims`; `run.completed.decidedBy` and `.usage`; `model.output` usage
  *   `cachedInputTokens` and `costUsd`, `stopNote` and a tool call's `truncated`; `run.started.price`,
  *   `run.started.budgets.maxCostUsd` and `run.resumed.budgets`.
+ * - 5: audit and replay (shared/src/events/replay.ts): `run.started.replay` and the events of a replay,
+ *   `replay.turn`, `replay.decision`, `replay.divergence`, `replay.execution`, `replay.summary`;
+ *   `model.request.stateSha256` and `.contextTokenBudget`; `tool.execution.completed.outputSha256`; and
+ *   `model.request.contextSha256` is now taken over the canonical JSON of the request (keys sorted), so it
+ *   can be rebuilt from the log (before 5: JSON in the model's key order).
  *
  * A reader refuses an event of a version above this one (verify, show and resume all read through
  * orchestrator/src/events/scan.ts, which says which version is needed): the data schemas are strict,
@@ -31,7 +36,7 @@ export const GENESIS_HASH = '0'.repeat(64);
  * new event type, a new field in an envelope or in any event's data, a new meaning) raises this
  * number, and adds fixture logs under test/fixtures/logs/v<N>/ (see the README there).
  */
-export const LOG_SCHEMA_VERSION = 4;
+export const LOG_SCHEMA_VERSION = 5;
 
 /**
  * The envelope every event shares. `hash` is the SHA-256 of the canonical JSON of every other
