@@ -17,7 +17,8 @@ export interface AgentAction {
   /** The last tool.observation's outcome; 'none' when nothing was shown (yet). */
   outcome: string;
   /**
-   * What allowed it to run: the policy rule's id, or `APPROVER via CHANNEL (SCOPE)` (the approver as recorded: `user:NAME`, `ci:…`). For a call
+   * What allowed it to run: the policy rule's id, or `APPROVER via CHANNEL (SCOPE)` (the approver as
+   * recorded: `user:NAME`, `ci:…`). For a call
    * that did not run, `none (…)` says what stopped it.
    */
   authorisedBy: string;
