@@ -65,16 +65,20 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
   };
 
   o.attachLog?.(log);
+  // Ctrl-C while the environment is prepared stops setup part way: that is a cancelled run (exit 130),
+  // not a setup that failed (exit 5), whatever error the interrupted step threw.
+  const failedUnlessCancelled = (stopReason: string): LoopOutcome =>
+    o.signal.aborted ? { status: 'cancelled', stopReason: 'cancelled' } : { status: 'failed', stopReason };
   // The environment first (image, setup, its cache): a run whose setup fails ends here, before any
   // model call. Sub-agents get their root's; every sandbox of the tree starts from it.
   let prepared: ReadyEnvironment | undefined;
   const inherited = o.prepared !== undefined;
   try {
     const env = await prepareRunEnvironment(o, h, stateDirIgnore(h.repoDir, o.stateDir));
-    if (env?.kind === 'failed') return end({ status: 'failed', stopReason: `${SETUP_FAILED}: ${env.reason}` });
+    if (env?.kind === 'failed') return end(failedUnlessCancelled(`${SETUP_FAILED}: ${env.reason}`));
     prepared = env;
   } catch (e) {
-    return end({ status: 'failed', stopReason: `${SETUP_FAILED}: ${(e as Error).message}` });
+    return end(failedUnlessCancelled(`${SETUP_FAILED}: ${(e as Error).message}`));
   }
   if (prepared && !o.prepared) o = { ...o, prepared };
   let sandbox: Sandbox;
@@ -88,7 +92,7 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
       ...sandboxOptionsFor(o, prepared, log),
     });
   } catch (e) {
-    return end({ status: 'failed', stopReason: `sandbox_failed: ${(e as Error).message}` });
+    return end(failedUnlessCancelled(`sandbox_failed: ${(e as Error).message}`));
   }
   if (!h.resume && !inherited) {
     const preflight = await preflightRun(o, sandbox, log).catch((e: Error) => ({
@@ -97,7 +101,7 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
     }));
     if (!preflight.ok) {
       await sandbox.destroy().catch(() => undefined);
-      return end({ status: 'failed', stopReason: `${SETUP_FAILED}: ${preflight.reason}` });
+      return end(failedUnlessCancelled(`${SETUP_FAILED}: ${preflight.reason}`));
     }
   }
   const lost = new AbortController();
