@@ -44,8 +44,9 @@ const READ_PRIMITIVES: ReadonlySet<string> = new Set<PrimitiveName>([
  * gatehouse that planned differently) must not run a write under a read-only intent's name.
  *  - a primitive that cannot write (read_file, list, grep, …) is read-only whatever its input;
  *  - `exec` is read-only only when it is exactly what this build's tool plans for the call's
- *    validated input (the same command, environment with the git guards, cwd), and that call is
- *    read-only by isReadOnlyCall (the tool, or the shell classifier for `bash`);
+ *    validated input (the same command, environment with the git guards, cwd), that call is
+ *    read-only by isReadOnlyCall (the tool, or the shell classifier for `bash`), and the recorded
+ *    run did not see it change any file;
  *  - anything else (a write primitive, an unknown one) is not.
  */
 export function isReadOnlyExecution(
@@ -56,6 +57,9 @@ export function isReadOnlyExecution(
   const sent = call.started;
   if (READ_PRIMITIVES.has(sent.primitive)) return true;
   if (sent.primitive !== 'exec') return false;
+  // The recorded run saw it change files: whatever the classifier says of the line (a repository's
+  // .npmrc makes `npm ls` write its logs into the workspace), it is not read-only here.
+  if ((call.completed?.filesChanged.length ?? 0) > 0) return false;
   const tool = registry.get(call.tool);
   if (!tool) return false;
   const parsed = tool.input.safeParse(call.toolInput);

@@ -12,7 +12,7 @@ import { isReadOnlyExecution } from '../../src/replay/read-only-call';
 import { recordedExecutions, type RecordedExecution } from '../../src/replay/recorded-executions';
 import { REPLAY_MODES } from '../../src/replay/replay-modes';
 import { replayRun } from '../../src/replay/replay-run';
-import { MemorySandbox, TestLog } from '../../src/testing/index';
+import { MemorySandbox, TestLog, type ExecResponder } from '../../src/testing/index';
 import { codingTools } from '../../src/tools/builtin/index';
 import { recordRun } from './recorded-run';
 
@@ -146,5 +146,23 @@ describe('red team 14: a log edited without the key', () => {
     await expect(
       replayRun(rec.runId, { mode: 'dry-run', stateDir: rec.stateDir, policyFile: '/nonexistent' }),
     ).rejects.toThrow(/fails gatehouse verify/);
+  });
+});
+
+describe('red team 14: a command the shell classifier calls read-only that wrote when it ran', () => {
+  // `npm ls` is read-only to the classifier, but a repository's own .npmrc (`logs-dir=./npmlogs`,
+  // `cache=./c`) makes it write into the workspace on every run (checked with npm 10 on the host).
+  it('is not re-run without --allow-writes: the recorded run saw it change files', async () => {
+    const npmLs: Script = { turns: [{ toolCalls: [{ name: 'bash', input: { command: 'npm ls' } }] }, { final: 'ok' }] };
+    const wrote: ExecResponder = ({ workspace }) => {
+      workspace.write('npmlogs/2026-debug-0.log', 'log\n');
+      return { output: 'x@1.0.0\n' };
+    };
+    const rec = await recordRun(npmLs, FILES, wrote);
+    const calls = recordedExecutions(RunLog.readEvents(rec.stateDir, rec.runId));
+    expect(calls[0]!.completed?.filesChanged).toEqual(['npmlogs/2026-debug-0.log']);
+    const { sandbox, steps } = await replayForged(calls);
+    expect(sandbox.calls.filter((c) => c.primitive === 'exec')).toEqual([]);
+    expect(steps[0]).toMatchObject({ tool: 'bash', readOnly: false, outcome: 'skipped' });
   });
 });
