@@ -30,7 +30,7 @@ export async function replayRun(
 ): Promise<ReplayResult> {
   // 1.
   const recorded = RunLog.readEvents(o.stateDir, of);
-  refuseTampered(o.stateDir, of, o.key);
+  const unanchored = refuseTampered(o.stateDir, of, o.key);
   const last = recorded.at(-1);
   const started = recorded.find((e) => e.type === 'run.started');
   if (!last || !started || started.type !== 'run.started') {
@@ -61,6 +61,7 @@ export async function replayRun(
       replay: { of, mode: o.mode, headHash: last.hash, ...prepared.record },
     });
     // 4.
+    if (unanchored) hooks.say?.(unanchored);
     const signal = o.signal ?? new AbortController().signal;
     let outcome: ReplayOutcome;
     try {

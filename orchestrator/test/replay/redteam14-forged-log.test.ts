@@ -4,6 +4,7 @@ import path from 'node:path';
 import { canonicalJson, GIT_SAFE_ENV, type EventEnvelope } from '@gatehouse/shared';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventHash, GENESIS_HASH } from '../../src/events/hash';
+import { LogKey } from '../../src/events/key';
 import { RunLog } from '../../src/events/store';
 import { loadShellClassifier } from '../../src/policy/shell/index';
 import type { Script } from '../../src/providers/scripted';
@@ -164,5 +165,17 @@ describe('red team 14: a command the shell classifier calls read-only that wrote
     const { sandbox, steps } = await replayForged(calls);
     expect(sandbox.calls.filter((c) => c.primitive === 'exec')).toEqual([]);
     expect(steps[0]).toMatchObject({ tool: 'bash', readOnly: false, outcome: 'skipped' });
+  });
+});
+
+describe('red team 14: a log nothing here can vouch for', () => {
+  it("is replayed, and the replay says so (another installation's key: unanchored, not forged)", async () => {
+    const rec = await recorded();
+    const elsewhere = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-rt14-other-')), 'log.key');
+    const key = LogKey.load({ env: { GATEHOUSE_KEY_FILE: elsewhere }, create: true });
+    const said: string[] = [];
+    const r = await replayRun(rec.runId, { mode: 'trace', stateDir: rec.stateDir, key }, { say: (l) => said.push(l) });
+    expect(r.outcome.verdict).toBe('match');
+    expect(said[0]).toMatch(/log is unanchored \(.*another installation's key/);
   });
 });
