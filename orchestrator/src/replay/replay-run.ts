@@ -1,4 +1,5 @@
 import { newId, type EventEnvelope, type ReplayMode } from '@gatehouse/shared';
+import { visible } from '../approval/channels/screen';
 import { StateTracker } from '../events/state';
 import { RunLog } from '../events/store';
 import { ReplayError } from './replay-error';
@@ -61,7 +62,9 @@ export async function replayRun(
       replay: { of, mode: o.mode, headHash: last.hash, ...prepared.record },
     });
     // 4.
-    if (unanchored) hooks.say?.(unanchored);
+    // Lines for a person carry what models wrote (tool names, calls): control bytes are shown, never sent.
+    const say = (line: string) => hooks.say?.(visible(line));
+    if (unanchored) say(unanchored);
     const signal = o.signal ?? new AbortController().signal;
     let outcome: ReplayOutcome;
     try {
@@ -72,7 +75,7 @@ export async function replayRun(
         replayRunId,
         log,
         signal,
-        say: hooks.say ?? (() => undefined),
+        say,
       });
     } catch (e) {
       const reason = `internal_error: ${(e as Error).message}`.slice(0, 2000);

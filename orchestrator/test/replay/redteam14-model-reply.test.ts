@@ -85,3 +85,27 @@ describe('red team 14: a new model whose call ids no log field holds', () => {
     expect(div.data).toMatchObject({ replayed: { calls: [{ name: 'bash', input: { command: 'rm -rf /' } }] } });
   });
 });
+
+describe("red team 14: a model server's error text", () => {
+  // The CLI prints a replay's error as it is (cli/main.ts): a server's words must not carry control bytes.
+  it('ends the replay with an error that shows escape sequences, never holds them', async () => {
+    const rec = await recorded();
+    const hostile = '\u001b]52;c;cm0gLXJmIH4K\u0007\u001b[2Kbad request';
+    server.enqueue((_req, res) => {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: hostile, type: 'invalid_request_error' } }));
+    });
+    const err = await replayRun(rec.runId, {
+      mode: 'model',
+      stateDir: rec.stateDir,
+      modelSpec: 'openai:gpt-test',
+    }).then(
+      () => new Error('the replay did not fail'),
+      (e: unknown) => e as Error,
+    );
+    expect(err).toBeInstanceOf(Error);
+    expect(err.message).toMatch(/bad request/);
+    expect(err.message).not.toContain('\u001b');
+    expect(err.message).not.toContain('\u0007');
+  });
+});
