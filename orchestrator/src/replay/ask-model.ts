@@ -1,3 +1,4 @@
+import { oneLine } from '../approval/channels/screen';
 import type { EventDataOf } from '@gatehouse/shared';
 import { GatehouseError } from '../errors';
 import type { ModelProvider, ModelRequest, ModelToolCall } from '../providers/types';
@@ -33,7 +34,9 @@ export async function askModel(
     if (ev.type === 'retry') retries++;
     else if (ev.type === 'error') {
       throw new ReplayModelError(
-        `the model ${provider.id} failed (${ev.kind}): ${ev.message}; fix the model or its server and replay again`,
+        // The server's words reach a terminal (cli/main.ts prints errors as they are): control bytes shown, not sent.
+        `the model ${provider.id} failed (${ev.kind}): ${oneLine(ev.message)}; fix the model or its server and ` +
+          'replay again',
       );
     } else if (ev.type === 'done') {
       const u = saneUsage(ev.usage);

@@ -8,7 +8,7 @@ import { configFromRecord } from '../run/recorded-environment';
 import { ensureRunImage, limitsFromConfig, resolveToolchainImage, SandboxDriver } from '../sandbox/index';
 import { codingTools } from '../tools/builtin/index';
 import { replayExecutions } from './execution-replay';
-import { isReadOnlyCall } from './read-only-call';
+import { isReadOnlyExecution } from './read-only-call';
 import { materializeBase, planBase, type BasePlan } from './recorded-base';
 import { recordedExecutions, type RecordedExecution } from './recorded-executions';
 import { ReplayError } from './replay-error';
@@ -36,7 +36,7 @@ export const executionMode: ReplayModeRunner = {
     const classifier = await loadShellClassifier();
     const registry = codingTools();
     const calls = recordedExecutions(recorded);
-    const isReadOnly = (c: RecordedExecution) => isReadOnlyCall(registry, classifier, c.tool, c.toolInput);
+    const isReadOnly = (c: RecordedExecution) => isReadOnlyExecution(registry, classifier, c);
     return {
       record: { allowWrites: options.allowWrites === true },
       run: (ctx) => reexecute(ctx, first.data, base, policy.policy.paths, calls, isReadOnly),

@@ -1,7 +1,9 @@
 import { newId, type EventEnvelope, type ReplayMode } from '@gatehouse/shared';
+import { visible } from '../approval/channels/screen';
 import { StateTracker } from '../events/state';
 import { RunLog } from '../events/store';
 import { ReplayError } from './replay-error';
+import { refuseTampered } from './refuse-tampered';
 import { tee } from '../run/tee';
 import { REPLAY_MODES } from './replay-modes';
 import type { ReplayOptions, ReplayOutcome } from './replay-types';
@@ -14,7 +16,8 @@ export interface ReplayResult {
 
 /**
  * One replay, recorded as a run of its own:
- *   1. read the replayed run's log (read-only: no lock, nothing written beside it);
+ *   1. read the replayed run's log (read-only: no lock, nothing written beside it), refusing one that
+ *      fails `gatehouse verify` (evidence of an edit): a replay of it would not be of what ran;
  *   2. let the mode check its options against it (bad input stops here, nothing written);
  *   3. create the replay's log: run.started names the run it replays (`replay.of`), the mode, and
  *      the hash of the replayed log's last event, so the replay is of exactly that log;
@@ -28,6 +31,7 @@ export async function replayRun(
 ): Promise<ReplayResult> {
   // 1.
   const recorded = RunLog.readEvents(o.stateDir, of);
+  const unanchored = refuseTampered(o.stateDir, of, o.key);
   const last = recorded.at(-1);
   const started = recorded.find((e) => e.type === 'run.started');
   if (!last || !started || started.type !== 'run.started') {
@@ -58,6 +62,9 @@ export async function replayRun(
       replay: { of, mode: o.mode, headHash: last.hash, ...prepared.record },
     });
     // 4.
+    // Lines for a person carry what models wrote (tool names, calls): control bytes are shown, never sent.
+    const say = (line: string) => hooks.say?.(visible(line));
+    if (unanchored) say(unanchored);
     const signal = o.signal ?? new AbortController().signal;
     let outcome: ReplayOutcome;
     try {
@@ -68,7 +75,7 @@ export async function replayRun(
         replayRunId,
         log,
         signal,
-        say: hooks.say ?? (() => undefined),
+        say,
       });
     } catch (e) {
       const reason = `internal_error: ${(e as Error).message}`.slice(0, 2000);

@@ -6,7 +6,7 @@ import { RunLog } from '../../src/events/store';
 import { loadShellClassifier } from '../../src/policy/shell/index';
 import type { Script } from '../../src/providers/scripted';
 import { replayExecutions } from '../../src/replay/execution-replay';
-import { isReadOnlyCall } from '../../src/replay/read-only-call';
+import { isReadOnlyExecution } from '../../src/replay/read-only-call';
 import { recordedExecutions } from '../../src/replay/recorded-executions';
 import { MemorySandbox, TestLog, type ExecResponder } from '../../src/testing/index';
 import { codingTools } from '../../src/tools/builtin/index';
@@ -53,7 +53,7 @@ async function replay(allowWrites: boolean, shell: ExecResponder) {
   logs.push(log);
   const outcome = await replayExecutions(calls, {
     sandbox,
-    isReadOnly: (c) => isReadOnlyCall(registry, classifier, c.tool, c.toolInput),
+    isReadOnly: (c) => isReadOnlyExecution(registry, classifier, c),
     allowWrites,
     log,
     signal: new AbortController().signal,
