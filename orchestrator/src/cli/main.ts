@@ -23,6 +23,7 @@ import { exitCodeFor, exitCodeOfError } from './exit-codes';
 import { packageVersion } from '../sandbox/paths';
 import { guardOutput } from './closed-output';
 import { GatehouseCommand } from './gatehouse-command';
+import { visible } from '../approval/channels/screen';
 
 // First: a reader that goes away (`| head`) ends output quietly, for every command (closed-output.ts).
 guardOutput();
@@ -316,8 +317,9 @@ try {
     // Commander has printed its message (a bad flag or argument; or --help, which is no error).
     process.exitCode = exitCodeFor(e.exitCode === 0 ? 'ok' : 'usage');
   } else {
-    // The message says what happened and what to do; the error's kind alone picks the exit code.
-    process.stderr.write(`gatehouse: ${e instanceof Error ? e.message : String(e)}\n`);
+    // The message says what happened and what to do; the error's kind alone picks the exit code. It may
+    // quote what a model, a server or a repository wrote: control bytes are shown as escapes, never sent.
+    process.stderr.write(`gatehouse: ${visible(e instanceof Error ? e.message : String(e))}\n`);
     process.exitCode = exitCodeOfError(e);
   }
 }
