@@ -1,7 +1,7 @@
 import { auditRun } from '../events/audit';
 import { installationKey } from '../events/installation';
 import type { LogKey } from '../events/key';
-import { auditCheckLines, badEventMeaning } from '../cli/verify';
+import { auditCheckLines, badEventMeaning } from '../events/audit-lines';
 import type { ReportVerify } from './report-agent-schema';
 
 /** The installation's key for checking logs, or why it cannot be used (a verify of each log then says so). */
