@@ -21,7 +21,8 @@ function parseFormat(value: string): ReportFormat {
 
 /** The report of a run in a format, as text. */
 export function reportText(stateDir: string, runId: string, format: ReportFormat): string {
-  const report = buildReport(stateDir, runId);
+  // Markdown shows no verify verdict: its logs are not audited (json and html carry it).
+  const report = buildReport(stateDir, runId, { verify: format !== 'md' });
   if (format === 'json') return `${JSON.stringify(report, null, 2)}\n`;
   return format === 'html' ? renderHtml(report) : renderMarkdown(report);
 }

@@ -15,6 +15,8 @@ import { usageOf } from './report-usage';
 export interface BuildReportOptions {
   /** Bytes of the diff file read into the report (the rest is cut and marked so). */
   diffLimit?: number;
+  /** Audit every log of the tree for its `verify` verdict (default true; Markdown and eval do not show it). */
+  verify?: boolean;
 }
 
 /** Enough of any diff for a person to review; the file itself stays beside the log. */
@@ -74,7 +76,7 @@ export function buildReport(stateDir: string, runId: string, o: BuildReportOptio
     approvals: approvalsOf(events),
     refusals: refusalsOf(events, finished ? completed : undefined),
     usage: usageOf(events, finished ? completed : undefined, started),
-    agents: agentsReportOf(stateDir, tree, events),
+    agents: agentsReportOf(stateDir, tree, events, o.verify ?? true),
   };
 }
 

@@ -60,7 +60,7 @@ const Completion = z.strictObject({
 
 /** `gatehouse verify` of the agent's log (events/audit.ts), as its lines tell it. */
 export const Verify = z.strictObject({
-  /** `not_checked`: the log or the installation key could not be read (see `problems`). */
+  /** `not_checked`: the log or the key could not be read, or the report's format does not show it (`problems`). */
   verdict: z.enum(['intact', 'failed', 'unanchored', 'not_checked']),
   events: z.number().int(),
   lastHash: z.string().nullable(),

@@ -6,15 +6,22 @@ import type { ReportAgent } from './report-agent-schema';
 import { refusalsOf } from './report-calls';
 import { timelineOf } from './report-timeline';
 import { usageOf } from './report-usage';
-import { reportKey, verifyOf } from './report-verify';
+import { reportKey, verifyOf, type ReportKey } from './report-verify';
 
 /**
  * The report of every agent of a tree, each from its own log: its calls phase by phase, what it was
  * handed and how its parent's log says it ended, what it was refused, what it spent, and verify's
  * verdict on its log. `node` is the tree `buildTree` rebuilt; `events` the root's log, already read.
  */
-export function agentsReportOf(stateDir: string, node: AgentNode, events: readonly EventEnvelope[]): ReportAgent {
-  return agentOf(stateDir, node, events, null, reportKey());
+export function agentsReportOf(
+  stateDir: string,
+  node: AgentNode,
+  events: readonly EventEnvelope[],
+  verify = true,
+): ReportAgent {
+  // Auditing re-reads every log and re-hashes its artifacts: only for a report that shows the verdict.
+  const key: ReportKey = verify ? reportKey() : { skip: 'not checked: this report does not show verify' };
+  return agentOf(stateDir, node, events, null, key);
 }
 
 function agentOf(
@@ -22,7 +29,7 @@ function agentOf(
   n: AgentNode,
   events: readonly EventEnvelope[],
   parentEvents: readonly EventEnvelope[] | null,
-  key: ReturnType<typeof reportKey>,
+  key: ReportKey,
 ): ReportAgent {
   const started = lastEvent(events, 'run.started')?.data;
   const finished = n.status !== 'running' && n.status !== 'paused';

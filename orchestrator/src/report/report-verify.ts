@@ -5,7 +5,9 @@ import { auditCheckLines, badEventMeaning } from '../events/audit-lines';
 import type { ReportVerify } from './report-agent-schema';
 
 /** The installation's key for checking logs, or why it cannot be used (a verify of each log then says so). */
-export function reportKey(): { key: LogKey | undefined } | { error: string } {
+export type ReportKey = { key: LogKey | undefined } | { error: string } | { skip: string };
+
+export function reportKey(): ReportKey {
   try {
     return { key: installationKey() };
   } catch (e) {
@@ -17,7 +19,7 @@ export function reportKey(): { key: LogKey | undefined } | { error: string } {
  * `gatehouse verify RUN` of one log, by the same audit and in the same words (events/audit.ts,
  * cli/verify.ts): the report shows what verify would print, and never a verdict of its own.
  */
-export function verifyOf(stateDir: string, runId: string, key: ReturnType<typeof reportKey>): ReportVerify {
+export function verifyOf(stateDir: string, runId: string, key: ReportKey): ReportVerify {
   const notChecked = (why: string): ReportVerify => ({
     verdict: 'not_checked',
     events: 0,
@@ -27,6 +29,7 @@ export function verifyOf(stateDir: string, runId: string, key: ReturnType<typeof
     unanchored: [],
     firstBad: null,
   });
+  if ('skip' in key) return notChecked(key.skip);
   if ('error' in key) return notChecked(`the installation key cannot be used: ${key.error}`);
   let r;
   try {

@@ -138,6 +138,18 @@ describe('the HTML report: structure', () => {
     expect(page).toMatch(/badge bad">failed<\/span>\s*<span class="muted">the worst verdict/);
     expect(page).toContain('the last write did not complete');
   });
+
+  it('audits no log when asked not to (Markdown and eval show no verdict), and says so', () => {
+    const state = tempStateDir();
+    writeRun(state, PLAIN);
+    appendFileSync(path.join(runDir(state, CHILD), 'events.jsonl'), '{"torn":');
+    const r = buildReport(state, ROOT, { verify: false });
+    for (const a of [r.agents, r.agents.children[0]!]) {
+      expect(a.verify).toMatchObject({ verdict: 'not_checked', checks: [], firstBad: null });
+      expect(a.verify.problems).toEqual(['not checked: this report does not show verify']);
+    }
+    expect(renderMarkdown(r)).toBe(renderMarkdown(buildReport(state, ROOT)));
+  });
 });
 
 describe('the JSON report, version 2', () => {
