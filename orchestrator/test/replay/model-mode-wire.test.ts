@@ -1,11 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RunLog } from '../../src/events/store';
 import { replayRun } from '../../src/replay/replay-run';
-import { FakeServer, sse } from '../providers/fake-server';
-import { DONE, role, toolArgs, toolStart, usageChunk } from '../providers/openai-harness';
+import { sse } from '../providers/fake-server';
+import { toolCallReply, useOpenAiServer } from './openai-wire-server';
 import { recordRun } from './recorded-run';
 
 process.env.GATEHOUSE_KEY_FILE = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-replay-key-')), 'log.key');
@@ -16,34 +16,8 @@ process.env.GATEHOUSE_KEY_FILE = path.join(mkdtempSync(path.join(os.tmpdir(), 'g
  * environment), the recorded observations reach the new model over the wire, and its usage is
  * recorded in the replay's log.
  */
-let server: FakeServer;
-const saved = { key: process.env.OPENAI_API_KEY, url: process.env.OPENAI_BASE_URL };
-beforeEach(async () => {
-  server = await FakeServer.start();
-  process.env.OPENAI_API_KEY = 'sk-local-test';
-  process.env.OPENAI_BASE_URL = `${server.url}/v1`;
-});
-afterEach(async () => {
-  await server.close();
-  for (const [k, v] of [
-    ['OPENAI_API_KEY', saved.key],
-    ['OPENAI_BASE_URL', saved.url],
-  ] as const) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-});
-
-const call = (id: string, name: string, args: unknown) => [
-  role,
-  toolStart(0, id, name),
-  toolArgs(0, JSON.stringify(args)),
-  {
-    data: { ...(role.data as object), choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'tool_calls' }] },
-  },
-  usageChunk(1200, 30),
-  DONE,
-];
+const server = useOpenAiServer();
+const call = (id: string, name: string, args: unknown) => toolCallReply(id, name, args, [1200, 30]);
 
 describe('replay --mode model over the OpenAI wire format', () => {
   it('serves the recorded observation to the new model and stops where its call differs', async () => {
@@ -57,15 +31,15 @@ describe('replay --mode model over the OpenAI wire format', () => {
       },
       { 'greet.js': 'console.log("helo")\n' },
     );
-    server.enqueue(
+    server().enqueue(
       (_req, res) => sse(res, call('call_abc', 'read_file', { path: 'greet.js' })),
       (_req, res) => sse(res, call('call_def', 'bash', { command: 'cat greet.js' })),
     );
     const r = await replayRun(rec.runId, { mode: 'model', stateDir: rec.stateDir, modelSpec: 'openai:gpt-test' });
     expect(r.outcome).toMatchObject({ verdict: 'diverged', compared: 2, differed: 1 });
-    expect(server.requests).toHaveLength(2);
+    expect(server().requests).toHaveLength(2);
     // Turn 2 went out with the recorded read_file call and its recorded observation as the tool result.
-    const body = server.requests[1]!.body as { model: string; messages: Array<Record<string, unknown>> };
+    const body = server().requests[1]!.body as { model: string; messages: Array<Record<string, unknown>> };
     expect(body.model).toBe('gpt-test');
     const toolMsg = body.messages.find((m) => m.role === 'tool')!;
     expect(toolMsg.tool_call_id).toBe('call_0_0');

@@ -1,11 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RunLog } from '../../src/events/store';
 import { replayRun } from '../../src/replay/replay-run';
-import { FakeServer, sse } from '../providers/fake-server';
-import { DONE, role, toolArgs, toolStart, usageChunk } from '../providers/openai-harness';
+import { sse } from '../providers/fake-server';
+import { DONE, role, usageChunk } from '../providers/openai-harness';
+import { toolCallReply, useOpenAiServer } from './openai-wire-server';
 import { recordRun } from './recorded-run';
 
 process.env.GATEHOUSE_KEY_FILE = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-rt14-key-')), 'log.key');
@@ -16,34 +17,8 @@ process.env.GATEHOUSE_KEY_FILE = path.join(mkdtempSync(path.join(os.tmpdir(), 'g
  * into a failed one, nor a divergence into an internal error: the verdict stays truthful.
  * (A fake Chat Completions server on 127.0.0.1.)
  */
-let server: FakeServer;
-const saved = { key: process.env.OPENAI_API_KEY, url: process.env.OPENAI_BASE_URL };
-beforeEach(async () => {
-  server = await FakeServer.start();
-  process.env.OPENAI_API_KEY = 'sk-local-test';
-  process.env.OPENAI_BASE_URL = `${server.url}/v1`;
-});
-afterEach(async () => {
-  await server.close();
-  for (const [k, v] of [
-    ['OPENAI_API_KEY', saved.key],
-    ['OPENAI_BASE_URL', saved.url],
-  ] as const) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-});
-
-const call = (id: string, name: string, args: unknown) => [
-  role,
-  toolStart(0, id, name),
-  toolArgs(0, JSON.stringify(args)),
-  {
-    data: { ...(role.data as object), choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'tool_calls' }] },
-  },
-  usageChunk(100, 10),
-  DONE,
-];
+const server = useOpenAiServer();
+const call = (id: string, name: string, args: unknown) => toolCallReply(id, name, args, [100, 10]);
 const LONG_ID = `call_${'x'.repeat(300)}`;
 
 async function recorded() {
@@ -56,8 +31,8 @@ async function recorded() {
 describe('red team 14: a new model whose call ids no log field holds', () => {
   it('the same call with a 305-character id is a matching turn, recorded', async () => {
     const rec = await recorded();
-    server.enqueue((_req, res) => sse(res, call(LONG_ID, 'read_file', { path: 'a.txt' })));
-    server.enqueue((_req, res) =>
+    server().enqueue((_req, res) => sse(res, call(LONG_ID, 'read_file', { path: 'a.txt' })));
+    server().enqueue((_req, res) =>
       sse(res, [
         role,
         {
@@ -78,7 +53,7 @@ describe('red team 14: a new model whose call ids no log field holds', () => {
 
   it('another call with a 305-character id is a divergence, recorded', async () => {
     const rec = await recorded();
-    server.enqueue((_req, res) => sse(res, call(LONG_ID, 'bash', { command: 'rm -rf /' })));
+    server().enqueue((_req, res) => sse(res, call(LONG_ID, 'bash', { command: 'rm -rf /' })));
     const r = await replayRun(rec.runId, { mode: 'model', stateDir: rec.stateDir, modelSpec: 'openai:gpt-test' });
     expect(r.outcome).toMatchObject({ verdict: 'diverged' });
     const div = RunLog.readEvents(rec.stateDir, r.replayRunId).find((e) => e.type === 'replay.divergence')!;
@@ -91,7 +66,7 @@ describe("red team 14: a model server's error text", () => {
   it('ends the replay with an error that shows escape sequences, never holds them', async () => {
     const rec = await recorded();
     const hostile = '\u001b]52;c;cm0gLXJmIH4K\u0007\u001b[2Kbad request';
-    server.enqueue((_req, res) => {
+    server().enqueue((_req, res) => {
       res.writeHead(400, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: hostile, type: 'invalid_request_error' } }));
     });
