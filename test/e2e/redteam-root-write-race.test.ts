@@ -76,7 +76,10 @@ describe("red team: the daemon's root file operations raced by a surviving comma
       { timeoutMs: 20_000 },
     );
     expect(survivors.output).toContain('started');
-    await new Promise((res) => setTimeout(res, 1000));
+    // The sweep runs after the exec's reply and every later call waits for it; under CI load it took
+    // longer than the fixed second this test used to wait (a CI failure). So look after the next call
+    // has been let through: a listing starts no process, so no later sweep hides a survivor.
+    await run(sandbox, 'list', {}, { timeoutMs: 20_000 });
     expect((await rootExec(driver, sandbox, ['sh', '-c', LIST_COMMAND_USER])).output.trim()).toBe('');
     await rootExec(driver, sandbox, ['rm', '-rf', '/tmp/racer.lock', '/tmp/racer.pid']);
     const exec = await driver.docker
