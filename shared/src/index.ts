@@ -14,3 +14,4 @@ export * from './process-owner';
 export * from './egress';
 export * from './events/verdict';
 export * from './events/replay';
+export * from './events/plan';

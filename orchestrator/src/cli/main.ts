@@ -13,6 +13,7 @@ import { treeCommand } from './tree';
 import { registerSessionCommands } from './session-commands';
 import { registerReportCommand } from './report-command';
 import { registerReplayCommand } from './replay-command';
+import { registerPlanCommand } from './plan-command';
 import { registerEvalCommand } from './eval-command';
 import { answerCommand, approvalsCommand } from './approvals';
 import { answerOverNatsCommand, approverCredsCommand, approverKeygen } from './approver';
@@ -114,6 +115,7 @@ program.hook('preAction', (_program, action) => {
 registerSessionCommands(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF });
 registerReportCommand(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF });
 registerReplayCommand(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF });
+registerPlanCommand(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF });
 registerEvalCommand(program, { stateDirHelp: STATE_DIR_HELP });
 
 program

@@ -98,7 +98,7 @@ function actionsOf(events: readonly EventEnvelope[], problems: string[]): AgentA
   const calls = new Map<string, Call>();
   for (const e of events) {
     if (!e.type.startsWith('tool.') && e.type !== 'approval.requested') continue;
-    if (!('callId' in e.data)) continue;
+    if (!('callId' in e.data) || typeof e.data.callId !== 'string') continue;
     if (e.type === 'tool.intent') {
       const x = e.data;
       if (!calls.has(x.callId)) calls.set(x.callId, { callId: x.callId, tool: x.tool, input: x.input });

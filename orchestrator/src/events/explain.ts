@@ -24,7 +24,7 @@ export interface ActionAccount {
 export function explainRun(events: readonly EventEnvelope[]): ActionAccount[] {
   const byCall = new Map<string, Partial<ActionAccount> & { callId: string }>();
   for (const e of events) {
-    if (!e.type.startsWith('tool.') || !('callId' in e.data)) continue;
+    if (!e.type.startsWith('tool.') || !('callId' in e.data) || typeof e.data.callId !== 'string') continue;
     const callId = e.data.callId;
     const a = byCall.get(callId) ?? { callId };
     byCall.set(callId, a);

@@ -32,7 +32,7 @@ export function timelineOf(events: readonly EventEnvelope[], actions: readonly A
       });
       continue;
     }
-    if (!('callId' in e.data)) continue;
+    if (!('callId' in e.data) || typeof e.data.callId !== 'string') continue;
     const c = calls.get(e.data.callId);
     if (!c) continue;
     switch (e.type) {

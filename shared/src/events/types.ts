@@ -5,6 +5,10 @@ import { EnvironmentEventData } from './environment';
 import { RunUsage, VerdictEventData } from './verdict';
 import { RecordedBudgets, RecordedPrice } from './price';
 import { ReplayEventData, ReplayOf } from './replay';
+import { PlanChanges, PlanEventData, PlanTaskId, RecoveryChoice } from './plan';
+import { ResolvedPathRecord, ValidationError } from './validation';
+
+export { ValidationError } from './validation';
 
 /**
  * `data` of each event type. Names are stable: logs outlive code. Types that later parts of the
@@ -12,24 +16,6 @@ import { ReplayEventData, ReplayOf } from './replay';
  */
 const CallId = z.string().min(1).max(128);
 const Hash = Sha256Hex;
-
-export const ValidationError = z.strictObject({
-  /** Schema path of the bad field ('' for the whole input), or the workspace path concerned. */
-  path: z.string(),
-  code: z.string(),
-  message: z.string(),
-});
-export type ValidationError = z.infer<typeof ValidationError>;
-
-/** One workspace path of a call and where it resolved (`real` absent when it could not be). */
-const ResolvedPathRecord = z.strictObject({
-  path: z.string(),
-  real: z.string().optional(),
-  exists: z.boolean(),
-  outside: z.boolean(),
-  dangling: z.boolean().optional(),
-  error: z.string().optional(),
-});
 
 export const EventData = {
   'run.started': z.strictObject({
@@ -101,6 +87,8 @@ export const EventData = {
       .optional(),
     /** A replay (issue 14, ./replay.ts): the run it replays and how. Absent for every other run. */
     replay: ReplayOf.optional(),
+    /** Plan mode (`gatehouse plan`, ./plan.ts): plan, gate, then execute the approved plan exactly. */
+    planMode: z.literal(true).optional(),
   }),
   'run.completed': z.strictObject({
     status: z.enum(['final', 'partial', 'failed', 'cancelled']),
@@ -210,12 +198,14 @@ export const EventData = {
     turn: z.number().int().nonnegative(),
     tool: z.string(),
     input: z.unknown(),
+    /** Plan mode: the approved plan's task this call was made in (absent while planning). */
+    taskId: PlanTaskId.optional(),
   }),
   'tool.validation': z.strictObject({
     callId: CallId,
     ok: z.boolean(),
     /** The stage that decided: tool known, tool visible this turn, input schema, run-state semantics. */
-    stage: z.enum(['known', 'surface', 'schema', 'semantic']),
+    stage: z.enum(['known', 'surface', 'schema', 'semantic', 'plan']),
     errors: z.array(ValidationError),
     /** The input as validated (defaults applied); present when ok. */
     input: z.unknown().optional(),
@@ -265,6 +255,10 @@ export const EventData = {
     approver: z.string(),
     channel: z.enum(['terminal', 'headless', 'nats', 'cli']),
     reason: z.string(),
+    /** Plan mode: a plan approved with changes (the gate applies them, validated again). */
+    changes: PlanChanges.optional(),
+    /** Plan mode: a person's answer to an escalation (tool `escalation`). */
+    choice: RecoveryChoice.optional(),
   }),
   'approval.denied': z.strictObject({
     requestId: Id,
@@ -273,6 +267,8 @@ export const EventData = {
     approver: z.string(),
     channel: z.enum(['terminal', 'headless', 'nats', 'cli']),
     reason: z.string(),
+    /** Plan mode: not a rejection but a question for the model (`reason` holds it). */
+    clarify: z.boolean().optional(),
   }),
   /**
    * A sub-agent was started (written in both the parent's and the child's log): who, why, with
@@ -384,6 +380,7 @@ export const EventData = {
   ...EnvironmentEventData,
   ...VerdictEventData,
   ...ReplayEventData,
+  ...PlanEventData,
 } as const;
 
 export type EventType = keyof typeof EventData;
