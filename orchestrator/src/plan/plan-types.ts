@@ -64,3 +64,35 @@ export interface RecoveryRecipe {
 }
 
 export type RecoveryRecipes = Record<FailureClass, RecoveryRecipe>;
+
+/**
+ * A task failure the plan driver hands to recovery (plan/recover.ts). A task fails when its check
+ * fails after complete_task, when complete_task's summary is refused, or when one of its calls fails
+ * for a reason that is not the model's ordinary work: a command that merely exits non-zero (a
+ * search with no match, tests still red) is an observation for the model, not a task failure.
+ */
+export interface TaskFailure {
+  planId: string;
+  task: PlanTask;
+  /** The task's place in the approved plan (1-based) and the plan's length. */
+  index: number;
+  total: number;
+  failure: FailureInput;
+  /** The call that failed (absent for a check or a summary); a transient one is run again as it was proposed. */
+  call?: { callId: string; tool: string; input: unknown; turn: number };
+}
+
+/** What the plan driver does after recovery has dealt with a failure (every step is on record first). */
+export type RecoveryStep =
+  /** The model has been told (feedback), or a retried call's result is on record: the next turn. */
+  | { kind: 'continue' }
+  /** Start the task again (a person chose retry): task.started with the next attempt. */
+  | { kind: 'retry_task' }
+  /** Skip the task; tasks that depend on it are skipped too. */
+  | { kind: 'skip' }
+  /** Stop the plan: plan.completed with aborted. */
+  | { kind: 'abort' }
+  /** Retries used up and the recipe says fail: task.failed, and the plan stops. */
+  | { kind: 'fail'; error: string }
+  /** A person must decide and nobody can now (headless): the run pauses on this request (exit 3). */
+  | { kind: 'pending'; requestId: string };
