@@ -20,7 +20,10 @@ export interface ApprovalQuestion {
  * Records `approval.requested` and makes it durable before anyone is asked: a pause or a crash
  * from here on leaves the request on record, for `gatehouse approve` or a resume to answer.
  */
-export function requestApproval(deps: PipelineDeps, q: ApprovalQuestion): RequestState {
+export function requestApproval(
+  deps: Pick<PipelineDeps, 'log' | 'tracker' | 'lineage'>,
+  q: ApprovalQuestion,
+): RequestState {
   const requestId = newId('apr');
   const runId = deps.tracker.state.runId ?? 'unknown';
   record(
