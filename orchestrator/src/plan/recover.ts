@@ -12,7 +12,11 @@ export type { RecoveryDeps } from './recovery-deps';
 const MAX_EVIDENCE = 2000;
 
 /** Production's backoff: a real timer that the run's signal cancels. */
-const realSleep = (ms: number, signal: AbortSignal): Promise<void> => delay(ms, undefined, { signal });
+const realSleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  delay(ms, undefined, { signal }).catch((e: unknown) => {
+    // The run's own reason for stopping, not the timer's generic AbortError.
+    throw signal.aborted ? signal.reason : e;
+  });
 
 /**
  * Deals with one task failure (issue 15): classifies it first (`failure.classified`), then applies
