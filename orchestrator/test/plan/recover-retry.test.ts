@@ -18,7 +18,7 @@ const applied = (events: readonly unknown[]) =>
 const ran = (callId: string) => RAN.map((t) => `${t}:${callId}`);
 
 describe('recoverTask: transient failures', () => {
-  it('classifies first, then retries through the pipeline as its own call with the backoff, until it succeeds', async () => {
+  it('classifies first, then runs the call again through the pipeline after each backoff till it works', async () => {
     const { h, deps, delays } = recoveryHarness({ exec: flaky(2) });
     const failure = await failedCall(h, HEALTH);
     const from = h.log.events().length;
@@ -66,7 +66,7 @@ describe('recoverTask: transient failures', () => {
     const recipes = { ...RECIPES, transient: { ...RECIPES.transient, exhausted: 'fail' as const } };
     const { h, deps, delays } = recoveryHarness({ exec: flaky(99), recipes });
     const step = await recoverTask(await failedCall(h, HEALTH), deps, new AbortController().signal);
-    expect(step).toMatchObject({ kind: 'fail', error: expect.stringContaining('retry_transient') });
+    expect(step).toMatchObject({ kind: 'fail', error: expect.stringContaining('retry_transient') as unknown });
     expect(delays).toEqual([5000, 30000]);
     expect(h.sandbox.executed()).toHaveLength(3); // the call and its two retries: finite
     expect(applied(h.log.events()).at(-1)).toMatchObject({ attempt: 3, maxAttempts: 2, outcome: 'exhausted' });
