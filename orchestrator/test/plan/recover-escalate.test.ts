@@ -8,8 +8,11 @@ import { record } from '../../src/tools/pipeline/record';
 import { deny, grant, harness, scriptedChannel } from '../tools/pipeline-harness';
 import { failedCall, recoveryHarness, trail } from './recover-harness';
 
-const choose = (choice: RecoveryChoice, reason?: string): ApprovalAnswer =>
-  ({ ...grant(), choice, ...(reason ? { reason } : {}) }) as ApprovalAnswer;
+/** A grant carrying a person's choice, as a channel that offers the three answers gives it. */
+const choose = (choice: RecoveryChoice, reason?: string): ApprovalAnswer => {
+  const answer = { ...grant(), choice, ...(reason ? { reason } : {}) };
+  return answer;
+};
 const signal = () => new AbortController().signal;
 const escalations = (events: readonly unknown[]) =>
   (events as EventOf<'recovery.escalated'>[]).filter((e) => e.type === 'recovery.escalated').map((e) => e.data);
@@ -93,7 +96,7 @@ describe('recoverTask: escalation', () => {
     expect(channel.asked[0]?.reason).toContain('could not tell what kind of failure');
   });
 
-  it('a permission failure asks for access to be configured outside the run, never for a credential as text', async () => {
+  it('a permission failure asks for access set up outside the run, never for a credential as text', async () => {
     const channel = scriptedChannel(choose('retry', 'password: hunter2'));
     const { h, deps, delays } = recoveryHarness({
       exec: () => ({ exitCode: 22, output: 'HTTP/1.1 403 Forbidden' }),
