@@ -2,6 +2,7 @@ import { DEFAULT_BUDGETS, type Budgets } from '../run/budgets';
 import { BUDGET_KEYS, BUDGET_KEY_NAMES } from './budget-keys';
 import { egressAllowedBy } from './egress-covers';
 import { parseEgressEntry, type EgressEntry } from './egress-entry';
+import { narrowRecovery } from './narrow-recovery';
 import type { ConfigFileRead } from './read-config';
 import type { Limits } from './schema';
 import { budgetsOf, DEFAULT_CONFIG_LIMITS, normalised, type ConfigValues } from './values';
@@ -12,7 +13,8 @@ const LIMIT_KEYS = ['memoryMb', 'cpus', 'pids', 'diskMb'] as const satisfies rea
  * The trusted settings narrowed by the repository's own config (docs/config.md, "Narrowing"). The
  * repository is what the agent works on: it may be hostile, and an agent may have written its
  * config. So from it gatehouse takes only what cannot widen what the person running it allowed:
- * fewer egress hosts, more deny entries and copy excludes, lower limits and budgets, a check
+ * fewer egress hosts, more deny entries and copy excludes, lower limits and budgets, fewer
+ * retries and no shorter waits (narrow-recovery.ts), a check
  * command if none is set, and deny and ask rules of a policy (never prices). Everything else it asked for is
  * listed in `ignored`, with its key.
  */
@@ -74,6 +76,9 @@ export function narrowByRepository(
     if (ceiling === undefined || asked <= ceiling) values.budgets[budget] = asked;
     else ignored.push(`budgets.${key} ${asked / perUnit} (above ${ceiling / perUnit})`);
   }
+
+  const recovery = narrowRecovery(trusted.recovery, c.recovery, ignored);
+  if (recovery !== undefined) values.recovery = recovery;
 
   // A price decides what the cost budget counts: a repository that priced its model at 0 would
   // never be stopped by it. Only the person running gatehouse sets prices.

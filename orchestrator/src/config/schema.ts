@@ -4,6 +4,7 @@ import { parseEgressList } from '@gatehouse/shared';
 import { parseEgressEntry } from './egress-entry';
 import { globProblem } from './glob-syntax';
 import { imageProblem } from './image-ref';
+import { ConfigRecovery } from './recovery-schema';
 
 /**
  * The project config file (docs/config.md). Strict at every level: a misspelt key is an error
@@ -106,6 +107,8 @@ export const ProjectConfigFile = z.strictObject(
     budgets: ConfigBudgets.optional(),
     /** Model prices over the built-in table: the trusted config's only (narrow.ts ignores a repository's). */
     prices: ConfigPrices.optional(),
+    /** Plan mode's recovery recipes by failure class (recovery-schema.ts); a repository's can only narrow them. */
+    recovery: ConfigRecovery.optional(),
     /** A policy object (the policy file's schema, checked by the loader) or the path of a policy file. */
     policy: z
       .union([z.string().min(1), z.record(z.string(), z.unknown())], {

@@ -1,6 +1,7 @@
 import type { Budgets } from '../run/budgets';
 import type { Limits } from './schema';
 import type { PriceOverrides } from '../usage/price-for';
+import type { RecoveryConfig } from '../plan/recovery-recipes';
 
 /**
  * The policy a config names: a file, or an object written inline. `trusted` says whether it came
@@ -27,6 +28,8 @@ export interface ResolvedConfig {
   /** Model prices from the trusted config, over the built-in table (usage/price-for.ts). */
   prices?: PriceOverrides;
   policy?: ConfigPolicy;
+  /** Plan mode's recovery recipes as configured (absent: the defaults); plan/recovery-recipes.ts fills in the rest. */
+  recovery?: RecoveryConfig;
   /** What the repository's config asked for and did not get, each with its key, for the person to see. */
   ignored: string[];
   /** Of the inputs (trusted file, repository file, --image), for the run record. */

@@ -36,6 +36,7 @@ export function trustedValues(read: ConfigFileRead | undefined, imageFlag: strin
     limits: { ...c.limits },
     budgets: budgetsOf(c.budgets),
     ...(c.check !== undefined ? { check: c.check } : {}),
+    ...(c.recovery !== undefined ? { recovery: c.recovery } : {}),
     ...(c.prices !== undefined && read ? { prices: { prices: c.prices, source: read.file } } : {}),
   };
   if (read?.policyFile) values.policy = { file: read.policyFile, trusted: true };

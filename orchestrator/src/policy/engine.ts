@@ -2,6 +2,7 @@ import type { LoadedPolicy, PolicyRule, RuleList } from './file';
 import type { Mode } from './mode';
 import type { ApprovalPolicy, Decision, PolicyRequest, RunFacts } from './approval-policy';
 import { pathDenial } from './path-denial';
+import { planToolDefault } from './plan-tools';
 import { pathSubject, subjectKind } from './rules';
 import { shapeOf } from './shape';
 import type { CommandClass, ShellAnalysis, ShellClassifier, SimpleCommand } from './shell/types';
@@ -52,6 +53,8 @@ function decideCall(index: RuleIndex, mode: Mode, req: PolicyRequest, facts: Run
       };
     }
   }
+  const planned = planToolDefault(req.tool, mode);
+  if (planned) return { ...planned, risk, shape };
   // A sub-agent is sandboxed and held to a narrowed copy of this policy, so delegating is treated
   // like a write: allowed in sandboxed-auto, asked once per shape in confirm-novel.
   const cls: CommandClass = req.readOnly

@@ -27,7 +27,15 @@ export {
   type SideEffect,
 } from './approval-policy';
 export { parseRule, RuleSyntaxError } from './rules';
-export { isToolName, TOOL_NAMES, TOOL_SUBJECTS, type ToolName } from './tool-names';
+export {
+  isToolName,
+  PLAN_TOOL_SUBJECTS,
+  RULE_TOOL_NAMES,
+  TOOL_NAMES,
+  TOOL_SUBJECTS,
+  type ToolName,
+} from './tool-names';
+export { planToolDefault } from './plan-tools';
 export { pathDenial, type PathDenial } from './path-denial';
 export { shapeOf } from './shape';
 export { loadShellClassifier } from './shell/index';

@@ -1,7 +1,7 @@
 import { workspaceKey } from '@gatehouse/shared';
 import { GatehouseError } from '../errors';
 import { closeMatches } from '../problems/close-match';
-import { isToolName, TOOL_NAMES, TOOL_SUBJECTS, type SubjectKind } from './tool-names';
+import { isToolName, RULE_TOOL_NAMES, subjectOf, type SubjectKind } from './tool-names';
 
 /**
  * One policy rule, as written in a policy file: `read_file`, `bash(npm test*)`, `edit_file(src/**)`.
@@ -23,7 +23,7 @@ export type { SubjectKind } from './tool-names';
 
 /** What a rule's pattern is matched against, per tool (tool-names.ts). Other names take no pattern. */
 export function subjectKind(tool: string): SubjectKind {
-  return isToolName(tool) ? TOOL_SUBJECTS[tool] : 'none';
+  return subjectOf(tool);
 }
 
 /** The path a path tool's call touches, normalised so that no spelling can dodge a rule. */
@@ -78,8 +78,10 @@ export function parseRule(text: string, opts: ParseRuleOptions = {}): Rule {
 
 /** "no such tool `edti_file`; did you mean edit_file?", or the list of tools when none is close. */
 function noSuchTool(text: string, tool: string): string {
-  const close = closeMatches(tool, TOOL_NAMES);
-  const hint = close.length ? `did you mean ${close.slice(0, 2).join(' or ')}?` : `the tools: ${TOOL_NAMES.join(', ')}`;
+  const close = closeMatches(tool, RULE_TOOL_NAMES);
+  const hint = close.length
+    ? `did you mean ${close.slice(0, 2).join(' or ')}?`
+    : `the tools: ${RULE_TOOL_NAMES.join(', ')}`;
   return `"${text}": no such tool \`${tool}\`; ${hint}`;
 }
 

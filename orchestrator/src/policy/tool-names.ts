@@ -23,10 +23,33 @@ export const TOOL_SUBJECTS = {
   delegate: 'none',
 } as const satisfies Record<string, SubjectKind>;
 
-export type ToolName = keyof typeof TOOL_SUBJECTS;
+/**
+ * Plan mode's own tools (`gatehouse plan`, docs/policy.md "Plan mode"): a rule can name them
+ * (`allow: ["submit_plan"]` approves plans by rule), without a pattern. They are decided by name
+ * (plan-tools.ts), not by the side effect their definition declares.
+ */
+export const PLAN_TOOL_SUBJECTS = {
+  submit_plan: 'none',
+  complete_task: 'none',
+} as const satisfies Record<string, SubjectKind>;
 
-export const TOOL_NAMES: readonly ToolName[] = Object.keys(TOOL_SUBJECTS) as ToolName[];
+const RULE_TOOL_SUBJECTS = { ...TOOL_SUBJECTS, ...PLAN_TOOL_SUBJECTS } as const;
+
+export type ToolName = keyof typeof RULE_TOOL_SUBJECTS;
+
+/** The coding tools (codingTools() registers exactly these). */
+export const TOOL_NAMES: readonly (keyof typeof TOOL_SUBJECTS)[] = Object.keys(
+  TOOL_SUBJECTS,
+) as (keyof typeof TOOL_SUBJECTS)[];
+
+/** Every name a rule may use: the coding tools and plan mode's. */
+export const RULE_TOOL_NAMES: readonly ToolName[] = Object.keys(RULE_TOOL_SUBJECTS) as ToolName[];
 
 export function isToolName(name: string): name is ToolName {
-  return Object.hasOwn(TOOL_SUBJECTS, name);
+  return Object.hasOwn(RULE_TOOL_SUBJECTS, name);
+}
+
+/** What a rule's pattern for `tool` is matched against (a name that is no tool takes none). */
+export function subjectOf(tool: string): SubjectKind {
+  return isToolName(tool) ? RULE_TOOL_SUBJECTS[tool] : 'none';
 }
