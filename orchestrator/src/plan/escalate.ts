@@ -4,7 +4,7 @@ import type { ApprovalAnswer, ApprovalPrompt } from '../approval/channels/types'
 import { requestApproval } from '../approval/request-approval';
 import { record } from '../tools/pipeline/record';
 import { decidedEscalation } from './decided-escalation';
-import { escalationReason, type EscalationCause } from './escalation-reason';
+import { escalationText, type EscalationCause } from './escalation-text';
 import type { RecoveryStep, TaskFailure } from './plan-types';
 import type { RecoveryDeps } from './recovery-deps';
 
@@ -36,7 +36,7 @@ export async function escalate(
   const earlier = Object.values(deps.tracker.state.approvals.requests).filter(
     (r) => r.tool === 'escalation' && r.callId.startsWith(callPrefix),
   ).length;
-  const reason = escalationReason(cause);
+  const reason = escalationText(cause);
   const input = {
     taskId: task.id,
     title: task.title,

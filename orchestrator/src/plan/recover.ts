@@ -3,7 +3,9 @@ import type { ToolCall } from '../tools/pipeline';
 import { record } from '../tools/pipeline/record';
 import { escalate } from './escalate';
 import { failureOfCall } from './failure-of-call';
-import type { FailureInput, RecoveryRecipe, RecoveryStep, TaskFailure } from './plan-types';
+import { classifyFailure } from './classify-failure';
+import type { FailureInput, RecoveryStep, TaskFailure } from './plan-types';
+import { backoffFor } from './recovery-recipes';
 import { recoveryAttempts } from './recovery-attempts';
 import type { RecoveryDeps } from './recovery-deps';
 
@@ -42,7 +44,7 @@ export async function recoverTask(
   const maxPasses = Object.values(deps.recipes).reduce((n, r) => n + r.retries, 0) + 1;
   for (let pass = 0; pass < maxPasses; pass++) {
     signal.throwIfAborted();
-    const classified = deps.classify(current);
+    const classified = (deps.classify ?? classifyFailure)(current);
     const cls = classified.class;
     const evidence = classified.evidence.slice(0, MAX_EVIDENCE);
     const classifiedEvent = record(deps, 'failure.classified', 'runtime', {
@@ -74,7 +76,7 @@ export async function recoverTask(
       return escalate(deps, failure, { task, cls, evidence, recipe, exhausted: true }, classifiedEvent.id, signal);
     }
 
-    const delayMs = recipe.action === 'retry' ? backoffOf(recipe, attempt) : undefined;
+    const delayMs = recipe.action === 'retry' ? Math.max(0, Math.round(backoffFor(recipe, attempt))) : undefined;
     const retrying = record(
       deps,
       'recovery.applied',
@@ -106,12 +108,6 @@ export async function recoverTask(
     callId = retriedId;
   }
   throw new Error(`recovery of task ${task.id} did not settle within ${maxPasses} passes`);
-}
-
-/** The wait before retry `attempt` (1-based): its own backoff value, the last one repeating. */
-function backoffOf(recipe: RecoveryRecipe, attempt: number): number {
-  const ms = recipe.backoffMs[Math.min(attempt, recipe.backoffMs.length) - 1] ?? 0;
-  return Math.max(0, Math.round(ms));
 }
 
 /** `<callId>.retry<n>`, within the pipeline's call-id shape, and never the id of a call already on record. */

@@ -16,8 +16,8 @@ export interface RecoveryDeps {
   channel?: ApprovalChannel;
   lineage?: readonly string[];
   recipes: RecoveryRecipes;
-  /** plan/classify-failure.ts's classifyFailure. */
-  classify: (failure: FailureInput) => Classified;
+  /** Default: plan/classify-failure.ts's classifyFailure. */
+  classify?: (failure: FailureInput) => Classified;
   /** Waits out a backoff; rejects when the signal fires. Tests inject one that records the delays. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }

@@ -4,6 +4,7 @@ import { headlessChannel } from '../../src/approval/channels/headless';
 import type { ApprovalAnswer } from '../../src/approval/channels/types';
 import { decidedEscalation } from '../../src/plan/decided-escalation';
 import { recoverTask } from '../../src/plan/recover';
+import type { ExecResponder } from '../../src/testing/index';
 import { record } from '../../src/tools/pipeline/record';
 import { deny, grant, harness, scriptedChannel } from '../tools/pipeline-harness';
 import { failedCall, recoveryHarness, trail } from './recover-harness';
@@ -16,6 +17,14 @@ const choose = (choice: RecoveryChoice, reason?: string): ApprovalAnswer => {
 const signal = () => new AbortController().signal;
 const escalations = (events: readonly unknown[]) =>
   (events as EventOf<'recovery.escalated'>[]).filter((e) => e.type === 'recovery.escalated').map((e) => e.data);
+
+/** A process killed by a signal, with no exit code: nothing the classifier recognises (unknown). */
+const CRASH: ExecResponder = () => ({
+  status: 'failed',
+  exitCode: null,
+  signal: 'SIGSEGV',
+  output: 'Segmentation fault',
+});
 
 /** Words that would ask a person to hand over a secret as text. */
 const CREDENTIAL_PROMPT =
@@ -76,7 +85,7 @@ describe('recoverTask: escalation', () => {
   it('an unknown failure escalates at once: no retry, no wait', async () => {
     const channel = scriptedChannel(choose('skip'));
     const { h, deps, delays } = recoveryHarness({
-      exec: () => ({ exitCode: 139, output: 'Segmentation fault' }),
+      exec: CRASH,
       channel,
     });
     const failure = await failedCall(h, { command: 'node scripts/health.js' });
@@ -128,7 +137,7 @@ describe('recoverTask: escalation', () => {
 
   it('a grant from a channel that offers no choice means retry, and is recorded as retry', async () => {
     const channel = scriptedChannel(grant('run'));
-    const { h, deps } = recoveryHarness({ exec: () => ({ exitCode: 139, output: 'core dumped' }), channel });
+    const { h, deps } = recoveryHarness({ exec: CRASH, channel });
     expect(await recoverTask(await failedCall(h, { command: 'node a.js' }), deps, signal())).toEqual({
       kind: 'retry_task',
     });
@@ -140,7 +149,7 @@ describe('recoverTask: escalation', () => {
 
   it('escalations of a task are numbered: esc_<taskId>_<n>', async () => {
     const channel = scriptedChannel(choose('retry'), choose('skip'));
-    const { h, deps } = recoveryHarness({ exec: () => ({ exitCode: 139, output: 'core dumped' }), channel });
+    const { h, deps } = recoveryHarness({ exec: CRASH, channel });
     expect(await recoverTask(await failedCall(h, { command: 'node a.js' }), deps, signal())).toEqual({
       kind: 'retry_task',
     });
@@ -153,7 +162,7 @@ describe('recoverTask: escalation', () => {
 describe('escalation without a person now', () => {
   it('headless pause leaves the request pending; on resume the recorded answer decides, once', async () => {
     const { h, deps } = recoveryHarness({
-      exec: () => ({ exitCode: 139, output: 'core dumped' }),
+      exec: CRASH,
       channel: headlessChannel('pause'),
     });
     const step = await recoverTask(await failedCall(h, { command: 'node a.js' }), deps, signal());
@@ -187,7 +196,7 @@ describe('escalation without a person now', () => {
 
   it('a denial on record is abort; an unknown request id decides nothing', async () => {
     const { h, deps } = recoveryHarness({
-      exec: () => ({ exitCode: 139, output: 'core dumped' }),
+      exec: CRASH,
       channel: headlessChannel('pause'),
     });
     const step = (await recoverTask(await failedCall(h, { command: 'node a.js' }), deps, signal())) as {
@@ -209,7 +218,7 @@ describe('escalation without a person now', () => {
   it('headless deny and no channel at all both stop the plan', async () => {
     for (const channel of [headlessChannel('deny'), undefined]) {
       const { h, deps } = recoveryHarness({
-        exec: () => ({ exitCode: 139, output: 'core dumped' }),
+        exec: CRASH,
         ...(channel ? { channel } : {}),
       });
       expect(await recoverTask(await failedCall(h, { command: 'node a.js' }), deps, signal())).toEqual({

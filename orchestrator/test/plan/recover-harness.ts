@@ -1,48 +1,14 @@
 import type { EventEnvelope } from '@gatehouse/shared';
 import type { ApprovalChannel } from '../../src/approval/channels/types';
-import type { Classified, FailureInput, PlanTask, RecoveryRecipes, TaskFailure } from '../../src/plan/plan-types';
+import type { PlanTask, RecoveryRecipes, TaskFailure } from '../../src/plan/plan-types';
 import type { RecoveryDeps } from '../../src/plan/recover';
+import { recoveryRecipes } from '../../src/plan/recovery-recipes';
 import type { ExecResponder } from '../../src/testing/index';
 import type { Observation } from '../../src/tools/pipeline';
 import { harness, observed, type Harness } from '../tools/pipeline-harness';
 
-/** The spec's recipes (issue 15): transient retried twice with backoff, logic and invalid input as feedback once. */
-export const RECIPES: RecoveryRecipes = {
-  transient: { name: 'retry_transient', action: 'retry', retries: 2, backoffMs: [5000, 30000], exhausted: 'escalate' },
-  permission: { name: 'escalate_permission', action: 'escalate', retries: 0, backoffMs: [], exhausted: 'escalate' },
-  invalid_input: {
-    name: 'feedback_invalid_input',
-    action: 'feedback',
-    retries: 1,
-    backoffMs: [],
-    exhausted: 'escalate',
-  },
-  logic: { name: 'feedback_logic', action: 'feedback', retries: 1, backoffMs: [], exhausted: 'escalate' },
-  unrecoverable: {
-    name: 'escalate_unrecoverable',
-    action: 'escalate',
-    retries: 0,
-    backoffMs: [],
-    exhausted: 'escalate',
-  },
-  unknown: { name: 'escalate_unknown', action: 'escalate', retries: 0, backoffMs: [], exhausted: 'escalate' },
-};
-
-/**
- * Stands in for plan-logic's classifyFailure until that branch is merged (same signature): the
- * words and statuses issue 15 names for each class.
- */
-export function classifyForTest(f: FailureInput): Classified {
-  if (f.kind === 'check') return { class: 'logic', evidence: `check \`${f.command}\` exited ${f.exitCode}` };
-  if (f.kind === 'summary') return { class: 'logic', evidence: f.reason };
-  if (f.status === 'timeout') return { class: 'transient', evidence: 'status timeout' };
-  const transient = /\b(429|50[234])\b|ECONNREFUSED|connection reset/.exec(f.content);
-  if (transient) return { class: 'transient', evidence: transient[0] };
-  const permission = /\b(401|403)\b|permission denied/i.exec(f.content);
-  if (permission) return { class: 'permission', evidence: permission[0] };
-  if (f.stage) return { class: 'invalid_input', evidence: `refused at ${f.stage}` };
-  return { class: 'unknown', evidence: 'nothing known matched' };
-}
+/** The spec's recipes, as a run without a `recovery` config has them. */
+export const RECIPES: RecoveryRecipes = recoveryRecipes();
 
 export const TASK: PlanTask = { id: 't2', title: 'Fetch the health endpoint', dependsOn: [] };
 export const PLAN_ID = 'plan_recover1';
@@ -65,7 +31,6 @@ export function recoveryHarness(
     tracker: h.tracker,
     pipeline: h.pipeline,
     recipes: opts.recipes ?? RECIPES,
-    classify: classifyForTest,
     sleep: (ms) => {
       delays.push(ms);
       return Promise.resolve();

@@ -53,7 +53,9 @@ describe('recoveryMessage: what the model is told', () => {
   });
 
   it("a person's decision", async () => {
-    const { h, deps } = recoveryHarness({ exec: () => ({ exitCode: 139, output: 'core dumped' }) });
+    const { h, deps } = recoveryHarness({
+      exec: () => ({ status: 'failed', exitCode: null, output: 'Segmentation fault' }),
+    });
     await recoverTask(await failedCall(h, { command: 'node a.js' }), deps, signal());
     const told = messages(h.log.events());
     expect(told.map((t) => t.type)).toEqual(['recovery.escalated']);

@@ -16,7 +16,7 @@ const MAX_EVIDENCE = 1000;
  * choice does. A permission failure is settled outside the run: the answer is only retry, skip or
  * abort, so nothing here invites anyone to type a secret into it.
  */
-export function escalationReason(c: EscalationCause): string {
+export function escalationText(c: EscalationCause): string {
   const evidence = c.evidence.length > MAX_EVIDENCE ? `${c.evidence.slice(0, MAX_EVIDENCE)}…` : c.evidence;
   const what = `Task ${c.task.id} "${c.task.title}" failed (${c.cls}: ${evidence}).`;
   const retries = `${c.recipe.retries} ${c.recipe.retries === 1 ? 'retry' : 'retries'}`;
