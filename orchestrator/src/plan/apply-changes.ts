@@ -16,6 +16,13 @@ import { vagueTitleProblem } from './vague-title';
  * a way to drop or add a task) and must keep each task after the tasks it depends on.
  */
 export function applyPlanChanges(tasks: PlanTask[], changes: PlanChanges): ChangedPlan {
+  const known = new Set(tasks.map((t) => t.id));
+  const unknown = (id: string): ChangedPlan =>
+    refuse(`there is no task ${JSON.stringify(id)} in the plan (its tasks: ${[...known].join(', ')})`);
+  // The schema's record drops a `__proto__` key rather than refusing it: an edit nobody applies must not pass.
+  const rawEdit: unknown = (changes as { edit?: unknown } | null)?.edit;
+  if (typeof rawEdit === 'object' && rawEdit !== null)
+    for (const id of Object.keys(rawEdit)) if (!known.has(id)) return unknown(id);
   const parsed = PlanChanges.safeParse(changes);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -24,9 +31,6 @@ export function applyPlanChanges(tasks: PlanTask[], changes: PlanChanges): Chang
   }
   const c = parsed.data;
   if (tasks.length > MAX_TASKS) return refuse(`the plan has ${tasks.length} tasks; a plan has at most ${MAX_TASKS}`);
-  const known = new Set(tasks.map((t) => t.id));
-  const unknown = (id: string): ChangedPlan =>
-    refuse(`there is no task ${JSON.stringify(id)} in the plan (its tasks: ${[...known].join(', ')})`);
 
   const skip = new Set<string>();
   for (const id of c.skip ?? []) {
