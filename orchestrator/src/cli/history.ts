@@ -5,6 +5,8 @@ import { RunLog } from '../events/store';
 import { runUsage } from '../events/state';
 import { treeUsage } from '../usage/tree-usage';
 import { costText, usageLine } from './usage-line';
+import { planAccount } from '../events/plan-account';
+import { planEventLine, planLines, changesText } from './plan-lines';
 
 export interface ShowOptions {
   /** Also print what each observation showed the model (`show --output`). */
@@ -26,6 +28,9 @@ export function showCommand(ref: string, stateDirFlag: string | undefined, o: Sh
     );
     if (o.output && e.type === 'tool.observation') process.stdout.write(observationText(e.data.content));
   }
+  // A plan run: its plan told whole after the timeline (tasks, the gate, each task's end, recovery).
+  const plan = planAccount(events);
+  if (plan) for (const line of planLines(plan)) process.stdout.write(`${oneLine(line)}\n`);
   // The whole tree's usage, as run.completed records it; for a run not over yet, folded from the logs so far.
   const completed = events.findLast((e) => e.type === 'run.completed');
   const recorded = completed?.type === 'run.completed' ? completed.data.usage : undefined;
@@ -78,14 +83,16 @@ function describe(e: EventEnvelope, byId: Map<string, EventEnvelope>): string {
     }
     case 'approval.granted': {
       const g = e.data;
+      const plan = g.changes ? ` with changes (${changesText(g.changes)})` : g.choice ? `, choice ${g.choice}` : '';
       return (
         `${g.requestId} approved by ${g.approver} via ${g.channel}, scope ` +
-        `${g.scope}${g.reason ? `: ${g.reason}` : ''}`
+        `${g.scope}${plan}${g.reason ? `: ${g.reason}` : ''}`
       );
     }
     case 'approval.denied': {
       const g = e.data;
-      return `${g.requestId} denied by ${g.approver} via ${g.channel}: ${g.reason}`;
+      const what = g.clarify ? 'asked a question' : 'denied';
+      return `${g.requestId} ${what} by ${g.approver} via ${g.channel}: ${g.reason}`;
     }
     case 'run.paused': {
       const p = e.data;
@@ -100,8 +107,10 @@ function describe(e: EventEnvelope, byId: Map<string, EventEnvelope>): string {
     }
     case 'run.started':
       return `${String(e.data.task)} [${String(e.data.model)}]`;
-    case 'tool.intent':
-      return `${String(e.data.tool)} ${JSON.stringify(e.data.input).slice(0, 100)}`;
+    case 'tool.intent': {
+      const task = e.data.taskId ? `[${e.data.taskId}] ` : '';
+      return `${task}${e.data.tool} ${JSON.stringify(e.data.input).slice(0, 100)}`;
+    }
     case 'tool.validation': {
       const v = e.data;
       return v.ok
@@ -144,6 +153,6 @@ function describe(e: EventEnvelope, byId: Map<string, EventEnvelope>): string {
       return `${String(d.status)} (${String(d.stopReason)}${by})${cost}`;
     }
     default:
-      return JSON.stringify(e.data).slice(0, 120);
+      return planEventLine(e) ?? JSON.stringify(e.data).slice(0, 120);
   }
 }

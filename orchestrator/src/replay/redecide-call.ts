@@ -54,9 +54,10 @@ export function redecideCall(call: RecordedCall, d: RedecideDeps): Redecided {
   );
   const unresolvable = resolutionErrors(resolved);
   if (unresolvable.length > 0) return rejected(unresolvable);
-  // The tool's own checks read the workspace: their recorded verdict stands.
+  // The tool's own checks read the workspace: their recorded verdict stands. So does a plan run's
+  // deviation (stage `plan`): the task's scope is the approved plan's, which a new policy does not change.
   const v = call.validation?.data;
-  if (v && !v.ok && v.stage === 'semantic') return rejected(v.errors);
+  if (v && !v.ok && (v.stage === 'semantic' || v.stage === 'plan')) return rejected(v.errors);
   const { decision } = decideCall(d.policy, d.approvedShapes, tool, input, resolved);
   return {
     now: { decision: decision.decision, rule: decision.policyId.slice(0, 2000), by: 'policy' },

@@ -11,6 +11,7 @@ import { approvalsOf, commandsOf, observationText, refusalsOf, toolCallsByTool }
 import { agentsReportOf } from './report-agents';
 import { REPORT_FORMAT, REPORT_VERSION, type RunReport } from './report-schema';
 import { usageOf } from './report-usage';
+import { planOf } from './report-plan';
 
 export interface BuildReportOptions {
   /** Bytes of the diff file read into the report (the rest is cut and marked so). */
@@ -35,6 +36,7 @@ export function buildReport(stateDir: string, runId: string, o: BuildReportOptio
   const tree = buildTree(stateDir, runId);
   const status = tree.status;
   const finished = status !== 'running' && status !== 'paused';
+  const plan = planOf(events);
   return {
     format: REPORT_FORMAT,
     version: REPORT_VERSION,
@@ -77,6 +79,7 @@ export function buildReport(stateDir: string, runId: string, o: BuildReportOptio
     refusals: refusalsOf(events, finished ? completed : undefined),
     usage: usageOf(events, finished ? completed : undefined, started),
     agents: agentsReportOf(stateDir, tree, events, o.verify ?? true),
+    ...(plan ? { plan } : {}),
   };
 }
 

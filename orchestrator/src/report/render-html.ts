@@ -4,6 +4,7 @@ import { markup, SafeHtml } from './html-escape';
 import { badge, clock, count, foldedText } from './html-parts';
 import { REPORT_CSS } from './html-style';
 import { agentSectionHtml, agentsOf, anchorsOf, lineageHtml, STATUS_TONE, VERDICT_TONE } from './html-tree';
+import { planHtml } from './html-plan';
 import { approvalsHtml, changesHtml, treeCost, usageHtml, verifyHtml } from './html-sections';
 
 /**
@@ -55,7 +56,8 @@ export function renderHtml(r: RunReport): string {
       </dl>
     </header>
     <nav class="toc">
-      <a href="#answer">Answer</a><a href="#lineage">Lineage</a><a href="#approvals">Approvals</a
+      <a href="#answer">Answer</a>${r.plan ? markup`<a href="#plan">Plan</a>` : ''}<a href="#lineage">Lineage</a
+      ><a href="#approvals">Approvals</a
       ><a href="#changes">Changes</a><a href="#usage">Tokens and cost</a><a href="#verify">Verify</a
       ><a href="#timeline">Timeline</a>
     </nav>
@@ -63,6 +65,14 @@ export function renderHtml(r: RunReport): string {
       <h2>Answer</h2>
       ${r.answer !== null ? foldedText(r.answer, 'Answer', 'answer') : markup`<p class="muted">No answer.</p>`}
     </section>
+    ${
+      r.plan
+        ? markup`<section id="plan">
+          <h2>Plan: the gate, each task, recovery</h2>
+          ${planHtml(r.plan)}
+        </section>`
+        : ''
+    }
     <section id="lineage">
       <h2>Lineage: the agents and their handoffs</h2>
       ${lineageHtml(r.agents, anchors)}

@@ -11,6 +11,7 @@ import {
   refusalsSection,
   usageSection,
 } from './report-sections';
+import { planSection } from './report-plan-markdown';
 
 /**
  * GitHub refuses a comment over 65,536 characters; the step summary has its own limit (1 MiB). The
@@ -30,6 +31,7 @@ const BUDGET = {
   approvals: 2_500,
   refusals: 3_500,
   agents: 3_000,
+  plan: 4_000,
 } as const;
 
 const STATUS_MARK: Record<RunReport['outcome']['status'], string> = {
@@ -67,6 +69,7 @@ export function renderMarkdown(r: RunReport): string {
     `### Answer\n\n${answerSection(r, BUDGET.answer, jsonHint)}`,
     `### Check\n\n${checkSection(r, BUDGET.check)}`,
   ];
+  if (r.plan) parts.push(`### Plan (${r.plan.tasks.length} tasks)\n\n${planSection(r.plan, BUDGET.plan, jsonHint)}`);
   const feedback = feedbackSection(r, BUDGET.feedback, jsonHint);
   if (feedback !== null) parts.push(`### Sent back to the model\n\n${feedback}`);
   parts.push(

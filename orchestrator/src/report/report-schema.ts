@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Agent, Refusal, Status, Usage } from './report-agent-schema';
+import { ReportPlan } from './report-plan-schema';
 
 export type { ReportAgent } from './report-agent-schema';
 
@@ -122,6 +123,8 @@ export const RunReport = z.strictObject({
   refusals: z.array(Refusal),
   usage: Usage,
   agents: Agent,
+  /** A plan run's plan (report-plan-schema.ts); absent for every other run. */
+  plan: ReportPlan.optional(),
 });
 export type RunReport = z.infer<typeof RunReport>;
 export type ReportCommand = z.infer<typeof Command>;

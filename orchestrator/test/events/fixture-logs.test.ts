@@ -43,7 +43,8 @@ type SetupNamed =
   | 'replayTrace'
   | 'replayDryRun'
   | 'replayModel'
-  | 'replayExecution';
+  | 'replayExecution'
+  | 'plan';
 interface Fixture {
   state: string;
   /** The key that anchored the logs; from version 2 on. Before that, a fresh one: this machine's. */
@@ -125,8 +126,9 @@ describe('fixture logs', () => {
       () => {
         const f = copyOf(version);
         const all = readdirSync(path.join(f.state, 'runs'));
-        // Four runs, one with a sub-agent; from v3 two more (setup); from v4 three more; from v5 four replays.
-        expect(all).toHaveLength(version >= 5 ? 14 : version >= 4 ? 10 : version >= 3 ? 7 : 5);
+        // Four runs, one with a sub-agent; from v3 two more (setup); from v4 three more; from v5 four replays;
+        // from v6 a plan run.
+        expect(all).toHaveLength(version >= 6 ? 15 : version >= 5 ? 14 : version >= 4 ? 10 : version >= 3 ? 7 : 5);
         for (const runId of all) {
           const r = auditRun(f.state, runId, f.key);
           expect({ runId, verdict: r.verdict, problems: r.problems, unanchored: r.unanchored }).toEqual({
@@ -166,6 +168,7 @@ describe('fixture logs', () => {
           ...(version >= 5
             ? { replayTrace: 'final', replayDryRun: 'final', replayModel: 'final', replayExecution: 'final' }
             : {}),
+          ...(version >= 6 ? { plan: 'final' } : {}),
         });
       },
     );

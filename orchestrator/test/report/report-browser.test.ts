@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { marked } from 'marked';
 import { chromium, type Browser } from 'playwright-core';
 import { hostileMarkdown } from './report-harness';
+import { planRunMarkdown } from './report-plan-harness';
 
 /**
  * The hostile run's report as a person sees it: rendered by a GFM renderer that, unlike GitHub,
@@ -85,6 +86,27 @@ describe('the hostile report in a browser', () => {
     expect(await diff.textContent()).toContain('<script>window.__pwned = 1</script> line 3');
     if (process.env.GATEHOUSE_REPORT_SCREENSHOT)
       await page.screenshot({ path: process.env.GATEHOUSE_REPORT_SCREENSHOT, fullPage: true });
+    await page.close();
+  });
+
+  it('a plan run: a task title written as markup stays text (no image, no link, no handler)', async () => {
+    const html = await marked.parse(planRunMarkdown(), { gfm: true });
+    const page = await browser.newPage();
+    const requests: string[] = [];
+    await page.route('**/*', async (route) => {
+      requests.push(route.request().url());
+      await route.abort();
+    });
+    await page.setContent(`<!doctype html><html><body><main>${html}</main></body></html>`, { waitUntil: 'load' });
+    const found = await page.evaluate<Inspection>(INSPECT);
+    // The report's own elements, as above (its tables are the usage's).
+    const allowed = ['code', 'details', 'em', 'h2', 'h3', 'li', 'p', 'pre', 'strong', 'summary', 'table', 'tbody'];
+    allowed.push('td', 'th', 'thead', 'tr', 'ul');
+    expect(found.elements.filter((e) => !allowed.includes(e))).toEqual([]);
+    expect(found.handlers).toEqual([]);
+    expect(found.pwned).toBeNull();
+    expect(requests).toEqual([]);
+    expect(await page.locator('main').textContent()).toContain('<img src=x onerror=alert(1)>');
     await page.close();
   });
 });

@@ -29,6 +29,12 @@ export const GENESIS_HASH = '0'.repeat(64);
  *   `model.request.stateSha256` and `.contextTokenBudget`; `tool.execution.completed.outputSha256`; and
  *   `model.request.contextSha256` is now taken over the canonical JSON of the request (keys sorted), so it
  *   can be rebuilt from the log (before 5: JSON in the model's key order).
+ * - 6: plan mode (shared/src/events/plan.ts, `gatehouse plan`): `plan.created`, `plan.gate`, `task.started`,
+ *   `task.completed`, `task.failed`, `failure.classified`, `recovery.applied`, `recovery.escalated`,
+ *   `plan.completed`; `run.started.planMode`, `tool.intent.taskId`, the `tool.validation` stage `plan` (a
+ *   call outside its task: a deviation), `approval.granted.changes` (a plan approved with changes) and
+ *   `.choice` (the answer to an escalation, an approval request of tool `escalation` with no tool.intent),
+ *   `approval.denied.clarify` (a question for the model, not a rejection).
  *
  * A reader refuses an event of a version above this one (verify, show and resume all read through
  * orchestrator/src/events/scan.ts, which says which version is needed): the data schemas are strict,
@@ -36,7 +42,7 @@ export const GENESIS_HASH = '0'.repeat(64);
  * new event type, a new field in an envelope or in any event's data, a new meaning) raises this
  * number, and adds fixture logs under test/fixtures/logs/v<N>/ (see the README there).
  */
-export const LOG_SCHEMA_VERSION = 5;
+export const LOG_SCHEMA_VERSION = 6;
 
 /**
  * The envelope every event shares. `hash` is the SHA-256 of the canonical JSON of every other
