@@ -1,5 +1,6 @@
 import type { RequestState } from './state';
 import type { ApprovalAnswer, ApprovalPrompt } from '../approval/channels/types';
+import { checkPlanAnswer, type Answered } from './plan-answer';
 import { previewOf } from '../approval/channels/preview';
 import { record } from '../tools/pipeline/record';
 import { recordObservation } from '../tools/pipeline/record-observation';
@@ -16,10 +17,15 @@ const NO_APPROVER: ApprovalAnswer = {
   reason: 'no approver is available in this run',
 };
 
+/** Answers that do not fit their request (changes a plan cannot take) asked again before the request is left open. */
+const MAX_UNFIT_ANSWERS = 3;
+
 /**
  * Puts a recorded request to the run's channel and records the answer (`approval.granted`, made
  * durable, or `approval.denied`) before anything runs. A `pause` records nothing: the request
- * stays pending on record and the call waits for it.
+ * stays pending on record and the call waits for it. An answer that does not fit the request (a
+ * plan's changes that break it, an escalation granted without a choice) is never recorded: the
+ * channel is asked again, and after a few such answers the request is left pending.
  */
 export async function askApprover(
   deps: PipelineDeps,
@@ -39,12 +45,33 @@ export async function askApprover(
     preview: previewOf(request.tool, input),
     lineage: request.lineage,
   };
-  const answer = deps.channel ? await deps.channel.ask(prompt, signal ?? new AbortController().signal) : NO_APPROVER;
-  if (answer.decision === 'pause') {
-    return { kind: 'pending', callId: request.callId, tool: request.tool, requestId: request.requestId };
+  const pending: Approved = {
+    kind: 'pending',
+    callId: request.callId,
+    tool: request.tool,
+    requestId: request.requestId,
+  };
+  let answer: Answered | undefined;
+  for (let unfit = 0; answer === undefined; unfit++) {
+    if (unfit >= MAX_UNFIT_ANSWERS) return pending;
+    const raw = deps.channel ? await deps.channel.ask(prompt, signal ?? new AbortController().signal) : NO_APPROVER;
+    if (raw.decision === 'pause') return pending;
+    const checked = checkPlanAnswer(request.tool, input, raw);
+    if (checked.ok) answer = checked.answer;
   }
+  const eventId = recordAnswer(deps, request, answer);
+  if (answer.decision === 'deny')
+    return declinedByPerson(deps, deps.tracker.state.approvals.requests[request.requestId] ?? request, input);
+  return { kind: 'ready', grant: { eventId, executionHash: request.executionHash, by: 'user' } };
+}
+
+/**
+ * Records a checked answer to a pending request: `approval.granted` (with a plan's changes or an
+ * escalation's choice) made durable, or `approval.denied` (a question about a plan marked clarify).
+ */
+export function recordAnswer(deps: PipelineDeps, request: RequestState, answer: Answered): string {
   if (answer.decision === 'deny') {
-    record(
+    return record(
       deps,
       'approval.denied',
       'user',
@@ -55,10 +82,10 @@ export async function askApprover(
         approver: answer.approver,
         channel: answer.channel,
         reason: answer.reason,
+        ...(answer.clarify ? { clarify: true } : {}),
       },
       request.eventId,
-    );
-    return declinedByPerson(deps, deps.tracker.state.approvals.requests[request.requestId] ?? request, input);
+    ).id;
   }
   const granted = record(
     deps,
@@ -73,11 +100,13 @@ export async function askApprover(
       approver: answer.approver,
       channel: answer.channel,
       reason: answer.reason ?? '',
+      ...(answer.changes ? { changes: answer.changes } : {}),
+      ...(answer.choice ? { choice: answer.choice } : {}),
     },
     request.eventId,
   );
   deps.log.sync();
-  return { kind: 'ready', grant: { eventId: granted.id, executionHash: request.executionHash, by: 'user' } };
+  return granted.id;
 }
 
 /** The observation of a call a person declined: who declined it and why, so the model chooses another way. */
@@ -91,9 +120,12 @@ export function declinedByPerson(
     callId: request.callId,
     tool: request.tool,
     outcome: 'denied',
-    body:
-      `${request.tool} was declined by ${who}: ${request.answer?.reason ?? 'no reason given'}. It was not run; ` +
-      `choose another way.`,
+    // A question about a plan is not a rejection: the model answers it and submits the plan again.
+    body: request.answer?.clarify
+      ? `The reviewer asks: ${request.answer.reason}; answer it and submit the plan again. (${who} asked a ` +
+        `question about the plan; it is neither approved nor rejected yet.)`
+      : `${request.tool} was declined by ${who}: ${request.answer?.reason ?? 'no reason given'}. It was not run; ` +
+        `choose another way.`,
     causationId: request.answer?.eventId ?? null,
     input,
   });

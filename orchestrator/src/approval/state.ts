@@ -1,4 +1,4 @@
-import type { EventEnvelope } from '@gatehouse/shared';
+import type { EventEnvelope, PlanChanges, RecoveryChoice } from '@gatehouse/shared';
 
 /** One approval request as the log tells it. */
 export interface RequestState {
@@ -17,7 +17,20 @@ export interface RequestState {
   lineage: string[];
   status: 'pending' | 'granted' | 'denied';
   /** Set once answered. */
-  answer?: { eventId: string; scope?: 'once' | 'run'; approver: string; channel: string; reason: string };
+  answer?: {
+    eventId: string;
+    scope?: 'once' | 'run';
+    approver: string;
+    channel: string;
+    /** A denial's reason, or with `clarify` the approver's question; a grant's optional note. */
+    reason: string;
+    /** submit_plan granted with changes (already validated against the plan): apply them to its tasks. */
+    changes?: PlanChanges;
+    /** escalation granted: what to do with the task. An escalation denied means abort. */
+    choice?: RecoveryChoice;
+    /** submit_plan denied as a question for the model (`reason`), not a rejection. */
+    clarify?: true;
+  };
 }
 
 /** Where each tool call got to, so a resumed run continues it instead of starting it again. */
@@ -116,7 +129,15 @@ export function applyApproval(s: ApprovalState, event: EventEnvelope): void {
       )
         return;
       r.status = 'granted';
-      r.answer = { eventId: event.id, scope: d.scope, approver: d.approver, channel: d.channel, reason: d.reason };
+      r.answer = {
+        eventId: event.id,
+        scope: d.scope,
+        approver: d.approver,
+        channel: d.channel,
+        reason: d.reason,
+        ...(d.changes ? { changes: d.changes } : {}),
+        ...(d.choice ? { choice: d.choice } : {}),
+      };
       // Only "approve for this run" stands for the shape; "approve once" is this one action.
       if (d.scope === 'run') {
         s.runGrants[d.actionHash] = event.id;
@@ -129,7 +150,13 @@ export function applyApproval(s: ApprovalState, event: EventEnvelope): void {
       const r = s.requests[d.requestId];
       if (!r || r.status !== 'pending' || r.actionHash !== d.actionHash) return;
       r.status = 'denied';
-      r.answer = { eventId: event.id, approver: d.approver, channel: d.channel, reason: d.reason };
+      r.answer = {
+        eventId: event.id,
+        approver: d.approver,
+        channel: d.channel,
+        reason: d.reason,
+        ...(d.clarify ? { clarify: true as const } : {}),
+      };
       return;
     }
     case 'tool.execution.started': {

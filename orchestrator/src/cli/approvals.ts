@@ -1,5 +1,6 @@
 import os from 'node:os';
-import type { EventEnvelope } from '@gatehouse/shared';
+import type { EventEnvelope, PlanChanges, RecoveryChoice } from '@gatehouse/shared';
+import { checkPlanAnswer, ESCALATION, type Answered } from '../approval/plan-answer';
 import { pendingRequests, type RequestState } from '../approval/state';
 import { GatehouseError } from '../errors';
 import { resolveRun } from '../events/run-ref';
@@ -101,6 +102,8 @@ export function answerCommand(
     reason?: string;
     json?: boolean;
     onBehalfOf?: string;
+    /** Plan mode (plan-answers.ts): a plan's changes, an escalation's choice, a question instead of a rejection. */
+    plan?: { changes?: PlanChanges; choice?: RecoveryChoice; clarify?: true };
   },
 ): number {
   const { stateDir, runId: treeRoot } = resolveRun(ref, o);
@@ -119,9 +122,25 @@ export function answerCommand(
       throw new ApprovalCommandError(`request ${requestId} was already ${r.status} by ${r.answer?.approver ?? '?'}`);
     // The account that wrote the answer, and whom it says it answered for (a CI job for a maintainer).
     const approver = `user:${os.userInfo().username}${o.onBehalfOf ? ` for ${o.onBehalfOf}` : ''}`;
+    // The answer must fit the request (a plan's changes applied to it, an escalation's choice) before it is written.
+    const fits = checkPlanAnswer(
+      r.tool,
+      r.input,
+      o.decision === 'grant'
+        ? { decision: 'grant', scope: o.scope ?? 'once', approver, channel: 'cli', ...o.plan }
+        : { decision: 'deny', approver, channel: 'cli', reason: o.reason ?? 'denied', ...o.plan },
+    );
+    if (!fits.ok)
+      throw new ApprovalCommandError(
+        `${requestId} (${r.tool}) was not answered, nothing was recorded: ${fits.problem}` +
+          (r.tool === ESCALATION
+            ? `; decide it with: gatehouse plan decide ${treeRoot} ${requestId} retry|skip|abort`
+            : ''),
+      );
+    const plan = fits.answer;
     const cause = { causationId: r.eventId };
     const event =
-      o.decision === 'grant'
+      plan.decision === 'grant'
         ? log.append(
             'approval.granted',
             'user',
@@ -134,6 +153,8 @@ export function answerCommand(
               approver,
               channel: 'cli',
               reason: o.reason ?? '',
+              ...(plan.changes ? { changes: plan.changes } : {}),
+              ...(plan.choice ? { choice: plan.choice } : {}),
             },
             cause,
           )
@@ -147,6 +168,7 @@ export function answerCommand(
               approver,
               channel: 'cli',
               reason: o.reason ?? 'denied',
+              ...(plan.clarify ? { clarify: true } : {}),
             },
             cause,
           );
@@ -154,7 +176,7 @@ export function answerCommand(
     if (o.json) process.stdout.write(`${JSON.stringify(event)}\n`);
     else
       process.stdout.write(
-        `${o.decision === 'grant' ? `approved (scope ${o.scope ?? 'once'})` : 'denied'}: ${requestId} ` +
+        `${saidOf(plan, o.scope ?? 'once')}: ${requestId} ` +
           `${r.tool}${runId !== treeRoot ? ` (sub-agent ${runId})` : ''} — continue with: gatehouse resume ` +
           `${treeRoot}\n`,
       );
@@ -162,4 +184,12 @@ export function answerCommand(
   } finally {
     log.close();
   }
+}
+
+/** What the answer was, in the words of its command. */
+function saidOf(a: Answered, scope: 'once' | 'run'): string {
+  if (a.decision === 'deny') return a.clarify ? 'question sent' : 'denied';
+  if (a.choice) return `decided ${a.choice}`;
+  if (a.changes) return 'approved with changes';
+  return `approved (scope ${scope})`;
 }

@@ -1,13 +1,45 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { connect, credsAuthenticator } from 'nats';
 import { z } from 'zod';
-import { approvalSubjects } from '@gatehouse/shared';
+import { approvalSubjects, type PlanChanges, type RecoveryChoice } from '@gatehouse/shared';
+import { LATEST, resolveRun, RunNotFoundError } from '../events/run-ref';
 import { answerOverNats, newApproverKey, signAnswer } from '../approval/channels/approverKeys';
 import { ensureImages, ensureNatsServer } from '../sandbox/index';
 import { approverCreds } from '../sandbox/nats-auth';
 import { ApprovalCommandError } from './approvals';
 
 const KeyFile = z.strictObject({ name: z.string(), publicKey: z.string(), seed: z.string() });
+
+type Pending = { requestId: string; actionHash: string; tool: string; runId: string };
+
+/**
+ * The run an answer over NATS goes to: resolved like every run id where its log is here; a live
+ * run on another machine has no log here, and its id is taken as given.
+ */
+export function natsRunId(ref: string, stateDir: string | undefined): string {
+  try {
+    return resolveRun(ref, { stateDir }).runId;
+  } catch (e) {
+    if (e instanceof RunNotFoundError && ref !== LATEST) return ref;
+    throw e;
+  }
+}
+
+function pickRequest(runId: string, pending: Pending[], which: string | { tool: string }): Pending {
+  const listed = `pending: ${pending.map((p) => `${p.requestId} ${p.tool}`).join(', ') || 'none'}`;
+  if (typeof which === 'string') {
+    const request = pending.find((p) => p.requestId === which);
+    if (!request) throw new ApprovalCommandError(`run ${runId} has no pending request ${which} (${listed})`);
+    return request;
+  }
+  const matching = pending.filter((p) => p.tool === which.tool);
+  if (matching.length === 1) return matching[0]!;
+  throw new ApprovalCommandError(
+    matching.length === 0
+      ? `run ${runId} has no pending ${which.tool} request (${listed})`
+      : `run ${runId} has ${matching.length} pending ${which.tool} requests (${listed}); answer one by its id`,
+  );
+}
 
 /** `gatehouse approver keygen NAME --out FILE`: a signing key for approvals over NATS. */
 export function approverKeygen(name: string, out: string): number {
@@ -34,8 +66,16 @@ export async function approverCredsCommand(o: { run?: string; out?: string }): P
  */
 export async function answerOverNatsCommand(
   runId: string,
-  requestId: string,
-  o: { key: string; decision: 'grant' | 'deny'; scope?: 'once' | 'run'; reason?: string },
+  /** The request, or (plan approve|reject|ask) the one pending request of this tool. */
+  which: string | { tool: string },
+  o: {
+    key: string;
+    decision: 'grant' | 'deny';
+    scope?: 'once' | 'run';
+    reason?: string;
+    /** Plan mode: signed with the rest, so they cannot be altered on the way. */
+    plan?: { changes?: PlanChanges; choice?: RecoveryChoice; clarify?: true };
+  },
 ): Promise<number> {
   let key: z.infer<typeof KeyFile>;
   try {
@@ -50,30 +90,29 @@ export async function answerOverNatsCommand(
   });
   try {
     const subjects = approvalSubjects(runId);
-    let pending: Array<{ requestId: string; actionHash: string; tool: string; runId: string }>;
+    let pending: Pending[];
     try {
       const reply = await nc.request(subjects.pending, new Uint8Array(), { timeout: 5000 });
       pending = (JSON.parse(new TextDecoder().decode(reply.data)) as { pending: typeof pending }).pending;
     } catch {
+      const paused = typeof which === 'string' ? `use: gatehouse approve ${runId} ${which}` : 'answer without --nats';
       throw new ApprovalCommandError(
         `run ${runId} is not waiting for answers over NATS (not live, or its policy lists no approvers); for a ` +
-          `paused run use: gatehouse approve ${runId} ${requestId}`,
+          `paused run ${paused}`,
       );
     }
-    const request = pending.find((p) => p.requestId === requestId);
-    if (!request)
-      throw new ApprovalCommandError(
-        `run ${runId} has no pending request ${requestId} (pending: ` +
-          `${pending.map((p) => p.requestId).join(', ') || 'none'})`,
-      );
+    const request = pickRequest(runId, pending, which);
     const signed = signAnswer(
       {
-        requestId,
+        requestId: request.requestId,
         runId: request.runId,
         actionHash: request.actionHash,
         decision: o.decision,
         ...(o.scope ? { scope: o.scope } : {}),
         ...(o.reason ? { reason: o.reason } : {}),
+        ...(o.plan?.changes ? { changes: o.plan.changes } : {}),
+        ...(o.plan?.choice ? { choice: o.plan.choice } : {}),
+        ...(o.plan?.clarify ? { clarify: true as const } : {}),
         approver: { name: key.name, publicKey: key.publicKey },
       },
       key.seed,

@@ -8,7 +8,6 @@ import { verify } from './verify';
 import { showCommand } from './history';
 import { DEFAULT_PRUNE_AGE, pruneCommand, runsCommand } from './runs';
 import { legacyRunsNotice } from './legacy-notice';
-import { LATEST, resolveRun, RunNotFoundError } from '../events/run-ref';
 import { treeCommand } from './tree';
 import { registerSessionCommands } from './session-commands';
 import { registerReportCommand } from './report-command';
@@ -16,7 +15,7 @@ import { registerReplayCommand } from './replay-command';
 import { registerPlanCommand } from './plan-command';
 import { registerEvalCommand } from './eval-command';
 import { answerCommand, approvalsCommand } from './approvals';
-import { answerOverNatsCommand, approverCredsCommand, approverKeygen } from './approver';
+import { answerOverNatsCommand, approverCredsCommand, approverKeygen, natsRunId } from './approver';
 import { policyCheckCommand } from './policy-command';
 import { UsageError } from './usage';
 import { Mode } from '../policy/mode';
@@ -28,19 +27,6 @@ import { visible } from '../approval/channels/screen';
 
 // First: a reader that goes away (`| head`) ends output quietly, for every command (closed-output.ts).
 guardOutput();
-
-/**
- * The run an answer over NATS goes to: resolved like every run id where its log is here; a live
- * run on another machine has no log here, and its id is taken as given.
- */
-function natsRunId(ref: string, stateDir: string | undefined): string {
-  try {
-    return resolveRun(ref, { stateDir }).runId;
-  } catch (e) {
-    if (e instanceof RunNotFoundError && ref !== LATEST) return ref;
-    throw e;
-  }
-}
 
 // Unknown flags: every one of a command at once, with the closest (gatehouse-command.ts).
 const program = new GatehouseCommand('gatehouse')

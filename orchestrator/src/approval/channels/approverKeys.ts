@@ -1,7 +1,7 @@
 import { createUser, fromPublic, fromSeed } from '@nats-io/nkeys';
 import type { NatsConnection } from 'nats';
 import { z } from 'zod';
-import { approvalSubjects, canonicalJson, Id, Sha256Hex } from '@gatehouse/shared';
+import { approvalSubjects, canonicalJson, Id, PlanChanges, RecoveryChoice, Sha256Hex } from '@gatehouse/shared';
 
 /**
  * The approver's side of approvals over NATS: keys, signing, and sending an answer. A web page or a
@@ -36,6 +36,10 @@ export const SignedAnswer = z.strictObject({
   decision: z.enum(['grant', 'deny']),
   scope: z.enum(['once', 'run']).optional(),
   reason: z.string().max(1_000).optional(),
+  /** Plan mode, all signed like the rest: a plan granted with changes, an escalation's choice, a question (deny). */
+  changes: PlanChanges.optional(),
+  choice: RecoveryChoice.optional(),
+  clarify: z.literal(true).optional(),
   approver: Approver,
   signedAt: z.iso.datetime(),
   /** base64 ed25519 signature (64 bytes) over signingBytes(every other field). */

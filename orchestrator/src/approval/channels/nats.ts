@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { approvalSubjects, Id, validate } from '@gatehouse/shared';
 import { Approver, SignedAnswer, verifyAnswerSignature, type AnswerReply } from './approverKeys';
 import type { ApprovalAnswer, ApprovalChannel, ApprovalPrompt } from './types';
+import { checkPlanAnswer, type Answered } from '../plan-answer';
 
 export interface NatsChannelOptions {
   nc: NatsConnection;
@@ -175,28 +176,29 @@ class NatsChannel implements ApprovalChannel {
     if (!verifyAnswerSignature(a))
       return { ok: false, error: `the signature does not verify for key ${a.approver.publicKey}` };
     const approver = `nats:${a.approver.name}:${a.approver.publicKey}`;
-    if (a.decision === 'grant') {
-      // A grant that does not name a scope gets the narrower one.
-      return {
-        ok: true,
-        answer: {
-          decision: 'grant',
-          scope: a.scope ?? 'once',
-          approver,
-          channel: 'nats',
-          ...(a.reason ? { reason: a.reason } : {}),
-        },
-      };
-    }
-    return {
-      ok: true,
-      answer: {
-        decision: 'deny',
-        approver,
-        channel: 'nats',
-        reason: a.reason?.trim() || `denied by ${a.approver.name}`,
-      },
-    };
+    const answer: Answered =
+      a.decision === 'grant'
+        ? {
+            // A grant that does not name a scope gets the narrower one.
+            decision: 'grant',
+            scope: a.scope ?? 'once',
+            approver,
+            channel: 'nats',
+            ...(a.reason ? { reason: a.reason } : {}),
+            ...(a.changes ? { changes: a.changes } : {}),
+            ...(a.choice ? { choice: a.choice } : {}),
+          }
+        : {
+            decision: 'deny',
+            approver,
+            channel: 'nats',
+            reason: a.reason?.trim() || `denied by ${a.approver.name}`,
+            ...(a.clarify ? { clarify: true } : {}),
+          };
+    // Signed or not, a plan's changes that break it (or a choice for a plain call) answer nothing.
+    const fits = checkPlanAnswer(prompt.tool, prompt.input, answer);
+    if (!fits.ok) return { ok: false, error: `the answer does not fit request ${prompt.requestId}: ${fits.problem}` };
+    return { ok: true, answer: fits.answer };
   }
 
   private pendingList(): { runId: string; pending: unknown[]; truncated?: true } {

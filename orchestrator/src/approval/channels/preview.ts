@@ -1,4 +1,5 @@
 import { canonicalJson } from '@gatehouse/shared';
+import { planPreviewOf } from './plan-preview';
 
 /**
  * What an approver reads before saying yes: the exact command, or what a file will look like.
@@ -22,6 +23,8 @@ export function previewOf(tool: string, input: unknown): string {
   if (tool === 'write_file' && typeof fields.path === 'string' && typeof fields.content === 'string') {
     return writePreview(fields.path, fields.content);
   }
+  const plan = planPreviewOf(tool, input);
+  if (plan !== undefined) return plan;
   return cut(json(input), MAX_JSON_CHARS);
 }
 

@@ -1,6 +1,7 @@
 import os from 'node:os';
-import { createInterface, type Interface } from 'node:readline';
 import type { ApprovalAnswer, ApprovalChannel, ApprovalPrompt } from './types';
+import { LineReader } from './line-reader';
+import { planDialog } from './terminal-plan';
 import { oneLine, visible } from './screen';
 
 export interface TerminalChannelOptions {
@@ -18,12 +19,6 @@ const MAX_INVALID = 5;
 /** A preview longer than this is cut on screen; the approval still covers the whole action. */
 const MAX_PREVIEW_LINES = 400;
 const MAX_REASON_CHARS = 500;
-/**
- * On a TTY, keys typed between questions wait in the kernel's buffer (node cannot flush it) and
- * arrive the moment the next question starts reading. Nobody reads a question and answers it
- * this fast, so lines arriving this soon after it is shown were typed before it and are ignored.
- */
-const TTY_SETTLE_MS = 250;
 
 /**
  * Asks the person at the terminal. Prompts are serialized: parallel sub-agents asking at once see
@@ -32,8 +27,6 @@ const TTY_SETTLE_MS = 250;
 export function terminalChannel(opts: TerminalChannelOptions): ApprovalChannel {
   return new TerminalChannel(opts);
 }
-
-type Read = { kind: 'line'; line: string } | { kind: 'eof' } | { kind: 'aborted' };
 
 const CANCELLED: ApprovalAnswer = { decision: 'pause', channel: 'terminal', reason: 'cancelled' };
 
@@ -74,7 +67,18 @@ class TerminalChannel implements ApprovalChannel {
     const w = (s: string) => void this.out.write(s);
     this.reader.begin();
     try {
-      w(render(prompt));
+      // A plan and an escalation have answers of their own (terminal-plan.ts); the frame is the same.
+      const dialog = planDialog(prompt);
+      if (dialog) {
+        w(render(prompt, dialog.menu));
+        return await dialog.converse({
+          write: w,
+          read: () => this.reader.next(signal),
+          approver: this.approver,
+          maxInvalid: MAX_INVALID,
+        });
+      }
+      w(render(prompt, MENU));
       for (let invalid = 0; ;) {
         w('> ');
         const read = await this.reader.next(signal);
@@ -157,7 +161,9 @@ function safeUsername(): string | undefined {
 }
 
 /** The question, framed so that text from the model (preview, reason) cannot pass for the menu. */
-function render(p: ApprovalPrompt): string {
+const MENU = '[o] approve once  [r] approve for this run  [d] deny';
+
+function render(p: ApprovalPrompt, menu: string): string {
   const rows: [string, string][] = [];
   if (p.lineage.length > 1) rows.push(['lineage', p.lineage.map(oneLine).join(' › ')]);
   rows.push(
@@ -178,7 +184,7 @@ function render(p: ApprovalPrompt): string {
         `if unsure)`,
     );
   }
-  lines.push('  └', '[o] approve once  [r] approve for this run  [d] deny', '');
+  lines.push('  └', menu, '');
   return lines.join('\n');
 }
 
@@ -199,116 +205,4 @@ function untilOrAborted(p: Promise<unknown>, signal: AbortSignal): Promise<boole
       },
     );
   });
-}
-
-/**
- * Lines from the input, handed out only while a question is on screen. Each question gets its
- * own readline interface, closed when it is answered: between questions stdin is paused (an idle
- * stdin does not keep the process alive) and out of raw mode (so Ctrl-C still reaches the
- * process as a signal). Whatever was typed ahead is dropped when the next question starts: a key
- * pressed before a question was shown must not answer it.
- */
-class LineReader {
-  private rl: Interface | undefined;
-  private queue: string[] = [];
-  private waiter: ((r: Read) => void) | undefined;
-  /** The input ended (Ctrl-D, closed stdin) or the channel was closed: every later read is EOF. */
-  private closed = false;
-
-  constructor(
-    private readonly input: NodeJS.ReadableStream,
-    private readonly output: NodeJS.WritableStream,
-  ) {}
-
-  begin(): void {
-    this.queue = [];
-    if (this.closed) return;
-    // An input that ended while no interface listened would never say so again.
-    if ((this.input as NodeJS.ReadableStream & { readableEnded?: boolean }).readableEnded) {
-      this.closed = true;
-      return;
-    }
-    this.dropTypedAhead();
-    const rl = createInterface({ input: this.input, output: this.output });
-    const tty = isTty(this.input);
-    const shownAt = Date.now();
-    let ours = false;
-    rl.on('line', (line) => {
-      if (tty && Date.now() - shownAt < TTY_SETTLE_MS) {
-        this.output.write('  (ignored a line typed before this question was shown)\n> ');
-        return;
-      }
-      if (this.waiter) this.waiter({ kind: 'line', line });
-      else this.queue.push(line);
-    });
-    rl.on('close', () => {
-      if (ours) return;
-      // readline closes itself on end of input. Ctrl-D on a terminal answers this question only;
-      // the terminal is still there for the next one. A pipe or file that ended stays ended.
-      if (tty && !(this.input as NodeJS.ReadableStream & { readableEnded?: boolean }).readableEnded) this.endQuestion();
-      else this.markClosed();
-    });
-    // In raw (TTY) mode Ctrl-C reaches readline, not the process: pass it on so the CLI's handler runs.
-    if (tty) rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
-    this.rl = rl;
-    this.release = () => {
-      ours = true;
-      rl.close();
-    };
-  }
-
-  end(): void {
-    this.queue = [];
-    this.rl = undefined;
-    this.release();
-    this.release = () => undefined;
-  }
-
-  next(signal: AbortSignal): Promise<Read> {
-    const queued = this.queue.shift();
-    if (queued !== undefined) return Promise.resolve({ kind: 'line', line: queued });
-    if (this.closed || !this.rl) return Promise.resolve({ kind: 'eof' });
-    if (signal.aborted) return Promise.resolve({ kind: 'aborted' });
-    return new Promise((resolve) => {
-      const onAbort = () => {
-        this.waiter = undefined;
-        resolve({ kind: 'aborted' });
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.waiter = (r) => {
-        signal.removeEventListener('abort', onAbort);
-        this.waiter = undefined;
-        resolve(r);
-      };
-    });
-  }
-
-  close(): void {
-    this.end();
-    this.markClosed();
-  }
-
-  private release: () => void = () => undefined;
-
-  private markClosed(): void {
-    this.closed = true;
-    this.endQuestion();
-  }
-
-  private endQuestion(): void {
-    this.rl = undefined; // next() now answers EOF for the rest of this question
-    this.waiter?.({ kind: 'eof' });
-  }
-
-  /** Whatever is buffered before the question's interface exists was typed ahead: read and discard it. */
-  private dropTypedAhead(): void {
-    const r = this.input as NodeJS.ReadableStream & { readableLength?: number };
-    while ((r.readableLength ?? 0) > 0 && r.read() !== null) {
-      /* discarded */
-    }
-  }
-}
-
-function isTty(s: NodeJS.ReadableStream): boolean {
-  return (s as NodeJS.ReadableStream & { isTTY?: boolean }).isTTY === true;
 }

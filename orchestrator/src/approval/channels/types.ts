@@ -1,3 +1,5 @@
+import type { PlanChanges, RecoveryChoice } from '@gatehouse/shared';
+
 /**
  * How a pending approval reaches a person (or a CI rule) and how the answer comes back. A channel
  * only carries the question and the answer: the pipeline writes `approval.requested` before it
@@ -28,8 +30,25 @@ export interface ApprovalPrompt {
 }
 
 export type ApprovalAnswer =
-  | { decision: 'grant'; scope: ApprovalScope; approver: string; channel: ApprovalChannelName; reason?: string }
-  | { decision: 'deny'; approver: string; channel: ApprovalChannelName; reason: string }
+  | {
+      decision: 'grant';
+      scope: ApprovalScope;
+      approver: string;
+      channel: ApprovalChannelName;
+      reason?: string;
+      /** A plan (`submit_plan`) approved with changes; validated again before it is recorded. */
+      changes?: PlanChanges;
+      /** The answer to an escalation (tool `escalation`): retry, skip or abort the task. */
+      choice?: RecoveryChoice;
+    }
+  | {
+      decision: 'deny';
+      approver: string;
+      channel: ApprovalChannelName;
+      reason: string;
+      /** Not a rejection: `reason` is the approver's question about a plan, for the model to answer. */
+      clarify?: boolean;
+    }
   /** Nobody can answer now (headless `--on-ask pause`): the run pauses; `gatehouse approve` answers later. */
   | { decision: 'pause'; channel: ApprovalChannelName; reason: string };
 
