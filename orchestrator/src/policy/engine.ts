@@ -52,6 +52,15 @@ function decideCall(index: RuleIndex, mode: Mode, req: PolicyRequest, facts: Run
       };
     }
   }
+  // A plan is an approved scope: no mode approves every plan; only a rule for submit_plan does (docs/plan.md).
+  if (req.tool === 'submit_plan')
+    return {
+      decision: 'ask',
+      policyId: 'plan:gate',
+      reason: 'a plan is approved by a person, an approver or a policy rule for submit_plan, never by a mode',
+      risk,
+      shape,
+    };
   // A sub-agent is sandboxed and held to a narrowed copy of this policy, so delegating is treated
   // like a write: allowed in sandboxed-auto, asked once per shape in confirm-novel.
   const cls: CommandClass = req.readOnly
