@@ -254,8 +254,9 @@ describe('gatehouse plan (real sandbox, scripted model)', () => {
       ['tc', 1, 2],
       ['ta', 2, 2],
     ]);
-    const written = log.filter((e) => e.type === 'tool.execution.started').map((e) => e.data.input);
-    expect(JSON.stringify(written)).not.toMatch(/b\.txt/);
+    const written = log.filter((e) => e.type === 'tool.execution.started' && e.data.primitive === 'write_file');
+    expect(written.map((e) => (e.data.input as { path: string }).path)).toEqual(['c.txt', 'a.txt']);
+    expect(log.some((e) => e.type === 'tool.intent' && e.data.taskId === 'tb')).toBe(false);
     expect(of(log, 'plan.completed')).toMatchObject([
       { completed: ['tc', 'ta'], skipped: ['tb'], summary: '2/3 tasks completed. 0 failures. Skipped: tb.' },
     ]);
@@ -282,11 +283,12 @@ describe('gatehouse plan (real sandbox, scripted model)', () => {
   it('SIGKILL in the middle of a plan, then resume: the completed task is not run again', async () => {
     const dir = repo();
     const stateDir = scratch('gh-plan-runs-');
+    const tasks = FIX_PLAN.map((t) => (t.id === 't2' ? { ...t, tools: ['edit_file', 'read_file', 'bash'] } : t));
     const turns = [
-      call('submit_plan', { tasks: FIX_PLAN }),
+      call('submit_plan', { tasks }),
       read,
       done('t1', 'add() in src/math.js subtracts (obs-2).'),
-      call('read_file', { path: 'test/math.test.js' }),
+      call('bash', { command: 'node --test' }), // killed while this runs
       fix,
       done('t2', 'Changed add() in src/math.js to add (obs-5).'),
       call('bash', { command: 'node --test' }),
@@ -306,8 +308,8 @@ describe('gatehouse plan (real sandbox, scripted model)', () => {
         out += b.toString();
         const events = parse(out.slice(0, out.lastIndexOf('\n') + 1));
         runId = events[0]?.runId ?? runId;
-        // Killed once t1 is done and t2 has started work: mid-plan.
-        if (events.some((e) => e.type === 'tool.intent' && e.data.taskId === 't2')) {
+        // Killed once t1 is done and a command of t2 runs: mid-plan, mid-call.
+        if (events.some((e) => e.type === 'tool.execution.started' && e.data.callId === 'call_3_0')) {
           child.kill('SIGKILL');
           clearTimeout(timer);
           resolve(true);
@@ -323,6 +325,10 @@ describe('gatehouse plan (real sandbox, scripted model)', () => {
     expect(resumed.status, resumed.stderr).toBe(0);
     const log = logOf(stateDir, runId);
     expect(of(log, 'task.started').filter((d) => d.taskId === 't1')).toHaveLength(1);
+    // The call the crash cut off is reported to the model, not run again, and not a task failure.
+    const cut = log.find((e) => e.type === 'tool.observation' && e.data.callId === 'call_3_0');
+    expect(String(cut?.data.content)).toMatch(/interrupted/);
+    expect(of(log, 'task.failed')).toEqual([]);
     expect(of(log, 'task.completed').map((d) => d.taskId)).toEqual(['t1', 't2', 't3']);
     expect(log.at(-1)).toMatchObject({ data: { status: 'final', answer: '3/3 tasks completed. 0 failures.' } });
     expect(existsSync(path.join(stateDir, 'runs', runId))).toBe(true);

@@ -139,6 +139,7 @@ export function callFailure(d: PlanDriverDeps, call: ToolCall, result: CallResul
   let stage: FailureInputStage | undefined;
   let status: string | undefined;
   let exitCode: number | null | undefined;
+  let interrupted = false;
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i]!;
     if (e.type === 'tool.intent' && e.data.callId === call.callId) break;
@@ -146,9 +147,12 @@ export function callFailure(d: PlanDriverDeps, call: ToolCall, result: CallResul
     if (e.type === 'tool.execution.completed' && e.data.callId === call.callId) {
       status = e.data.status;
       exitCode = e.data.exitCode;
+      interrupted = e.data.error?.code === 'interrupted';
     }
   }
-  if (stage === 'plan') return undefined;
+  // A deviation is the model's to correct; a call cut off by a crash is reported to the model and
+  // deliberately not run again (it may have had effects), so recovery must not retry it either.
+  if (stage === 'plan' || interrupted) return undefined;
   if (o.outcome === 'failed' && (status === 'ok' || status === 'failed')) return undefined;
   return {
     kind: 'call',
