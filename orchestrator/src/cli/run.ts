@@ -21,6 +21,7 @@ import { oneLine } from '../approval/channels/screen';
 import { treePending } from './approvals';
 import type { LogPort } from '../tools/ports';
 import { humanProgress } from './progress';
+import { planProgressLine } from './plan-progress';
 import { onOutputClosed } from './closed-output';
 import { exitCodeFor } from './exit-codes';
 import { SETUP_FAILED } from '../run/types';
@@ -80,7 +81,8 @@ export type ResumeFlags = Pick<
   repo?: string;
 };
 
-export async function runCommand(task: string, flags: RunFlags): Promise<number> {
+/** `gatehouse run TASK`, and `gatehouse plan GOAL` (planMode: plan, gate, execute the approved plan). */
+export async function runCommand(task: string, flags: RunFlags, opts: { planMode?: boolean } = {}): Promise<number> {
   // Everything a person must fix (model spec, key, config, policy file) fails here, before anything starts.
   const provider = createProvider(flags.model);
   const { config, setupEnv, policy: configPolicy } = loadRunConfig(flags);
@@ -116,6 +118,7 @@ export async function runCommand(task: string, flags: RunFlags): Promise<number>
       ...(tree ? { repoTree: tree } : {}),
       modelSpec: recordedSpec(flags.model),
       provider,
+      ...(opts.planMode ? { planMode: true } : {}),
     }),
   );
 }
@@ -176,7 +179,13 @@ async function session(
   driverOpts: { reap?: boolean } = {},
 ): Promise<number> {
   const out = (line: string): void => void process.stdout.write(`${line}\n`);
-  const print = flags.json ? (e: EventEnvelope) => out(JSON.stringify(e)) : humanProgress(out);
+  const shown = flags.json ? (e: EventEnvelope) => out(JSON.stringify(e)) : humanProgress(out);
+  // Plan runs' tasks on stderr (cli/plan-progress.ts); other runs have no plan events.
+  const print = (e: EventEnvelope): void => {
+    shown(e);
+    const line = planProgressLine(e);
+    if (line !== undefined) process.stderr.write(`${line}\n`);
+  };
   // Spans only when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; otherwise nothing is loaded (docs/telemetry.md).
   const telemetry = await startTelemetry(process.env, {
     version: packageVersion(),

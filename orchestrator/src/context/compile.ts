@@ -1,5 +1,7 @@
 import type { EventEnvelope } from '@gatehouse/shared';
 import type { ModelMessage, ModelRequest, ModelToolSpec } from '../providers/types';
+import { recoveryMessage } from '../plan/recovery-message';
+import { planMessage } from './plan-messages';
 
 export interface CompiledContext {
   request: Omit<ModelRequest, 'signal'>;
@@ -32,10 +34,23 @@ export function compileContext(events: readonly EventEnvelope[], o: CompileOptio
   // model's. Gatehouse's own calls (its run of the check, a parent applying a sub-agent's files as
   // `<callId>.write1`) reach the model another way: the check's feedback, the delegate's observation.
   const modelCalls = new Set<string>();
+  // Plan events (plan mode) are told as user messages before the model's next turn, never between
+  // one turn's tool results (providers want those together).
+  let planNotes: string[] = [];
+  const flushPlanNotes = (): void => {
+    if (planNotes.length) messages.push({ role: 'user', content: planNotes.join('\n\n') });
+    planNotes = [];
+  };
   for (const e of events) {
+    const note = planMessage(e) ?? recoveryMessage(e, events);
+    if (note !== undefined) {
+      planNotes.push(note);
+      continue;
+    }
     if (e.type === 'model.output') {
       const d = e.data;
       if (d.error) continue;
+      flushPlanNotes();
       for (const c of d.toolCalls) modelCalls.add(c.callId);
       messages.push({
         role: 'assistant',
@@ -53,6 +68,7 @@ export function compileContext(events: readonly EventEnvelope[], o: CompileOptio
       });
     } else if (e.type === 'run.feedback') {
       const d = e.data;
+      flushPlanNotes();
       messages.push({
         role: 'user',
         // A reply that did not end gets a note that is itself the message (loop/truncated-feedback.ts).
@@ -63,6 +79,7 @@ export function compileContext(events: readonly EventEnvelope[], o: CompileOptio
       });
     }
   }
+  flushPlanNotes();
 
   const fixed = estimateTokens(o.system) + estimateTokens(JSON.stringify(o.tools));
   let total =

@@ -6,7 +6,9 @@ import type { RunState } from './state';
  * replay folds the log again and must arrive at the same hash (events are the only source of state).
  */
 export function stateSha256(state: RunState): string {
-  return sha256Hex(canonicalJson(plain(state)));
+  // A run that is not a plan run hashes as it did before plan mode existed: replays of older logs still match.
+  const { plan, ...rest } = state;
+  return sha256Hex(canonicalJson(plain(plan.planMode ? state : rest)));
 }
 
 /** Sets become sorted arrays and Maps plain objects, so the state has one canonical JSON. */

@@ -7,6 +7,7 @@ import {
   type RunUsage,
 } from '@gatehouse/shared';
 import { applyApproval, cloneApprovalState, initialApprovalState, type ApprovalState } from '../approval/state';
+import { applyPlan, clonePlanState, initialPlanState, type PlanState } from '../plan/plan-state';
 
 export interface ObservationRef {
   id: string;
@@ -55,6 +56,8 @@ export interface RunState {
   /** The last event of the open stretch (epoch ms): where a stretch cut short by a crash ends. */
   lastActiveAt: number | undefined;
   lastSeq: number;
+  /** Plan mode (`gatehouse plan`): the plan, the gate and each task's progress (plan/plan-state.ts). */
+  plan: PlanState;
 }
 
 /** Model usage summed from model.output events; `unpricedTurns` counts turns that used tokens with no price known. */
@@ -86,6 +89,7 @@ export function initialState(): RunState {
     activeSince: undefined,
     lastActiveAt: undefined,
     lastSeq: -1,
+    plan: initialPlanState(),
   };
 }
 
@@ -105,6 +109,7 @@ function clone(state: RunState): Mutable<RunState> {
     fileHashes: { ...state.fileHashes },
     approvals: cloneApprovalState(state.approvals),
     usage: { ...state.usage },
+    plan: clonePlanState(state.plan),
   };
 }
 
@@ -141,6 +146,7 @@ function apply(s: Mutable<RunState>, event: EventEnvelope): void {
   if (event.seq <= s.lastSeq) return;
   s.lastSeq = event.seq;
   applyApproval(s.approvals, event);
+  applyPlan(s.plan, event);
   applyWallClock(s, event);
   switch (event.type) {
     case 'run.started': {

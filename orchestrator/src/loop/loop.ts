@@ -5,28 +5,19 @@ import type { Budgets } from '../run/budgets';
 import { lastEvent, type StateTracker } from '../events/state';
 import { stateSha256 } from '../events/state-hash';
 import type { ModelProvider, ModelToolCall, ModelToolSpec, ProviderErrorKind, Usage } from '../providers/types';
-import type { ToolPipeline } from '../tools/pipeline';
+import type { CallResult, ToolCall, ToolPipeline } from '../tools/pipeline';
 import type { LogPort } from '../tools/ports';
 import { costOf } from '../usage/cost';
 import type { ModelPrice } from '../usage/model-price';
 import { saneUsage } from '../usage/sane-usage';
 import { checkFinalAnswer } from './contract';
 import { decideByCheck, resumeCheck, type FinalCheck } from './final-check';
+import type { LoopController } from './loop-controller';
+import type { LoopOutcome } from './loop-outcome';
 import { budgetStop, RepeatedFailure, type Progress } from './stop';
 import { emptyAnswerFeedback, filteredFeedback, truncatedFeedback } from './truncated-feedback';
 
-export type RunStatus = EventDataOf<'run.completed'>['status'];
-
-export interface LoopOutcome {
-  /** `paused`: waiting for approvals; the run is not over (`gatehouse resume` continues it). */
-  status: RunStatus | 'paused';
-  stopReason: string;
-  answer?: string;
-  /** Approval requests the run waits for (status `paused`). */
-  pending?: string[];
-  /** Which rule decided the status, when one did (`run.completed` data.decidedBy). */
-  decidedBy?: string;
-}
+export type { LoopOutcome, RunStatus } from './loop-outcome';
 
 export interface LoopDeps {
   provider: ModelProvider;
@@ -49,6 +40,8 @@ export interface LoopDeps {
   resume?: boolean;
   /** The check command that decides whether an accepted answer ends the run final (final-check.ts). */
   check?: Pick<FinalCheck, 'command' | 'timeoutMs'>;
+  /** A mode's hooks (plan mode); absent: the plain agent loop. */
+  controller?: LoopController;
 }
 
 interface TurnOutput {
@@ -102,13 +95,15 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
       d.budgets,
     );
     if (stop) return { status: 'partial', stopReason: stop, decidedBy: cutOff ? 'truncated' : 'budget' };
+    const before = await d.controller?.beforeTurn?.(progress.turns, d.signal);
+    if (before) return before;
     const turn = ++progress.turns;
 
     const stateHash = stateSha256(d.tracker.state);
     const ctx = compileContext(d.log.events(), {
       system: d.system,
       task: d.task,
-      tools: d.tools,
+      tools: d.controller?.tools?.() ?? d.tools,
       tokenBudget: d.contextTokenBudget,
     });
     d.log.append('model.request', 'runtime', {
@@ -163,6 +158,11 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
         d.log.append('run.feedback', 'runtime', note);
         continue;
       }
+      if (d.controller?.onText) {
+        const decided = d.controller.onText(turn, out.text);
+        if (decided) return decided;
+        continue;
+      }
       if (out.text.trim() === '') {
         if (feedbackGiven) return { status: 'partial', stopReason: 'empty_answer', answer: '', decidedBy: 'claims' };
         feedbackGiven = true;
@@ -199,24 +199,22 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
       const batch = calls.slice(i, Math.min(j, i + d.budgets.maxToolCalls - progress.toolCalls));
       i += batch.length;
       progress.toolCalls += batch.length;
-      const observed = await Promise.all(
-        batch.map((call) =>
-          d.pipeline.run(
-            {
-              callId: call.id,
-              turn,
-              tool: call.name,
-              input: call.input,
-              ...(call.parseError ? { parseError: call.parseError } : {}),
-              ...(call.truncated ? { truncated: true } : {}),
-            },
-            d.signal,
-          ),
-        ),
-      );
+      const fields = d.controller?.callFields?.() ?? {};
+      const proposed = batch.map((call): ToolCall => ({
+        callId: call.id,
+        turn,
+        tool: call.name,
+        input: call.input,
+        ...(call.parseError ? { parseError: call.parseError } : {}),
+        ...(call.truncated ? { truncated: true } : {}),
+        ...fields,
+      }));
+      const observed = await Promise.all(proposed.map((call) => d.pipeline.run(call, d.signal)));
       if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
       for (const [k, result] of observed.entries()) {
         const call = batch[k]!;
+        const after = await d.controller?.afterCall?.(proposed[k]!, result, d.signal);
+        if (after) return after;
         // The rest of the turn waits too: a later call may depend on this one.
         if (result.kind === 'pending') return paused(result.requestId);
         if (repeated.record(call.name, call.input, result.observation.outcome !== 'ok'))
@@ -242,29 +240,41 @@ async function finishLastTurn(d: LoopDeps, progress: Progress): Promise<LoopOutc
   for (const call of out.toolCalls) {
     if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
     const known = d.tracker.state.approvals.calls[call.callId];
-    if (known?.observed) continue;
-    let result;
-    if (known) result = await d.pipeline.continueCall(call.callId, d.signal);
+    const proposed: ToolCall = {
+      callId: call.callId,
+      turn: out.turn,
+      tool: call.name,
+      input: call.input,
+      ...(call.parseError ? { parseError: call.parseError } : {}),
+      ...(call.truncated ? { truncated: true } : {}),
+      ...(d.controller?.callFields?.() ?? {}),
+    };
+    let result: CallResult | undefined;
+    if (known?.observed) result = recordedResult(d, call.callId, call.name);
+    else if (known) result = await d.pipeline.continueCall(call.callId, d.signal);
     else {
       if (progress.toolCalls >= d.budgets.maxToolCalls)
         return { status: 'partial', stopReason: 'max_tool_calls', decidedBy: 'budget' };
       progress.toolCalls++;
-      result = await d.pipeline.run(
-        {
-          callId: call.callId,
-          turn: out.turn,
-          tool: call.name,
-          input: call.input,
-          ...(call.parseError ? { parseError: call.parseError } : {}),
-          ...(call.truncated ? { truncated: true } : {}),
-        },
-        d.signal,
-      );
+      result = await d.pipeline.run(proposed, d.signal);
     }
     if (d.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
+    // A mode sees finished calls too: what the stopped run did not get to after one is done now.
+    const after = result ? await d.controller?.afterCall?.(proposed, result, d.signal) : undefined;
+    if (after) return after;
     if (result?.kind === 'pending') return paused(result.requestId);
   }
   return undefined;
+}
+
+/** A call observed before the run stopped, as the pipeline would have returned it (content is in the log). */
+function recordedResult(d: LoopDeps, callId: string, tool: string): CallResult | undefined {
+  const seen = d.tracker.state.observations.find((x) => x.callId === callId);
+  if (!seen || seen.outcome === 'pending') return undefined;
+  return {
+    kind: 'observed',
+    observation: { id: seen.id, callId, tool, outcome: seen.outcome, content: '', truncated: false },
+  };
 }
 
 async function collect(

@@ -21,6 +21,8 @@ export const TOOL_SUBJECTS = {
   git_status: 'none',
   read_artifact: 'none',
   delegate: 'none',
+  submit_plan: 'none',
+  complete_task: 'none',
 } as const satisfies Record<string, SubjectKind>;
 
 /**

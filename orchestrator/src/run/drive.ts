@@ -4,9 +4,11 @@ import type { AgentScope } from '../agents/handoff';
 import { pendingRequests } from '../approval/state';
 import { exportChanges, type ExportResult } from '../loop/changes';
 import { Checkpointer, gateInvocations } from '../loop/checkpoint';
+import { recoveryRecipes } from '../plan/recovery-recipes';
 import { runLoop, type LoopOutcome } from '../loop/loop';
 import type { Sandbox } from '../sandbox/index';
-import { ToolPipeline, type CallResult, type ToolCall } from '../tools/pipeline';
+import { ToolPipeline, type CallResult, type PipelineDeps, type ToolCall } from '../tools/pipeline';
+import { planRunParts } from '../plan/plan-loop';
 import type { ToolLimits } from '../tools/tool';
 import { activeWallMs, runUsage } from '../events/state';
 import { addUsage, childrenUsage } from '../usage/tree-usage';
@@ -225,7 +227,11 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
       resume,
       scope,
     });
-    pipeline = new ToolPipeline({
+    // Plan mode (`gatehouse plan`): the same loop and pipeline, with the plan's scope and hooks (plan/plan-loop.ts).
+    const planParts = tracker.state.plan.planMode
+      ? planRunParts({ tracker, registry: h.registry, surface: h.surface, resume: h.resume })
+      : undefined;
+    const pipelineDeps: PipelineDeps = {
       log: plog,
       tracker,
       registry: h.registry,
@@ -238,7 +244,9 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
       delegate: (h, callId, sig) => delegator.run(h, callId, sig),
       resumeDelegate: (callId, sig) => delegator.resume(callId, sig),
       ...(o.channel ? { channel: o.channel } : {}),
-    });
+      ...(planParts ? { planScope: planParts.planScope } : {}),
+    };
+    pipeline = new ToolPipeline(pipelineDeps);
     o.provider.resumeAfter?.(tracker.state.turns);
     // The root's check decides the root run; a sub-agent's answer is judged by its parent (docs/runs.md).
     const check = agent.depth === 0 ? o.projectConfig?.check : undefined;
@@ -247,7 +255,7 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
       log: plog,
       tracker,
       pipeline,
-      system: runSystemPrompt(o.budgets, check),
+      system: planParts ? planParts.system(runSystemPrompt(o.budgets)) : runSystemPrompt(o.budgets, check),
       task: h.task,
       tools: h.registry.describe(h.surface),
       budgets: o.budgets,
@@ -260,7 +268,26 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
       signal,
       resume: h.resume,
       ...(o.onText ? { onText: o.onText } : {}),
-      ...(check ? { check: { command: check, timeoutMs: limits.maxTimeoutMs } } : {}),
+      // A plan run is decided by its tasks and their checks, not by the run's check.
+      ...(check && !planParts ? { check: { command: check, timeoutMs: limits.maxTimeoutMs } } : {}),
+      ...(planParts
+        ? {
+            controller: planParts.controller({
+              log: plog,
+              tracker,
+              pipeline,
+              recovery: {
+                log: plog,
+                tracker,
+                pipeline,
+                ...(o.channel ? { channel: o.channel } : {}),
+                lineage,
+                recipes: recoveryRecipes(o.projectConfig?.recovery),
+              },
+              checkTimeoutMs: limits.maxTimeoutMs,
+            }),
+          }
+        : {}),
     });
     await checkpoints.idle();
     if (sandbox.lost) return end({ status: 'failed', stopReason: `sandbox_lost: ${sandbox.lost.reason}` });

@@ -17,7 +17,7 @@ import { recordedEnvironment } from './recorded-environment';
 export async function runAgent(o: AgentRunOptions): Promise<AgentRunResult> {
   const runId = o.runId ?? newId('run');
   const registry = codingTools();
-  const surface = resolveSurface(registry, { mode: o.policy.mode });
+  const surface = resolveSurface(registry, { mode: o.policy.mode, plan: o.planMode === true });
   const raw = RunLog.create(o.stateDir, runId, { redactor: runRedactor(o) });
   const tracker = new StateTracker();
   const log = tee(raw, tracker, o.onEvent);
@@ -30,6 +30,7 @@ export async function runAgent(o: AgentRunOptions): Promise<AgentRunResult> {
     ...(o.policyRecord ? { policy: o.policyRecord } : {}),
     lineage: [runId],
     ...(o.repoTree ? { tree: o.repoTree } : {}),
+    ...(o.planMode ? { planMode: true as const } : {}),
     budgets: { ...o.budgets },
     ...(o.price ? { price: { ...o.price, source: o.price.source.slice(0, 1024) } } : {}),
     ...(o.projectConfig

@@ -77,6 +77,8 @@ export interface AgentRunOptions extends RunEnvironment {
   modelSpec?: string;
   /** What the repository held at the start (run.started's `tree`; resume-repo.ts compares it). */
   repoTree?: RepoTree;
+  /** `gatehouse plan`: plan, gate, then execute the approved plan exactly (plan/). */
+  planMode?: boolean;
 }
 
 export interface AgentRunResult extends LoopOutcome {

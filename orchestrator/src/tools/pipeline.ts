@@ -46,7 +46,13 @@ export class ToolPipeline {
       deps,
       'tool.intent',
       call.actor === 'runtime' ? 'runtime' : 'model',
-      { callId: call.callId, turn: call.turn, tool: toolName, input: jsonSafe(call.input) },
+      {
+        callId: call.callId,
+        turn: call.turn,
+        tool: toolName,
+        input: jsonSafe(call.input),
+        ...(call.taskId !== undefined ? { taskId: call.taskId } : {}),
+      },
       null,
     );
     try {

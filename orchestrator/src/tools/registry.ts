@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Tool } from './tool';
+import { PLAN_TOOLS } from './builtin/plan-tool-names';
 
 /**
  * The tools that exist, and which of them the model sees in a turn. Visibility and permission are
@@ -35,10 +36,16 @@ export class ToolRegistry {
 
 /**
  * Which tools a run may see: read-only runs see only tools that can never change anything; a
- * profile can narrow further. Never widens beyond the registry.
+ * profile can narrow further. Never widens beyond the registry; the plan tools only for plan runs.
  */
-export function resolveSurface(registry: ToolRegistry, opts: { mode: string; allow?: readonly string[] }): string[] {
-  const all = registry.names().filter((n) => (opts.allow ? opts.allow.includes(n) : true));
-  if (opts.mode !== 'read-only') return all;
-  return all.filter((n) => registry.get(n)?.sideEffect === 'read');
+export function resolveSurface(
+  registry: ToolRegistry,
+  opts: { mode: string; allow?: readonly string[]; plan?: boolean },
+): string[] {
+  const names = registry.names().filter((n) => !PLAN_TOOLS.includes(n));
+  const all = names.filter((n) => (opts.allow ? opts.allow.includes(n) : true));
+  // Plan runs see the plan tools in every mode: a read-only run can still plan.
+  const plan = opts.plan ? PLAN_TOOLS.filter((n) => registry.get(n)) : [];
+  if (opts.mode !== 'read-only') return [...all, ...plan];
+  return [...all.filter((n) => registry.get(n)?.sideEffect === 'read'), ...plan];
 }

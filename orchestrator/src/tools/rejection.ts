@@ -28,7 +28,9 @@ export function rejectionText(
         ? 'unavailable tool'
         : stage === 'schema'
           ? 'invalid input'
-          : 'failed a check'
+          : stage === 'plan'
+            ? 'outside the approved plan'
+            : 'failed a check'
     })`,
   ];
   for (const e of errors) lines.push(`- ${e.path ? `${e.path}: ` : ''}${e.message}`);

@@ -1,5 +1,6 @@
 import { ToolRegistry } from '../registry';
 import { bash } from './bash';
+import { completeTask } from './complete-task';
 import { delegate } from './delegate';
 import { editFile } from './edit-file';
 import { gitDiff } from './git-diff';
@@ -9,6 +10,7 @@ import { grep } from './grep';
 import { listFiles } from './list-files';
 import { readArtifact } from './read-artifact';
 import { readFile } from './read-file';
+import { submitPlan } from './submit-plan';
 import { writeFile } from './write-file';
 
 export const CODING_TOOLS = [
@@ -23,6 +25,9 @@ export const CODING_TOOLS = [
   gitDiff,
   readArtifact,
   delegate,
+  // Plan mode's: registered always, on the surface of plan runs only (registry.ts resolveSurface).
+  submitPlan,
+  completeTask,
 ] as const;
 
 export function codingTools(): ToolRegistry {

@@ -1,4 +1,4 @@
-import type { EventDataOf } from '@gatehouse/shared';
+import type { EventDataOf, ValidationError } from '@gatehouse/shared';
 import type { StateTracker } from '../../events/state';
 import type { ApprovalChannel } from '../../approval/channels/types';
 import type { ApprovalPolicy } from '../../policy/approval-policy';
@@ -18,6 +18,8 @@ export interface ToolCall {
   truncated?: boolean;
   /** Who proposed it (the `tool.intent`'s actor): the model, or gatehouse itself (its run of the check). */
   actor?: 'model' | 'runtime';
+  /** Plan mode: the approved plan's task this call is made in (recorded on its tool.intent). */
+  taskId?: string;
 }
 
 /** A call's one recorded `tool.observation`: what the model is shown. A pending call has none (see `PendingCall`). */
@@ -71,6 +73,20 @@ export interface PipelineDeps {
   delegate?: (handoff: Handoff, callId: string, signal?: AbortSignal) => Promise<LocalResult>;
   /** Continues the sub-agent of an unfinished delegate call (resume); undefined when there is none to continue. */
   resumeDelegate?: (callId: string, signal?: AbortSignal) => Promise<LocalResult | undefined>;
+  /**
+   * Plan mode: whether the call fits the plan (the current task's tools and paths; read-only while
+   * planning). Problems refuse it at validation stage `plan`, as a deviation (plan/task-scope.ts).
+   */
+  planScope?: (call: PlanScopedCall) => ValidationError[];
+}
+
+/** What the plan's scope check sees of a call: its tool, whether it only reads, where its paths resolved. */
+export interface PlanScopedCall {
+  tool: string;
+  readOnly: boolean;
+  /** Workspace-relative paths the call resolved to. */
+  paths: readonly string[];
+  actor: 'model' | 'runtime';
 }
 
 /** What authorises an execution: the approval decision (policy) or a person's grant. */

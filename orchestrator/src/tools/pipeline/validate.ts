@@ -69,7 +69,17 @@ export async function validate(
   // and the policy then decides on both the requested and the resolved form.
   const paths = await checkWorkspacePaths(deps.sandbox, tool.workspacePaths?.(input) ?? []);
   if (paths.errors.length > 0) return reject('semantic', paths.errors, tool, paths.resolved);
-  const ctx = toolContext(deps, paths.resolved, call.actor === 'runtime' ? 'runtime' : 'model');
+  const actor = call.actor === 'runtime' ? 'runtime' : 'model';
+  // Plan mode: a call outside the approved plan's current task is a deviation (plan/task-scope.ts).
+  const deviations =
+    deps.planScope?.({
+      tool: toolName,
+      readOnly: tool.isReadOnly(input),
+      paths: paths.resolved.flatMap((r) => [r.key, ...(r.real !== undefined && !r.outside ? [r.real] : [])]),
+      actor,
+    }) ?? [];
+  if (deviations.length > 0) return reject('plan', deviations, tool, paths.resolved);
+  const ctx = toolContext(deps, paths.resolved, actor);
   let semantic: ValidationError[] = [];
   try {
     semantic = (await tool.validate?.(input, ctx)) ?? [];
