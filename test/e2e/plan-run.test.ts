@@ -47,7 +47,13 @@ const parse = (stdout: string): Event[] =>
 const of = (events: Event[], type: string) => events.filter((e) => e.type === type).map((e) => e.data);
 const ENV = { ...process.env, CI: 'true' };
 
-function plan(dir: string, turns: unknown[], policy: unknown, stateDir = scratch('gh-plan-runs-')) {
+function plan(
+  dir: string,
+  turns: unknown[],
+  policy: unknown,
+  stateDir = scratch('gh-plan-runs-'),
+  extra: string[] = [],
+) {
   const r = spawnSync(
     process.execPath,
     [
@@ -63,6 +69,7 @@ function plan(dir: string, turns: unknown[], policy: unknown, stateDir = scratch
       '--state-dir',
       stateDir,
       '--json',
+      ...extra,
     ],
     { encoding: 'utf8', timeout: 180_000, env: ENV, input: '' },
   );
@@ -271,7 +278,11 @@ describe('gatehouse plan (real sandbox, scripted model)', () => {
       repo(),
       [call('submit_plan', { tasks }), read, done('t1', 'add() in src/math.js subtracts (obs-2).')],
       POLICY_APPROVES_PLANS,
+      undefined,
+      // The config's recipe for logic failures: no retry, fail the task (the default retries once, then asks).
+      ['--config', json('config.json', { recovery: { logic: { retries: 0, exhausted: 'fail' } } })],
     );
+    expect(of(r.events, 'failure.classified')).toMatchObject([{ taskId: 't1', class: 'logic' }]);
     const failed = of(r.events, 'task.failed');
     expect(failed).toMatchObject([{ taskId: 't1', index: 1, total: 3 }]);
     expect(of(r.events, 'task.completed')).toEqual([]);

@@ -18,6 +18,9 @@ const CONTRACT: Record<string, { required: string[]; optional: string[]; sideEff
     optional: ['evidence'],
     sideEffect: 'delegate',
   },
+  // Plan mode's two tools (issue 15): registered with the rest, on the surface of plan runs only.
+  submit_plan: { required: ['tasks'], optional: [], sideEffect: 'write' },
+  complete_task: { required: ['taskId', 'summary'], optional: [], sideEffect: 'read' },
 };
 
 describe('the coding tool set', () => {
