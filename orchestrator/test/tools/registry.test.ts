@@ -18,6 +18,9 @@ const CONTRACT: Record<string, { required: string[]; optional: string[]; sideEff
     optional: ['evidence'],
     sideEffect: 'delegate',
   },
+  // Plan mode's (issue 15): registered always, on the surface of plan runs only.
+  submit_plan: { required: ['tasks'], optional: [], sideEffect: 'write' },
+  complete_task: { required: ['taskId', 'summary'], optional: [], sideEffect: 'read' },
 };
 
 describe('the coding tool set', () => {
@@ -56,5 +59,17 @@ describe('the coding tool set', () => {
     expect(resolveSurface(registry, { mode: 'sandboxed-auto', allow: ['read_file', 'no_such_tool'] })).toEqual([
       'read_file',
     ]);
+  });
+});
+
+describe('the plan tools on the surface', () => {
+  it('only plan runs see submit_plan and complete_task, in every mode', () => {
+    const registry = codingTools();
+    expect(resolveSurface(registry, { mode: 'confirm-novel' })).not.toContain('submit_plan');
+    expect(resolveSurface(registry, { mode: 'confirm-novel' })).not.toContain('complete_task');
+    expect(resolveSurface(registry, { mode: 'read-only', plan: true })).toEqual(
+      expect.arrayContaining(['read_file', 'submit_plan', 'complete_task']),
+    );
+    expect(resolveSurface(registry, { mode: 'read-only', plan: true })).not.toContain('bash');
   });
 });
