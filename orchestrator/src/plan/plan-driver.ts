@@ -6,8 +6,19 @@ import { completePlan, planOutcome } from './plan-end';
 import { callFailure, recoverFailure, resumeEscalation, startTask } from './plan-failures';
 import type { PlanDriverDeps } from './plan-driver-deps';
 import { recordPlanGate } from './plan-gate-answer';
-import { nextTask } from './plan-state';
+import { nextTask, type PlanState } from './plan-state';
 import { endTask } from './task-end';
+
+/**
+ * The tools a plan run's model is shown in a phase (replay rebuilds the context with it): until a
+ * plan is approved only what cannot change anything, and submit_plan; while executing, all of them.
+ */
+export function planSurface(plan: PlanState, surface: readonly string[], registry: ToolRegistry): string[] {
+  if (plan.phase === 'executing') return [...surface];
+  return surface.filter(
+    (n) => n === 'submit_plan' || (n !== 'complete_task' && registry.get(n)?.sideEffect === 'read'),
+  );
+}
 
 /** Replies in a row without a tool call before a plan run gives up (each gets feedback first). */
 const MAX_NUDGES = 3;
@@ -25,13 +36,7 @@ export function planController(
   let resumed = d.resume;
   return {
     tools(): ModelToolSpec[] {
-      const plan = d.tracker.state.plan;
-      // Until a plan is approved the model sees only what cannot change anything, and submit_plan.
-      const shown =
-        plan.phase === 'executing'
-          ? d.surface
-          : d.surface.filter((n) => n === 'submit_plan' || d.registry.get(n)?.sideEffect === 'read');
-      return d.registry.describe(shown.filter((n) => plan.phase === 'executing' || n !== 'complete_task'));
+      return d.registry.describe(planSurface(d.tracker.state.plan, d.surface, d.registry));
     },
 
     async beforeTurn(_turn, signal): Promise<LoopOutcome | undefined> {
