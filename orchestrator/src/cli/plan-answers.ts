@@ -20,6 +20,19 @@ interface Common {
   key?: string;
 }
 
+/**
+ * `plan GOAL` takes run's options (--state-dir, --json), and commander gives an option the parent
+ * knows to the parent even after `plan approve RUN`: the answer commands read them from there too.
+ */
+function inherited<T extends Common>(plan: Command, o: T): T {
+  const parent = plan.opts<Common>();
+  return {
+    ...o,
+    ...(o.stateDir === undefined && parent.stateDir !== undefined ? { stateDir: parent.stateDir } : {}),
+    ...(o.json === undefined && parent.json !== undefined ? { json: parent.json } : {}),
+  };
+}
+
 type Answer = Parameters<typeof answerCommand>[2] & { decision: 'grant' | 'deny' };
 
 /**
@@ -75,7 +88,7 @@ export function registerPlanAnswers(plan: Command, h: Help): void {
       o: Common & { skip: string[]; order?: string[]; edit: Record<string, string>; reason?: string },
     ) => {
       const changes = nonEmptyChanges({ skip: o.skip, ...(o.order ? { order: o.order } : {}), edit: o.edit });
-      process.exitCode = await answer(run, PLAN_REQUEST, o, {
+      process.exitCode = await answer(run, PLAN_REQUEST, inherited(plan, o), {
         decision: 'grant',
         scope: 'once',
         ...(o.reason ? { reason: o.reason } : {}),
@@ -91,7 +104,7 @@ export function registerPlanAnswers(plan: Command, h: Help): void {
       .argument('<run>', h.runRef)
       .requiredOption('--reason <text>', 'why (the model sees it)', nonEmpty),
   ).action(async (run: string, o: Common & { reason: string }) => {
-    process.exitCode = await answer(run, PLAN_REQUEST, o, { decision: 'deny', reason: o.reason });
+    process.exitCode = await answer(run, PLAN_REQUEST, inherited(plan, o), { decision: 'deny', reason: o.reason });
   });
 
   common(
@@ -101,7 +114,7 @@ export function registerPlanAnswers(plan: Command, h: Help): void {
       .argument('<run>', h.runRef)
       .requiredOption('--question <text>', 'the question (the model sees it)', nonEmpty),
   ).action(async (run: string, o: Common & { question: string }) => {
-    process.exitCode = await answer(run, PLAN_REQUEST, o, {
+    process.exitCode = await answer(run, PLAN_REQUEST, inherited(plan, o), {
       decision: 'deny',
       reason: o.question,
       plan: { clarify: true },
@@ -117,7 +130,7 @@ export function registerPlanAnswers(plan: Command, h: Help): void {
       .argument('<choice>', 'retry, skip or abort', parseChoice)
       .option('--reason <text>', 'why (recorded)'),
   ).action(async (run: string, request: string, choice: RecoveryChoice, o: Common & { reason?: string }) => {
-    process.exitCode = await answer(run, request, o, {
+    process.exitCode = await answer(run, request, inherited(plan, o), {
       decision: 'grant',
       scope: 'once',
       ...(o.reason ? { reason: o.reason } : {}),
