@@ -120,7 +120,7 @@ function openEscalation(events: readonly EventEnvelope[], planId: string, taskId
     if (e.type !== 'recovery.escalated' || e.data.planId !== planId || e.data.taskId !== taskId) continue;
     if (e.data.status === 'decided' && e.data.requestId) decided.add(e.data.requestId);
     else if (e.data.status === 'requested' && e.data.requestId && !decided.has(e.data.requestId))
-      return { requestId: e.data.requestId, class: e.data.class, reason: e.data.reason };
+      return { requestId: e.data.requestId };
   }
   return undefined;
 }
