@@ -9,6 +9,7 @@ import { runLoop, type LoopOutcome } from '../loop/loop';
 import type { Sandbox } from '../sandbox/index';
 import { ToolPipeline, type CallResult, type PipelineDeps, type ToolCall } from '../tools/pipeline';
 import { planRunParts } from '../plan/plan-loop';
+import { taskAgentScope } from '../plan/task-agent-scope';
 import type { ToolLimits } from '../tools/tool';
 import { activeWallMs, runUsage } from '../events/state';
 import { addUsage, childrenUsage } from '../usage/tree-usage';
@@ -172,8 +173,7 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
         lineage,
         depth: agent.depth,
         maxDepth: agent.maxDepth,
-        surface: h.surface,
-        paths: agent.paths,
+        ...taskAgentScope(st.plan, { surface: h.surface, paths: agent.paths }),
         observations: new Set(st.observations.map((x) => x.id)),
         remaining: {
           turns: o.budgets.maxTurns - st.turns - handed.turns,
