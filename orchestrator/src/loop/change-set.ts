@@ -33,6 +33,8 @@ export interface VerifyOptions {
   policy: ApprovalPolicy;
   /** More repository-relative folders never written (the run's state directory when it is inside). */
   protect?: string[];
+  /** A further judge of every path (a plan run's approved scope, plan/approved-scope.ts): its problem, or undefined. */
+  scope?: (path: string) => string | undefined;
 }
 
 /** Checks every changed path of a saved workspace against the repository on the host and the policy. */
@@ -48,7 +50,10 @@ export async function verifyChangeSet(
   const refuse = (p: string, reason: string) => void set.refused.push({ path: p, reason });
   for (const p of manifest.deleted) {
     const why =
-      pathProblem(p, opts.protect ?? []) ?? policyProblem(p, opts.policy) ?? (await hostProblem(root, p, deleting));
+      pathProblem(p, opts.protect ?? []) ??
+      opts.scope?.(p) ??
+      policyProblem(p, opts.policy) ??
+      (await hostProblem(root, p, deleting));
     if (why) {
       refuse(p, why);
       continue;
@@ -62,6 +67,7 @@ export async function verifyChangeSet(
   for (const f of manifest.files) {
     const why =
       pathProblem(f.path, opts.protect ?? []) ??
+      opts.scope?.(f.path) ??
       policyProblem(f.path, opts.policy) ??
       (await hostProblem(root, f.path, deleting));
     if (why) {

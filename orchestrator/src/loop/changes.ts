@@ -17,6 +17,8 @@ export interface ExportOptions {
   maxFileBytes?: number;
   /** Repository-relative folders never written (the state directory when it is inside the repository). */
   protect?: string[];
+  /** A plan run's approved scope: paths outside it are refused (plan/approved-scope.ts). */
+  scope?: (path: string) => string | undefined;
 }
 
 export interface ExportResult {
@@ -56,6 +58,7 @@ export async function exportChanges(
   const set = await verifyChangeSet(repoDir, runDir, m, {
     policy: opts.policy,
     ...(opts.protect ? { protect: opts.protect } : {}),
+    ...(opts.scope ? { scope: opts.scope } : {}),
   });
   const diffFile = path.join(runDir, 'changes.diff');
   await fs.writeFile(diffFile, await reviewDiff(repoDir, runDir, m, set));

@@ -1,7 +1,9 @@
+import type { EventEnvelope } from '@gatehouse/shared';
 import type { LoopController } from '../loop/loop-controller';
 import type { LoopOutcome } from '../loop/loop';
 import type { ModelToolSpec } from '../providers/types';
 import type { ToolRegistry } from '../tools/registry';
+import { changedOutsideTask } from './changed-outside-task';
 import { completePlan, planOutcome } from './plan-end';
 import { callFailure, recoverFailure, resumeEscalation, startTask } from './plan-failures';
 import type { PlanDriverDeps } from './plan-driver-deps';
@@ -81,6 +83,15 @@ export function planController(
 
     async afterCall(call, result, signal): Promise<LoopOutcome | undefined> {
       nudges = 0;
+      // On resume the loop hands over the stopped turn's calls again (loop.ts finishLastTurn) before
+      // any turn: the escalation the run stopped on is answered first, and a failure already
+      // classified is never recovered from twice.
+      if (resumed) {
+        resumed = false;
+        const escalation = resumeEscalation(d);
+        if (escalation !== 'none') return escalation;
+      }
+      if (classified(d.log.events(), call.callId)) return undefined;
       if (call.tool === 'submit_plan') {
         recordPlanGate(d, call, result);
         return undefined;
@@ -91,8 +102,13 @@ export function planController(
         if (result.kind === 'observed' && result.observation.outcome === 'ok') return endTask(d, call, signal);
         return undefined;
       }
-      const failure = callFailure(d, call, result);
+      const failure =
+        callFailure(d, call, result) ?? changedOutsideTask(plan, call.callId, String(call.tool), d.log.events());
       return failure ? recoverFailure(d, failure, signal, call) : undefined;
     },
   };
+}
+
+function classified(events: readonly EventEnvelope[], callId: string): boolean {
+  return events.some((e) => e.type === 'failure.classified' && e.data.callId === callId);
 }

@@ -1,5 +1,6 @@
 import type { ValidationError } from '@gatehouse/shared';
 import type { PlanScopedCall } from '../tools/pipeline/types';
+import { normalisePathPattern, pathPattern } from '../policy/rules';
 import { PLAN_TOOLS } from '../tools/builtin/plan-tool-names';
 import { currentTask, type PlanState } from './plan-state';
 
@@ -52,19 +53,7 @@ function deviation(path: string, message: string): ValidationError {
   return { path, code: 'plan_deviation', message };
 }
 
-/** A workspace glob: `**` crosses directories, `*` and `?` do not (as the daemon and the policy match). */
+/** A workspace glob matched the way the policy matches paths (policy/rules.ts): one reading of a glob everywhere. */
 export function globPattern(glob: string): RegExp {
-  const g = glob.replace(/^\.\//, '');
-  let re = '';
-  for (let k = 0; k < g.length; k++) {
-    const c = g[k]!;
-    if (c === '*' && g[k + 1] === '*') {
-      const slash = g[k + 2] === '/';
-      re += slash ? '(?:.*/)?' : '.*';
-      k += slash ? 2 : 1;
-    } else if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '[^/]';
-    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${re}$`);
+  return pathPattern(normalisePathPattern(glob));
 }

@@ -10,6 +10,7 @@ import type { Sandbox } from '../sandbox/index';
 import { ToolPipeline, type CallResult, type PipelineDeps, type ToolCall } from '../tools/pipeline';
 import { planRunParts } from '../plan/plan-loop';
 import { taskAgentScope } from '../plan/task-agent-scope';
+import { approvedScope } from '../plan/approved-scope';
 import type { ToolLimits } from '../tools/tool';
 import { activeWallMs, runUsage } from '../events/state';
 import { addUsage, childrenUsage } from '../usage/tree-usage';
@@ -308,11 +309,13 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
     // Exporting is after the outcome: whatever goes wrong here is reported, never turns an
     // accepted answer into a failed run, and loses none of the other changes.
     const protect = insideRepo(h.repoDir, o.stateDir);
+    const planScope = approvedScope(log.events());
     const changes = await exportChanges(sandbox, raw.runDir, h.repoDir, o.apply && outcome.status === 'final', {
       policy: o.policy,
       ...(checkpoints.previous ? { previous: checkpoints.previous } : {}),
       ...(maxFileBytes ? { maxFileBytes } : {}),
       ...(protect ? { protect: [protect] } : {}),
+      ...(planScope ? { scope: planScope } : {}),
     }).catch((e: Error): ExportResult => ({
       filesChanged: [],
       applied: false,

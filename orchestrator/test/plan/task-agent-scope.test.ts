@@ -24,6 +24,7 @@ const parent = (plan: PlanState): AgentScope => ({
 });
 const handoff = (tools: string[], paths: string[]) => ({
   task: 'fix it',
+  expect: 'a fixed add',
   tools,
   paths,
   evidence: [],
