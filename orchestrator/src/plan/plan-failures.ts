@@ -7,6 +7,7 @@ import { currentTask } from './plan-state';
 import { decidedEscalation } from './decided-escalation';
 import type { FailureInput, RecoveryStep } from './plan-types';
 import { recoverTask } from './recover';
+import { failureOfCall } from './failure-of-call';
 
 /**
  * The one place a task failure goes to recovery (plan/recover.ts), and where every RecoveryStep is
@@ -135,33 +136,15 @@ export function callFailure(d: PlanDriverDeps, call: ToolCall, result: CallResul
   const o = result.observation;
   if (o.outcome === 'ok') return undefined;
   const events = d.log.events();
-  let stage: FailureInputStage | undefined;
-  let status: string | undefined;
-  let exitCode: number | null | undefined;
-  let interrupted = false;
-  for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i]!;
-    if (e.type === 'tool.intent' && e.data.callId === call.callId) break;
-    if (e.type === 'tool.validation' && e.data.callId === call.callId && !e.data.ok) stage = e.data.stage;
-    if (e.type === 'tool.execution.completed' && e.data.callId === call.callId) {
-      status = e.data.status;
-      exitCode = e.data.exitCode;
-      interrupted = e.data.error?.code === 'interrupted';
-    }
-  }
+  const f = failureOfCall({ ...o, outcome: o.outcome }, events);
+  if (f.kind !== 'call') return undefined;
   // A deviation is the model's to correct; a call cut off by a crash is reported to the model and
   // deliberately not run again (it may have had effects), so recovery must not retry it either.
-  if (stage === 'plan' || interrupted) return undefined;
-  if (o.outcome === 'failed' && (status === 'ok' || status === 'failed')) return undefined;
-  return {
-    kind: 'call',
-    tool: o.tool,
-    outcome: o.outcome,
-    content: o.content.slice(0, 4000),
-    ...(stage ? { stage } : {}),
-    ...(status ? { status } : {}),
-    ...(exitCode !== undefined ? { exitCode } : {}),
-  };
+  const interrupted = events.some(
+    (e) =>
+      e.type === 'tool.execution.completed' && e.data.callId === call.callId && e.data.error?.code === 'interrupted',
+  );
+  if (f.stage === 'plan' || interrupted) return undefined;
+  if (o.outcome === 'failed' && (f.status === 'ok' || f.status === 'failed')) return undefined;
+  return { ...f, content: f.content.slice(0, 4000) };
 }
-
-type FailureInputStage = Extract<FailureInput, { kind: 'call' }>['stage'];

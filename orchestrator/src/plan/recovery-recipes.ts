@@ -64,29 +64,6 @@ export function backoffFor(recipe: RecoveryRecipe, attempt: number): number {
   return recipe.backoffMs[Math.min(Math.max(attempt, 1), recipe.backoffMs.length) - 1] as number;
 }
 
-/**
- * Why a person is asked, in words they can act on. A permission failure never asks for a
- * credential as text: credentials reach the sandbox only through the environment and the config.
- */
-export function escalationReason(cls: FailureClass, evidence: string, exhausted = false): string {
-  const what = exhausted ? `the ${label(cls)} failure persisted after its retries` : `the task failed (${label(cls)})`;
-  const advice: Record<FailureClass, string> = {
-    transient: 'it may pass later: retry, skip the task, or abort the plan',
-    permission:
-      'never type a credential in answer to this: if one is needed, configure it through the environment ' +
-      '(`--setup-env NAME`) or the config file, or change the policy, then choose retry; otherwise skip or abort',
-    invalid_input: 'the model could not correct its input: retry the task, skip it, or abort the plan',
-    logic: "the task's approach did not work: retry the task, skip it, or abort the plan",
-    unrecoverable: 'the task cannot continue as it was (its sandbox was lost): retry it, skip it, or abort the plan',
-    unknown: 'gatehouse does not recognise this failure: retry, skip the task, or abort the plan',
-  };
-  return `${what} (${evidence}): ${advice[cls]}`;
-}
-
-function label(cls: FailureClass): string {
-  return cls.replace('_', ' ');
-}
-
 function clamp(n: number, max: number): number {
   return Number.isFinite(n) ? Math.min(Math.max(Math.trunc(n), 0), max) : 0;
 }

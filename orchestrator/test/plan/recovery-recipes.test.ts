@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   backoffFor,
   DEFAULT_RECOVERY,
-  escalationReason,
   recoveryRecipes,
   type RecoveryConfig,
 } from '../../src/plan/recovery-recipes';
@@ -80,14 +79,5 @@ describe('recoveryRecipes', () => {
     const r = DEFAULT_RECOVERY.transient;
     expect([1, 2, 3].map((a) => backoffFor(r, a))).toEqual([5000, 30000, 30000]);
     expect(backoffFor(DEFAULT_RECOVERY.logic, 1)).toBe(0);
-  });
-
-  it('a permission escalation never asks for a credential as text: it points to --setup-env and the config', () => {
-    const reason = escalationReason('permission', 'HTTP/1.1 401');
-    expect(reason).toContain('--setup-env');
-    expect(reason).toContain('config file');
-    expect(reason).toContain('then choose retry');
-    expect(reason).toMatch(/never type a credential/);
-    expect(escalationReason('transient', 'status timeout', true)).toMatch(/persisted after its retries/);
   });
 });
