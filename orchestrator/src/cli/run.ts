@@ -19,6 +19,7 @@ import { reapOrphans } from '../sandbox/reaper';
 import { chooseChannel } from './channel';
 import { oneLine } from '../approval/channels/screen';
 import { treePending } from './approvals';
+import { pausedLines } from './paused-lines';
 import type { LogPort } from '../tools/ports';
 import { humanProgress } from './progress';
 import { planProgressLine } from './plan-progress';
@@ -289,20 +290,7 @@ function summary(r: AgentRunResult, flags: ResumeFlags, out: (l: string) => void
   out('');
   if (r.status === 'paused') {
     const pending = treePending(path.dirname(path.dirname(r.runDir)), r.runId);
-    out(`paused: waiting for approval (${pending.length} request${pending.length === 1 ? '' : 's'})`);
-    for (const { runId, request: p } of pending) {
-      out(
-        `  ${p.requestId}  ${p.tool} ` +
-          `${oneLine(JSON.stringify(p.input)).slice(0, 100)}${runId !== r.runId ? `  (sub-agent ${runId})` : ''}  ` +
-          `(full request: gatehouse approvals ${r.runId})`,
-      );
-      out(`      rule: ${oneLine(p.rule)}; ${oneLine(p.reason)}`);
-    }
-    out(
-      `approve:  gatehouse approve ${r.runId} REQUEST [--scope run]   (or: gatehouse deny ${r.runId} REQUEST ` +
-        `--reason …)`,
-    );
-    out(`then:     gatehouse resume ${r.runId}`);
+    for (const line of pausedLines(r.runId, pending)) out(line);
     out(`log: ${shown(r.runDir)}`);
     return;
   }
