@@ -17,5 +17,9 @@ say "imports: no cycles (dependency-cruiser)"
 npx depcruise orchestrator/src sandbox-agent/src egress-proxy/src shared/src --config .dependency-cruiser.cjs --output-type err
 say "lint: eslint"
 npx eslint .
+# Sandboxes of earlier, killed test runs: removed once, before the files run in parallel (each
+# test reaps only its own runs, so one file never takes another's deliberately crashed run).
+say "tests: reaping sandboxes of dead orchestrators (gatehouse sandbox reap)"
+node orchestrator/bin/gatehouse.mjs sandbox reap > /dev/null
 say "tests: vitest run (real Docker and NATS)"
 npx vitest run "$@"

@@ -85,7 +85,7 @@ describe('a setup sandbox orphaned by a crash (red team)', () => {
     expect(container, 'setup never wrote its .npmrc').not.toBe('');
     const runId = readdirSync(path.join(stateDir, 'runs'))[0]!;
 
-    const reaped = spawnSync(process.execPath, [CLI, 'sandbox', 'reap'], {
+    const reaped = spawnSync(process.execPath, [CLI, 'sandbox', 'reap', '--run', runId], {
       encoding: 'utf8',
       timeout: 120_000,
     });

@@ -84,6 +84,32 @@ function crashedAfterSecondWrite() {
   return { stateDir, runId };
 }
 
+/**
+ * `gatehouse sandbox reap --run RUN` from another directory, with no --state-dir (the sandbox's label
+ * says where its run lives), and the salvage it made. Another test's reaper may have saved the same
+ * orphan a moment before (same key, same folder): then that salvage is the one.
+ */
+function reapRun(runId: string, stateDir: string): string {
+  const reaped = spawnSync(process.execPath, [cli, 'sandbox', 'reap', '--run', runId], {
+    encoding: 'utf8',
+    cwd: os.tmpdir(),
+    timeout: 120_000,
+  });
+  expect(reaped.status, reaped.stderr).toBe(0);
+  const report = JSON.parse(reaped.stdout) as { salvaged: Array<{ runId: string; file: string }> };
+  const file = report.salvaged.find((s) => s.runId === runId)?.file ?? salvagesOf(stateDir, runId)[0];
+  expect(file).toMatch(/^workspace\/salvage-\d+\.json$/);
+  expect(sandboxesOf(runId)).toEqual([]);
+  return file!;
+}
+
+function salvagesOf(stateDir: string, runId: string): string[] {
+  const dir = path.join(stateDir, 'runs', runId, 'workspace');
+  return readdirSync(dir)
+    .filter((f) => /^salvage-\d+\.json$/.test(f))
+    .map((f) => `workspace/${f}`);
+}
+
 function sandboxesOf(runId: string): string[] {
   const r = spawnSync('docker', ['ps', '-aq', '--filter', `label=gatehouse.run=${runId}`], { encoding: 'utf8' });
   return r.stdout.split('\n').filter(Boolean);
@@ -92,21 +118,7 @@ function sandboxesOf(runId: string): string[] {
 describe('resume after a crash keeps completed work (real CLI, real sandbox)', () => {
   it('another gatehouse command reaps the orphan, saving it; resume restores both writes and finishes', () => {
     const { stateDir, runId } = crashedAfterSecondWrite();
-    expect(sandboxesOf(runId)).toHaveLength(1);
-    // Any start-up reaps: here the reaper command, from another directory, with no --state-dir
-    // (the sandbox's label says where its run lives).
-    const reaped = spawnSync(process.execPath, [cli, 'sandbox', 'reap'], {
-      encoding: 'utf8',
-      cwd: os.tmpdir(),
-      timeout: 120_000,
-    });
-    expect(reaped.status, reaped.stderr).toBe(0);
-    expect(JSON.parse(reaped.stdout)).toMatchObject({
-      salvaged: expect.arrayContaining([
-        { runId, file: expect.stringMatching(/^workspace\/salvage-\d+\.json$/) as unknown },
-      ]) as unknown,
-    });
-    expect(sandboxesOf(runId)).toEqual([]);
+    reapRun(runId, stateDir);
 
     const resumed = gatehouse(stateDir, ['resume', runId]);
     expect(resumed.status, resumed.stdout + resumed.stderr).toBe(0);
@@ -128,15 +140,7 @@ describe('resume after a crash keeps completed work (real CLI, real sandbox)', (
 
   it('a salvage is restored only when its MAC-ed record vouches for it: planted or edited ones are not', () => {
     const { stateDir, runId } = crashedAfterSecondWrite();
-    const reaped = spawnSync(process.execPath, [cli, 'sandbox', 'reap'], {
-      encoding: 'utf8',
-      cwd: os.tmpdir(),
-      timeout: 120_000,
-    });
-    expect(reaped.status, reaped.stderr).toBe(0);
-    const file = (JSON.parse(reaped.stdout) as { salvaged: Array<{ runId: string; file: string }> }).salvaged.find(
-      (s) => s.runId === runId,
-    )!.file;
+    const file = reapRun(runId, stateDir);
     const runDir = path.join(stateDir, 'runs', runId);
     const original = readFileSync(path.join(runDir, file), 'utf8');
     // Planted with a larger number (nothing vouches for it), and the real one edited after it was saved.
@@ -168,6 +172,8 @@ describe('resume after a crash keeps completed work (real CLI, real sandbox)', (
   it('when the sandbox is gone and the last checkpoint predates a completed write, resume refuses and says why', () => {
     const { stateDir, runId } = crashedAfterSecondWrite();
     for (const id of sandboxesOf(runId)) spawnSync('docker', ['rm', '-f', id]);
+    // Gone unsaved: a salvage another test's reaper may have made first is removed too.
+    for (const f of salvagesOf(stateDir, runId)) rmSync(path.join(stateDir, 'runs', runId, f));
     const resumed = gatehouse(stateDir, ['resume', runId]);
     expect(resumed.status).not.toBe(0);
     expect(resumed.stderr).toMatch(

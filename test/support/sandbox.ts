@@ -19,7 +19,9 @@ import { resolveRunPolicy, runtimeApproval, SandboxDriver, type Sandbox } from '
  * helpers to talk to a sandbox's daemon directly over NATS, bypassing the client's own checks.
  */
 export async function startDriver(opts: ConstructorParameters<typeof Object>[0] = {}): Promise<SandboxDriver> {
-  return SandboxDriver.start({ heartbeatMs: 500, lostAfterMs: 2000, ...(opts as object) });
+  // No reaping at start: test files run in parallel, and one file's reaper would take (and save)
+  // another's deliberately crashed runs; the tests that reap do it for their own runs.
+  return SandboxDriver.start({ heartbeatMs: 500, lostAfterMs: 2000, reap: false, ...(opts as object) });
 }
 
 /** A small git repository on the host, committed, for copying into sandboxes. */

@@ -81,8 +81,9 @@ sandbox
   .command('reap')
   .description('remove sandboxes and networks left by dead orchestrators')
   .option('--all', 'also remove those of live orchestrators')
-  .action(async (o: { all?: boolean }) => {
-    await reap(Boolean(o.all));
+  .option('--run <run-id>', "only this run's sandboxes and egress proxies")
+  .action(async (o: { all?: boolean; run?: string }) => {
+    await reap(Boolean(o.all), o.run);
   });
 
 const STATE_DIR_HELP =

@@ -217,7 +217,7 @@ async function session(
   process.on('SIGINT', cancel);
   process.on('SIGTERM', cancel);
   // Orphans of dead orchestrators are saved into their runs' folders here, then removed.
-  if (driverOpts.reap !== false) await reapOrphans(undefined, false, { stateDir });
+  if (driverOpts.reap !== false) await reapOrphans(undefined, false, { stateDir, ownStateDirOnly: true });
   const driver = await SandboxDriver.start({ log: createLogger(), reap: false });
   let runLog: LogPort | undefined;
   let channel: ReturnType<typeof chooseChannel> | undefined;
@@ -268,7 +268,8 @@ async function session(
     await driver.close();
     await telemetry?.end();
     // Resume starts without reaping (it salvages its own run's sandbox first); the rest now.
-    if (driverOpts.reap === false) await reapOrphans(undefined, false, { stateDir }).catch(() => undefined);
+    if (driverOpts.reap === false)
+      await reapOrphans(undefined, false, { stateDir, ownStateDirOnly: true }).catch(() => undefined);
   }
   if (!flags.json) summary(result, flags, out);
   return exitCodeFor(result.stopReason.startsWith(SETUP_FAILED) ? 'setup_failed' : result.status);

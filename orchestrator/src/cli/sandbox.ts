@@ -84,7 +84,7 @@ export async function sandboxUp(repo?: string): Promise<void> {
   await new Promise(() => undefined);
 }
 
-export async function reap(all: boolean): Promise<void> {
-  const report = await reapOrphans(undefined, all);
+export async function reap(all: boolean, runId?: string): Promise<void> {
+  const report = await reapOrphans(undefined, all, runId ? { runId } : {});
   process.stdout.write(`${JSON.stringify(report)}\n`);
 }

@@ -122,7 +122,7 @@ export class SandboxDriver {
     const d = docker();
     await assertDockerReachable(d);
     const log = opts.log;
-    const reaped = opts.reap === false ? undefined : await reapOrphans(d);
+    const reaped = opts.reap === false ? undefined : await reapOrphans(d, false, { ownStateDirOnly: true });
     if (reaped && reaped.containers.length + reaped.networks.length > 0)
       log?.info({ reaped }, 'reaped orphaned sandboxes');
     const images = await ensureImages({

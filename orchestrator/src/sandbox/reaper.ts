@@ -27,6 +27,12 @@ export interface ReapOptions {
   stateDir?: string;
   /** Only this run's sandboxes (resume salvaging its own). */
   runId?: string;
+  /**
+   * Only sandboxes of runs kept in `stateDir` (what a run reaps on its own as it starts and ends).
+   * Another state directory may be another installation with another log key: its orphans are
+   * saved by its own runs, or by `gatehouse sandbox reap`, where the record's MAC verifies.
+   */
+  ownStateDirOnly?: boolean;
 }
 
 /**
@@ -46,13 +52,14 @@ export async function reapOrphans(
   const containers = await d.listContainers({ all: true, filters: { label } });
   for (const c of containers) {
     if (!everything && !ownerIsDead(c.Labels[LABEL.owner])) continue;
+    const own = c.Labels[LABEL.state];
+    if (opts.ownStateDirOnly && (!own || path.resolve(own) !== path.resolve(stateDir))) continue;
     const runId = c.Labels[LABEL.run] ?? '';
     if (c.Labels[LABEL.salvage] === 'never') {
       report.unsaved.push({ runId, reason: 'a setup sandbox: its files may hold setup secrets, so it is not saved' });
     } else {
       try {
         // The label names the run's own state directory; the caller's is the fallback for older sandboxes.
-        const own = c.Labels[LABEL.state];
         const saved = await salvage(d.getContainer(c.Id), c.State, own && path.isAbsolute(own) ? own : stateDir, runId);
         if ('file' in saved) report.salvaged.push({ runId, file: saved.file });
         else if (saved.reason) report.unsaved.push({ runId, reason: saved.reason });
@@ -81,13 +88,15 @@ export async function reapOrphans(
       if (statusOf(e) !== 404 && statusOf(e) !== 409) throw e;
     }
   }
-  if (opts.runId) return report;
-  const networks = await d.listNetworks({ filters: { label: [`${LABEL.role}=run-network`] } });
+  const networks = await d.listNetworks({
+    filters: { label: [`${LABEL.role}=run-network`, ...(opts.runId ? [`${LABEL.run}=${opts.runId}`] : [])] },
+  });
   for (const n of networks) {
     if (!everything && !ownerIsDead(n.Labels?.[LABEL.owner])) continue;
     await removeNetwork(d, n.Id);
     report.networks.push(n.Name);
   }
+  if (opts.runId) return report;
   // Anonymous volumes go with their container (v: true); this catches any left dangling.
   const volumes = await d.listVolumes({ filters: { label: [LABEL.sandbox], dangling: ['true'] } });
   for (const v of volumes.Volumes ?? []) {
