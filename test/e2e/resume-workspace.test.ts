@@ -78,7 +78,7 @@ function crashedAfterSecondWrite() {
   const requestId = String(events.find((e) => e.type === 'approval.requested')!.data.requestId);
   expect(gatehouse(stateDir, ['approve', runId, requestId]).status).toBe(0);
   const crashed = gatehouse(stateDir, ['resume', runId, '--json'], { GATEHOUSE_TEST_CRASH: 'after-completion' });
-  expect(crashed.signal).toBe('SIGKILL');
+  expect(crashed.signal, `exit ${crashed.status}: ${crashed.stderr.slice(-2000)}`).toBe('SIGKILL');
   const completed = logOf(stateDir, runId).filter((e) => e.type === 'tool.execution.completed');
   expect(completed.at(-1)!.data).toMatchObject({ status: 'ok' });
   return { stateDir, runId };
