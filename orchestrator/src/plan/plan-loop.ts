@@ -3,7 +3,7 @@ import type { PipelineDeps } from '../tools/pipeline/types';
 import type { ToolRegistry } from '../tools/registry';
 import type { PlanDriverDeps } from './plan-driver-deps';
 import { planController } from './plan-driver';
-import { PLAN_MODE_INSTRUCTIONS } from './plan-prompt';
+import { planSystemPrompt } from './plan-prompt';
 import { taskScopeErrors } from './task-scope';
 
 /** What drive.ts wires in for a plan run: the scope check on every call, the loop's hooks, the prompt. */
@@ -22,6 +22,6 @@ export function planRunParts(o: {
   return {
     planScope: (call) => taskScopeErrors(o.tracker.state.plan, call),
     controller: (d) => planController({ ...d, registry: o.registry, surface: o.surface, resume: o.resume }),
-    system: (base) => `${base}\n\n${PLAN_MODE_INSTRUCTIONS}`,
+    system: planSystemPrompt,
   };
 }

@@ -10,3 +10,6 @@ export const PLAN_MODE_INSTRUCTIONS = [
     'anything else is refused as a deviation. End it with complete_task {"taskId", "summary"}, the summary citing ' +
     'the observations that prove it ([obs-N]); its check then runs. If the plan turns out wrong, submit a new plan.',
 ].join('\n');
+
+/** A plan run's system prompt: the run's, then plan mode's (drive.ts writes it, replay rebuilds it). */
+export const planSystemPrompt = (base: string): string => `${base}\n\n${PLAN_MODE_INSTRUCTIONS}`;

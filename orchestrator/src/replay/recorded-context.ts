@@ -3,6 +3,8 @@ import { compileContext, type CompiledContext } from '../context/compile';
 import { contextSha256 } from '../context/context-hash';
 import { StateTracker, type RunState } from '../events/state';
 import { stateSha256 } from '../events/state-hash';
+import { planSurface } from '../plan/plan-driver';
+import { planSystemPrompt } from '../plan/plan-prompt';
 import { DEFAULT_BUDGETS, type Budgets } from '../run/budgets';
 import { runSystemPrompt } from '../run/run-system-prompt';
 import { codingTools } from '../tools/builtin/index';
@@ -33,18 +35,24 @@ export interface RebuiltTurn {
  * Rebuilds, for each `model.request` of a run's log, what the loop had in hand just before it:
  * the state (a fold of the events before it) and the context compiled from those same events, with
  * the system prompt, task, tool specs and token budget the run used — all taken from the log:
- * run.started (task, surface, budgets, the config's check), run.resumed (budgets from then on),
- * model.request (its token budget). Nothing is executed and nothing is read but the events.
+ * run.started (task, surface, budgets, the config's check, plan mode), run.resumed (budgets from then
+ * on), model.request (its token budget). A plan run is rebuilt as drive.ts runs it: plan mode's system
+ * prompt (and no check: its tasks decide it), and the tools of the plan's phase at that turn (the
+ * controller's, plan/plan-driver.ts). Nothing is executed and nothing is read but the events.
  * One turn at a time: a long run's contexts are not all held at once.
  */
 export function* rebuildTurns(events: readonly EventEnvelope[]): Generator<RebuiltTurn> {
   const first = events[0];
   if (!first || !isEvent(first, 'run.started')) return;
   const started = first.data;
-  const tools = codingTools().describe(started.surface);
+  const registry = codingTools();
+  const tools = registry.describe(started.surface);
   // The check decides (and is named in the prompt of) the root run only; a sub-agent is judged by its parent.
   const root = !first.parentRunId && (started.lineage?.length ?? 1) <= 1;
   const check = root ? started.config?.environment?.check : undefined;
+  const planMode = started.planMode === true;
+  const system = (b: Pick<Budgets, 'maxTurns' | 'maxToolCalls'>) =>
+    planMode ? planSystemPrompt(runSystemPrompt(b)) : runSystemPrompt(b, check);
   let budgets: Pick<Budgets, 'maxTurns' | 'maxToolCalls'> = started.budgets ?? DEFAULT_BUDGETS;
   const tracker = new StateTracker();
   for (let i = 0; i < events.length; i++) {
@@ -52,9 +60,9 @@ export function* rebuildTurns(events: readonly EventEnvelope[]): Generator<Rebui
     if (isEvent(e, 'model.request')) {
       const state = tracker.state;
       const context = compileContext(events.slice(0, i), {
-        system: runSystemPrompt(budgets, check),
+        system: system(budgets),
         task: started.task,
-        tools,
+        tools: planMode ? registry.describe(planSurface(state.plan, started.surface, registry)) : tools,
         tokenBudget: e.data.contextTokenBudget ?? DEFAULT_CONTEXT_TOKEN_BUDGET,
       });
       yield {

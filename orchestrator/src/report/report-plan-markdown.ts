@@ -6,7 +6,7 @@ const MARK = { completed: '✓', failed: '✗', skipped: 'skipped', running: '�
 
 /**
  * The Markdown report's plan section: the gate's decision and changes, each task's end as
- * `[Task 2/5] ✓ title: result`, failures, recoveries and escalations, the summary. Titles, results,
+ * `[Task 2/5] ✓ title: result`, escalations, deviations, failures and recoveries, the summary. Titles, results,
  * reasons and the summary are the model's or an approver's text: each goes inside a code span.
  */
 export function planSection(p: ReportPlan, max: number, jsonHint: string): string {
@@ -37,7 +37,15 @@ export function planSection(p: ReportPlan, max: number, jsonHint: string): strin
     const check = t.check ? ` (check ${codeSpan(t.check.command, 200)} exit ${String(t.check.exitCode)})` : '';
     return `- ${at} ${MARK[t.status]} ${codeSpan(t.id, 40)} ${codeSpan(t.title, 200)}${detail}${check}`;
   });
+  // A person's decisions first: when the list is bounded, what is cut is what they were asked about (the
+  // failures and recoveries, in the JSON), never the decisions themselves.
   const recovery = [
+    ...p.escalations.map(
+      (x) =>
+        `- escalation of ${codeSpan(x.taskId, 40)} (${x.class}): ` +
+        `${x.decision ? `**${x.decision}**${x.by ? ` by ${codeSpan(x.by, 100)}` : ''}` : 'waiting for a decision'}; ` +
+        `${codeSpan(x.reason, 300)}`,
+    ),
     ...p.deviations.map(
       (d) =>
         `- deviation refused: ${codeSpan(d.tool, 40)} in ${codeSpan(d.taskId ?? '?', 40)}: ${codeSpan(d.message, 300)}`,
@@ -49,12 +57,6 @@ export function planSection(p: ReportPlan, max: number, jsonHint: string): strin
       (r) =>
         `- recovery of ${codeSpan(r.taskId, 40)}: ${codeSpan(r.recipe, 80)} ` +
         `attempt ${r.attempt} of ${r.maxAttempts}, ${r.outcome}`,
-    ),
-    ...p.escalations.map(
-      (x) =>
-        `- escalation of ${codeSpan(x.taskId, 40)} (${x.class}): ` +
-        `${x.decision ? `**${x.decision}**${x.by ? ` by ${codeSpan(x.by, 100)}` : ''}` : 'waiting for a decision'}; ` +
-        `${codeSpan(x.reason, 300)}`,
     ),
   ];
   const summary =

@@ -31,7 +31,8 @@ type Named = 'completed' | 'paused' | 'subagent' | 'failed';
 /**
  * From v3: a run with a setup phase that completes, and one whose setup fails (exit 5). From v4: a run
  * the check decided, one stopped by its cost budget and then resumed (one run, two names), and one
- * through an OpenAI-compatible server whose replies end oddly.
+ * through an OpenAI-compatible server whose replies end oddly. From v6: a plan run paused at its gate,
+ * resumed to an escalation, resumed to its end (one run, three names).
  */
 type SetupNamed =
   | 'setup'
@@ -44,6 +45,8 @@ type SetupNamed =
   | 'replayDryRun'
   | 'replayModel'
   | 'replayExecution'
+  | 'planGate'
+  | 'planEscalated'
   | 'plan';
 interface Fixture {
   state: string;
@@ -168,7 +171,8 @@ describe('fixture logs', () => {
           ...(version >= 5
             ? { replayTrace: 'final', replayDryRun: 'final', replayModel: 'final', replayExecution: 'final' }
             : {}),
-          ...(version >= 6 ? { plan: 'final' } : {}),
+          // The plan run's three names are one run: its end is partial (2 of its 5 tasks completed).
+          ...(version >= 6 ? { planGate: 'partial', planEscalated: 'partial', plan: 'partial' } : {}),
         });
       },
     );

@@ -9,10 +9,10 @@ import { RunLog } from '../../src/events/index';
 import { replayRun } from '../../src/replay/replay-run';
 
 /**
- * Replaying a plan run (the v6 fixture's, test/fixtures/logs/plan-run.ts). The trace is checked in
- * fixture-logs-v6.test.ts. A dry-run decides its calls again: an escalation (an approval request with
- * no tool call) is not one of them, and a deviation stays refused whatever the policy, since a task's
- * scope is the approved plan's, not the policy's.
+ * Replaying a plan run (the v6 fixture's, made by `gatehouse plan`: test/fixtures/logs/generate.mjs).
+ * The trace is checked in fixture-logs-v6.test.ts. A dry-run decides its calls again: an escalation (an
+ * approval request with no tool call) is not one of them, and a deviation stays refused whatever the
+ * policy, since a task's scope is the approved plan's, not the policy's.
  */
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const v6 = path.join(root, 'test/fixtures/logs/v6');
@@ -44,11 +44,13 @@ describe('replaying a plan run', () => {
     const ids = decisions.map((d) => d.callId);
     expect(ids).not.toContain('esc_t2_1');
     // The plan's submission, each complete_task, the task calls and the deviation are all decided again.
-    for (const id of ['call_1_0', 'call_2_0', 'call_3_0', 'call_4_0', 'call_5_0', 'call_6_0', 'call_7_0'])
-      expect(ids).toContain(id);
+    for (let turn = 1; turn <= 11; turn++) expect(ids).toContain(`call_${turn}_0`);
     const submit = decisions.find((d) => d.callId === 'call_1_0')!;
-    expect(submit.then).toEqual({ decision: 'ask', rule: 'mode:confirm-novel', by: 'fixture-reviewer' });
-    const deviation = decisions.find((d) => d.callId === 'call_4_0')!;
+    // Put to a person at the gate, who approved it (`gatehouse plan approve --on-behalf-of fixture-reviewer`).
+    expect(Object.keys(submit.then).sort()).toEqual(['by', 'decision', 'rule']);
+    expect(submit.then).toMatchObject({ decision: 'ask', rule: 'gatehouse:plan-gate' });
+    expect(submit.then.by).toMatch(/^user:.+ for fixture-reviewer$/);
+    const deviation = decisions.find((d) => d.callId === 'call_5_0')!;
     expect(deviation.then).toMatchObject({ decision: 'rejected', rule: 'validation:plan_deviation' });
     expect(deviation.now).toMatchObject({ decision: 'rejected', rule: 'validation:plan_deviation' });
   });

@@ -6,7 +6,7 @@ import { buildReport } from '../../src/report/build-report';
 import { renderMarkdown } from '../../src/report/render-markdown';
 import type { RunReport } from '../../src/report/report-schema';
 
-/** The report of the v6 fixture's plan run (test/fixtures/logs/plan-run.ts), read from a copy of the folder. */
+/** The report of the v6 fixture's plan run (`gatehouse plan`, by generate.mjs), read from a copy of the folder. */
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const v6 = path.join(root, 'test/fixtures/logs/v6');
 
