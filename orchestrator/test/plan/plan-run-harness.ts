@@ -34,7 +34,7 @@ export interface PlanWorld {
 }
 
 export function planWorld(
-  o: { files?: Record<string, string>; exec?: ExecResponder; surface?: string[] } = {},
+  o: { files?: Record<string, string>; links?: Record<string, string>; exec?: ExecResponder; surface?: string[] } = {},
 ): PlanWorld {
   const log = new TestLog();
   logs.push(log);
@@ -49,7 +49,8 @@ export function planWorld(
     commands.push(req.command);
     return o.exec ? o.exec(req) : { exitCode: 0, output: 'ok\n' };
   };
-  const sandbox = new MemorySandbox({ files: o.files ?? { 'src/a.js': 'a\n', 'docs/b.md': 'b\n' }, exec });
+  const files = o.files ?? { 'src/a.js': 'a\n', 'docs/b.md': 'b\n' };
+  const sandbox = new MemorySandbox({ files, ...(o.links ? { links: o.links } : {}), exec });
   return { log, sandbox, commands };
 }
 
