@@ -45,6 +45,11 @@ export function checkPlanAnswer(tool: string, input: unknown, answer: Answered):
     return { ok: true, answer: { ...denial, clarify: true } };
   }
   const { changes, choice, ...grant } = answer;
+  if ((tool === SUBMIT_PLAN || tool === ESCALATION) && grant.scope === 'run')
+    return refused(
+      `a ${tool === SUBMIT_PLAN ? 'plan' : 'decision on an escalation'} is approved once: ` +
+        'an approval for the run would stand for later ones nobody has seen; answer without --scope run',
+    );
   if (tool === ESCALATION) {
     if (changes) return refused('changes approve a plan; an escalation is answered with retry, skip or abort');
     const parsed = RecoveryChoice.safeParse(choice);

@@ -1,4 +1,12 @@
 import type { EventEnvelope, PlanChanges, RecoveryChoice } from '@gatehouse/shared';
+import { ESCALATION, SUBMIT_PLAN } from './plan-answer';
+
+/**
+ * Requests a grant answers once, whatever scope it names: a plan's approval is the scope of what
+ * follows, so it never stands for a later plan (an identical resubmission would restart every task
+ * and drop the approver's changes); an escalation's choice decides that failure only.
+ */
+const ONCE_ONLY: readonly string[] = [SUBMIT_PLAN, ESCALATION];
 
 /** One approval request as the log tells it. */
 export interface RequestState {
@@ -139,7 +147,7 @@ export function applyApproval(s: ApprovalState, event: EventEnvelope): void {
         ...(d.choice ? { choice: d.choice } : {}),
       };
       // Only "approve for this run" stands for the shape; "approve once" is this one action.
-      if (d.scope === 'run') {
+      if (d.scope === 'run' && !ONCE_ONLY.includes(r.tool)) {
         s.runGrants[d.actionHash] = event.id;
         s.approvedShapes.add(r.shape);
       }

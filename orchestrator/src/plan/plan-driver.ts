@@ -84,20 +84,23 @@ export function planController(
     async afterCall(call, result, signal): Promise<LoopOutcome | undefined> {
       nudges = 0;
       // On resume the loop hands over the stopped turn's calls again (loop.ts finishLastTurn) before
-      // any turn: the escalation the run stopped on is answered first, and a failure already
-      // classified is never recovered from twice.
+      // any turn: the escalation the run stopped on is answered first, before a later call of that
+      // turn runs (an abort must stop it), and what was acted on is not acted on again (below).
       if (resumed) {
         resumed = false;
         const escalation = resumeEscalation(d);
         if (escalation !== 'none') return escalation;
       }
-      if (classified(d.log.events(), call.callId)) return undefined;
       if (call.tool === 'submit_plan') {
         recordPlanGate(d, call, result);
         return undefined;
       }
       const plan = d.tracker.state.plan;
       if (plan.phase !== 'executing' || plan.current === undefined || call.taskId !== plan.current) return undefined;
+      // A resumed run shows the driver its last turn's calls again; what it already acted on
+      // (recovered, escalated, completed) is not acted on twice: that would escalate a failure
+      // a person has already decided, again on every resume, and never act on the decision.
+      if (actedOn(d.log.events(), call.callId)) return undefined;
       if (call.tool === 'complete_task') {
         if (result.kind === 'observed' && result.observation.outcome === 'ok') return endTask(d, call, signal);
         return undefined;
@@ -109,6 +112,29 @@ export function planController(
   };
 }
 
-function classified(events: readonly EventEnvelope[], callId: string): boolean {
-  return events.some((e) => e.type === 'failure.classified' && e.data.callId === callId);
+/**
+ * Events that say the driver acted on a task's call: its end, or recovery's step. A failure only
+ * classified when the run stopped is acted on again (classifying twice changes nothing).
+ */
+const ACTED: ReadonlySet<string> = new Set([
+  'task.completed',
+  'task.failed',
+  'recovery.applied',
+  'recovery.escalated',
+  'plan.completed',
+]);
+
+/** Whether the driver acted on this call's outcome already: one of its events follows the call's observation. */
+function actedOn(events: readonly EventEnvelope[], callId: string): boolean {
+  let i = events.length - 1;
+  for (; i >= 0; i--) {
+    const e = events[i]!;
+    if (ACTED.has(e.type)) return events.slice(0, i).some((o) => isObservationOf(o, callId));
+    if (isObservationOf(e, callId)) return false;
+  }
+  return false;
+}
+
+function isObservationOf(e: EventEnvelope, callId: string): boolean {
+  return e.type === 'tool.observation' && e.data.callId === callId;
 }
