@@ -35,16 +35,18 @@ describe("the README's plan example", () => {
       'scripted:examples/scripts/plan-fix-failing-test.json',
     ]);
     expect(first.status, first.stderr).toBe(3);
-    const runId = /paused: waiting for approval[\s\S]*?gatehouse plan approve (run_\w+)/.exec(first.stdout)?.[1];
+    const [, runId, request] =
+      /paused: waiting for approval[\s\S]*?gatehouse plan approve (run_\w+) --request (apr_\w+)/.exec(first.stdout) ??
+      [];
     expect(runId, first.stdout).toBeDefined();
     expect(first.stdout).toMatch(/ 2\. t2 {2}Change add\(\) in src\/math\.js to return a \+ b\n\s+after: {2}t1\n/);
     expect(first.stdout).toMatch(
       /check: {2}node --test\n\s+tools: {2}read_file, edit_file\n\s+paths: {2}src\/math\.js/,
     );
-    expect(first.stdout).toContain(`gatehouse plan reject ${runId} --reason`);
+    expect(first.stdout).toContain(`gatehouse plan reject ${runId} --request ${request} --reason`);
     expect(first.stdout).not.toMatch(/gatehouse approve run_/);
 
-    const approved = gatehouse(['plan', 'approve', runId!]);
+    const approved = gatehouse(['plan', 'approve', runId!, '--request', request!]);
     expect(approved.status, approved.stderr).toBe(0);
     const resumed = gatehouse(['resume', runId!]);
     expect(resumed.status, resumed.stderr).toBe(0);

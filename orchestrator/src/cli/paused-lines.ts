@@ -24,10 +24,12 @@ export function pausedLines(runId: string, pending: ReadonlyArray<{ runId: strin
       );
     lines.push(`      rule: ${oneLine(p.rule)}; ${oneLine(p.reason)}`);
   }
-  if (tools.has('submit_plan'))
+  const plan = pending.find((p) => p.request.tool === 'submit_plan')?.request.requestId;
+  if (plan)
     lines.push(
-      `approve:  gatehouse plan approve ${runId} [--skip ID] [--order ID,ID,…] [--edit 'ID=new title']`,
-      `          (or: gatehouse plan reject ${runId} --reason …   or: gatehouse plan ask ${runId} --question …)`,
+      `approve:  gatehouse plan approve ${runId} --request ${plan} [--skip ID] [--order ID,ID,…] [--edit 'ID=title']`,
+      `          (or: gatehouse plan reject ${runId} --request ${plan} --reason …`,
+      `           or: gatehouse plan ask ${runId} --request ${plan} --question …)`,
     );
   if (tools.has('escalation')) lines.push(`decide:   gatehouse plan decide ${runId} REQUEST retry|skip|abort`);
   if ([...tools].some((t) => t !== 'submit_plan' && t !== 'escalation'))

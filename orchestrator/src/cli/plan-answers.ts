@@ -13,6 +13,8 @@ interface Help {
 }
 
 interface Common {
+  /** The plan request the person read (printed when the run paused): any other pending plan is refused. */
+  request?: string;
   stateDir?: string;
   json?: boolean;
   onBehalfOf?: string;
@@ -41,12 +43,12 @@ type Answer = Parameters<typeof answerCommand>[2] & { decision: 'grant' | 'deny'
  */
 async function answer(run: string, which: string | { tool: string }, o: Common, a: Answer): Promise<number> {
   if (!o.nats) {
-    const requestId = typeof which === 'string' ? which : pendingPlan(run, o);
+    const requestId = typeof which === 'string' ? which : pinnedPlan(pendingPlan(run, o), o.request);
     return answerCommand(run, requestId, { ...o, ...a });
   }
   if (!o.key) throw new UsageError('--nats needs --key FILE');
   if (o.onBehalfOf) throw new UsageError('--on-behalf-of is for an answer written here; over NATS the key says who');
-  return answerOverNatsCommand(natsRunId(run, o.stateDir), which, {
+  return answerOverNatsCommand(natsRunId(run, o.stateDir), typeof which === 'string' ? which : (o.request ?? which), {
     key: o.key,
     decision: a.decision,
     ...(a.scope ? { scope: a.scope } : {}),
@@ -56,6 +58,18 @@ async function answer(run: string, which: string | { tool: string }, o: Common, 
 }
 
 const PLAN_REQUEST = { tool: SUBMIT_PLAN };
+
+/**
+ * `--request`: the answer is for the plan the person read. If that plan was answered meanwhile and
+ * the model submitted another, the pending one is a plan they have not seen: refused, not answered.
+ */
+function pinnedPlan(pending: string, pinned: string | undefined): string {
+  if (pinned === undefined || pinned === pending) return pending;
+  throw new ApprovalCommandError(
+    `the plan waiting for approval is ${pending}, not ${pinned} (which was answered, or is not a plan): ` +
+      `read the plan now waiting with: gatehouse approvals RUN, then answer it with --request ${pending}`,
+  );
+}
 
 /**
  * `gatehouse plan approve|reject|ask RUN` and `gatehouse plan decide RUN REQUEST retry|skip|abort`:
@@ -78,6 +92,7 @@ export function registerPlanAnswers(plan: Command, h: Help): void {
       .command('approve')
       .description("approve a paused run's plan, as it is or with changes (then: gatehouse resume RUN)")
       .argument('<run>', h.runRef)
+      .option('--request <id>', 'the plan request you read (as printed when the run paused); refuses any other')
       .option('--skip <ids>', 'skip these tasks (repeatable, or comma-separated: t2,t4)', addIds, [])
       .option('--order <ids>', 'run the tasks kept in this order (every one, comma-separated: t1,t3,t2)', parseIds)
       .option('--edit <id=title>', "give a task a new title (repeatable: --edit 't2=Fix the parser')", addEdit, {})
@@ -102,6 +117,7 @@ export function registerPlanAnswers(plan: Command, h: Help): void {
       .command('reject')
       .description("reject a paused run's plan; the model sees the reason and may submit another")
       .argument('<run>', h.runRef)
+      .option('--request <id>', 'the plan request you read (as printed when the run paused); refuses any other')
       .requiredOption('--reason <text>', 'why (the model sees it)', nonEmpty),
   ).action(async (run: string, o: Common & { reason: string }) => {
     process.exitCode = await answer(run, PLAN_REQUEST, inherited(plan, o), { decision: 'deny', reason: o.reason });
@@ -112,6 +128,7 @@ export function registerPlanAnswers(plan: Command, h: Help): void {
       .command('ask')
       .description("answer a paused run's plan with a question; the model answers it and submits the plan again")
       .argument('<run>', h.runRef)
+      .option('--request <id>', 'the plan request you read (as printed when the run paused); refuses any other')
       .requiredOption('--question <text>', 'the question (the model sees it)', nonEmpty),
   ).action(async (run: string, o: Common & { question: string }) => {
     process.exitCode = await answer(run, PLAN_REQUEST, inherited(plan, o), {

@@ -74,6 +74,8 @@ function taskProblems(tasks: readonly PlanTask[], scope: PlanScope): string[] {
     if (vague) problems.push(`${name}: ${vague}`);
     if (t.check !== undefined && t.check.trim() === '')
       problems.push(`${name}: the check is blank: give a command whose exit status 0 proves the task, or leave it out`);
+    else if (t.check !== undefined && !scope.tools.includes('bash'))
+      problems.push(`${name}: a check is a command, and this run has no bash to run it: leave the check out`);
     const deps = new Set<string>();
     for (const dep of t.dependsOn) {
       if (dep === t.id) problems.push(`${name}: it depends on itself: remove ${dep} from its dependsOn`);
@@ -118,7 +120,10 @@ function pathProblems(name: string, t: PlanTask): string[] {
   if (t.paths.length === 0)
     return [`${name}: "paths" is empty: list the workspace globs it touches, or leave "paths" out`];
   return t.paths.flatMap((p) => {
-    const problem = globProblem(p);
+    // Task paths are matched as the policy matches paths (policy/rules.ts): `*`, `**` and `?` only.
+    const problem =
+      globProblem(p) ??
+      (/[[\]{}\\]/.test(p) ? 'only *, ** and ? are wildcards here; write one glob per alternative' : undefined);
     return problem ? [`${name}: path ${JSON.stringify(p)}: ${problem} (paths are workspace globs such as src/**)`] : [];
   });
 }

@@ -133,6 +133,29 @@ describe('gatehouse plan approve|reject|ask|decide', () => {
     expect(r.answers()).toHaveLength(1);
   });
 
+  it('--request pins the answer to the plan the person read: another pending plan is refused, nothing written', () => {
+    const r = plan();
+    const other = gatehouse(['plan', 'approve', r.runId, '--request', 'apr_readearlier0000000', ...r.at]);
+    expect(other.status).toBe(1);
+    expect(other.stderr).toContain(`the plan waiting for approval is ${r.requests[0]}, not apr_readearlier0000000`);
+    expect(r.answers()).toHaveLength(0);
+    const rejected = gatehouse([
+      'plan',
+      'reject',
+      r.runId,
+      '--request',
+      'apr_readearlier0000000',
+      '--reason',
+      'no',
+      ...r.at,
+    ]);
+    expect(rejected.status).toBe(1);
+    expect(r.answers()).toHaveLength(0);
+    const same = gatehouse(['plan', 'approve', r.runId, '--request', r.requests[0]!, '--json', ...r.at]);
+    expect(same.status, same.stderr).toBe(0);
+    expect(r.answers().map((e) => [e.type, e.data.requestId])).toEqual([['approval.granted', r.requests[0]]]);
+  });
+
   it('refuses changes that break the plan, naming the problem, and writes nothing', () => {
     const r = plan();
     const before = r.events().length;

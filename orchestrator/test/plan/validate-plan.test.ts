@@ -161,4 +161,20 @@ describe('validatePlan', () => {
     const p = problems({ tasks: [{ ...good[0], tools: ['toString'] }, good[1], good[2]] });
     expect(p).toEqual([expect.stringContaining('names the tool "toString", which this run does not have')]);
   });
+
+  it('refuses glob syntax the task-scope matcher would read literally ([abc], {a,b})', () => {
+    const p = problems({
+      tasks: [{ ...good[0], paths: ['src/{a,b}.js', 'src/[ab].js', 'src/*.js'] }, good[1], good[2]],
+    });
+    expect(p).toEqual([
+      expect.stringContaining('path "src/{a,b}.js": only *, ** and ? are wildcards here'),
+      expect.stringContaining('path "src/[ab].js": only *, ** and ? are wildcards here'),
+    ]);
+  });
+
+  it('refuses a check in a run without bash, which could never run it (the task could never complete)', () => {
+    const r = validatePlan({ tasks: [{ ...good[0], check: 'npm test' }, good[1], good[2]] }, { tools: ['read_file'] });
+    expect(r.ok).toBe(false);
+    expect(JSON.stringify(r)).toContain('this run has no bash to run it: leave the check out');
+  });
 });
