@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  backoffFor,
-  DEFAULT_RECOVERY,
-  recoveryRecipes,
-  type RecoveryConfig,
-} from '../../src/plan/recovery-recipes';
+import { backoffFor, DEFAULT_RECOVERY, recoveryRecipes, type RecoveryConfig } from '../../src/plan/recovery-recipes';
 
 describe('recoveryRecipes', () => {
   it("the spec's defaults", () => {
