@@ -1,3 +1,4 @@
+import type { EventEnvelope } from '@gatehouse/shared';
 import type { LoopController } from '../loop/loop-controller';
 import type { LoopOutcome } from '../loop/loop';
 import type { ModelToolSpec } from '../providers/types';
@@ -81,6 +82,15 @@ export function planController(
 
     async afterCall(call, result, signal): Promise<LoopOutcome | undefined> {
       nudges = 0;
+      // On resume the loop hands over the stopped turn's calls again (loop.ts finishLastTurn) before
+      // any turn: the escalation the run stopped on is answered first, and a failure already
+      // classified is never recovered from twice.
+      if (resumed) {
+        resumed = false;
+        const escalation = resumeEscalation(d);
+        if (escalation !== 'none') return escalation;
+      }
+      if (classified(d.log.events(), call.callId)) return undefined;
       if (call.tool === 'submit_plan') {
         recordPlanGate(d, call, result);
         return undefined;
@@ -95,4 +105,8 @@ export function planController(
       return failure ? recoverFailure(d, failure, signal, call) : undefined;
     },
   };
+}
+
+function classified(events: readonly EventEnvelope[], callId: string): boolean {
+  return events.some((e) => e.type === 'failure.classified' && e.data.callId === callId);
 }
