@@ -2,9 +2,16 @@ import type { LoopOutcome } from '../loop/loop';
 import type { PlanDriverDeps } from './plan-driver-deps';
 import { nextTask, type PlanState } from './plan-state';
 
-/** The plan's tally: completed, failed and skipped ids (skipped: by the approver, recovery, or a dead dependency). */
-export function planTally(plan: PlanState): { completed: string[]; failed: string[]; skipped: string[] } {
+/**
+ * The plan's tally: completed, failed and skipped ids (skipped: by the approver, recovery, a dead
+ * dependency, or, when the plan was aborted, every task it never got to).
+ */
+export function planTally(
+  plan: PlanState,
+  aborted = false,
+): { completed: string[]; failed: string[]; skipped: string[] } {
   const blocked = new Set(nextTask(plan).blocked);
+  if (aborted) for (const t of plan.tasks) if (plan.status[t.id] === 'pending') blocked.add(t.id);
   const completed = plan.tasks.filter((t) => plan.status[t.id] === 'completed').map((t) => t.id);
   const failed = plan.tasks.filter((t) => plan.status[t.id] === 'failed').map((t) => t.id);
   const skipped = [
@@ -18,7 +25,7 @@ export function planTally(plan: PlanState): { completed: string[]; failed: strin
 
 /** "3/3 tasks completed. 0 failures." — or which failed and which were skipped. */
 export function planSummary(plan: PlanState, aborted = false): string {
-  const { completed, failed, skipped } = planTally(plan);
+  const { completed, failed, skipped } = planTally(plan, aborted);
   const total = plan.tasks.length + plan.skippedByGate.length;
   const parts = [
     `${completed.length}/${total} tasks completed.`,
@@ -35,7 +42,7 @@ export function completePlan(d: PlanDriverDeps, aborted = false): LoopOutcome {
   if (plan.phase !== 'done' && plan.planId) {
     d.log.append('plan.completed', 'runtime', {
       planId: plan.planId,
-      ...planTally(plan),
+      ...planTally(plan, aborted),
       summary: planSummary(plan, aborted),
       ...(aborted ? { aborted: true } : {}),
     });

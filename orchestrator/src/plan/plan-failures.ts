@@ -56,21 +56,44 @@ function actOnStep(
     case 'skip':
       return afterSkip(d, cur.task.id);
     case 'abort':
+      // The task failed and a person stopped the plan there: it is a failure, not a task left running.
+      failTask(d, planId, cur, abortError(d, cur.task.id), call);
       return completePlan(d, true);
     case 'fail':
-      d.log.append('task.failed', 'runtime', {
-        planId,
-        taskId: cur.task.id,
-        title: cur.task.title,
-        index: cur.index,
-        total: cur.total,
-        error: step.error.slice(0, 4000),
-        ...(call ? { callId: call.callId } : {}),
-      });
+      failTask(d, planId, cur, step.error, call);
       return completePlan(d);
     case 'pending':
       return pausedOn(step.requestId);
   }
+}
+
+function failTask(
+  d: PlanDriverDeps,
+  planId: string,
+  cur: NonNullable<ReturnType<typeof currentTask>>,
+  error: string,
+  call?: ToolCall,
+): void {
+  d.log.append('task.failed', 'runtime', {
+    planId,
+    taskId: cur.task.id,
+    title: cur.task.title,
+    index: cur.index,
+    total: cur.total,
+    error: error.slice(0, 4000),
+    ...(call ? { callId: call.callId } : {}),
+  });
+}
+
+/** Why an aborted task failed, from the decision on record (a denial, or no approver, also counts as abort). */
+function abortError(d: PlanDriverDeps, taskId: string): string {
+  const events = d.log.events();
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!;
+    if (e.type === 'recovery.escalated' && e.data.taskId === taskId && e.data.status === 'decided')
+      return `task ${taskId} failed (${e.data.class}) and ${e.data.by ?? 'a person'} chose abort: the plan stops.`;
+  }
+  return `task ${taskId} failed and the plan was aborted.`;
 }
 
 /** Records `task.started` for a task of the approved plan: its place, and its next attempt. */

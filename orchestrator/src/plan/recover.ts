@@ -8,6 +8,7 @@ import type { FailureInput, RecoveryStep, TaskFailure } from './plan-types';
 import { backoffFor } from './recovery-recipes';
 import { recoveryAttempts } from './recovery-attempts';
 import type { RecoveryDeps } from './recovery-deps';
+import { settleRetry } from './settle-retry';
 
 export type { RecoveryDeps } from './recovery-deps';
 
@@ -37,6 +38,8 @@ export async function recoverTask(
   signal: AbortSignal,
 ): Promise<RecoveryStep> {
   const { planId, task } = failure;
+  // The model's retry of this task (feedback) did not work: that attempt's outcome first.
+  settleRetry(deps, planId, task.id, 'failed');
   let current: FailureInput = failure.failure;
   let callId = failure.call?.callId;
   // Every pass but the last records one more retry of a recipe with finitely many; this bound only

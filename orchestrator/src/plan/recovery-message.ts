@@ -29,8 +29,16 @@ export function recoveryMessage(event: EventEnvelope, events: readonly EventEnve
   const d = event.data;
   const at = events.findIndex((e) => e.id === event.id);
   if (d.outcome === 'succeeded') {
+    // Only a retry gatehouse ran itself has a result the model has not seen: its call, after this
+    // attempt's `retrying`. A retry the model made (feedback) succeeded with the model's own calls.
+    const began = lastBefore(
+      events,
+      at,
+      'recovery.applied',
+      (e) => sameAttempt(e.data, d) && e.data.outcome === 'retrying',
+    );
     const retried = lastBefore(events, at, 'tool.observation', (o) => RETRIED_CALL.test(o.data.callId));
-    if (!retried) return undefined;
+    if (!retried || !began || events.indexOf(retried) < events.indexOf(began)) return undefined;
     const original = retried.data.callId.replace(RETRIED_CALL, '');
     return (
       `Your call ${original} failed (${d.class}); gatehouse ran it again (retry ${d.attempt} of ${d.maxAttempts}, ` +
@@ -52,6 +60,10 @@ export function recoveryMessage(event: EventEnvelope, events: readonly EventEnve
   const shown = classified?.data.callId ? runtimeObservation(events, at, classified.data.callId) : undefined;
   if (shown) lines.push(`What failed (${shown.data.tool}):\n${shown.data.content}`);
   return lines.join('\n');
+}
+
+function sameAttempt(a: EventOf<'recovery.applied'>['data'], b: EventOf<'recovery.applied'>['data']): boolean {
+  return a.planId === b.planId && a.taskId === b.taskId && a.class === b.class && a.attempt === b.attempt;
 }
 
 function lastBefore<T extends EventEnvelope['type']>(

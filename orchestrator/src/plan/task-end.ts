@@ -4,6 +4,7 @@ import type { ToolCall } from '../tools/pipeline';
 import { recoverFailure } from './plan-failures';
 import { pausedOn, type PlanDriverDeps } from './plan-driver-deps';
 import { currentTask } from './plan-state';
+import { settleRetry } from './settle-retry';
 
 /**
  * After complete_task for the current task was observed: its summary is checked like a final
@@ -65,8 +66,11 @@ export async function endTask(
     check = { command: task.check, exitCode, callId };
   }
   const evidence = [...new Set(verdict.claims.flatMap((c) => c.cites))].slice(0, 100);
+  const planId = d.tracker.state.plan.planId!;
+  // A retry the model made after a failure of this task worked: recovery's outcome, then the task's.
+  settleRetry(d.recovery, planId, task.id, 'succeeded');
   d.log.append('task.completed', 'runtime', {
-    planId: d.tracker.state.plan.planId!,
+    planId,
     taskId: task.id,
     title: task.title,
     index,

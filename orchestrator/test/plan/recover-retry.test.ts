@@ -130,9 +130,11 @@ describe('recoverTask: feedback', () => {
     expect(delays).toEqual([]);
     expect(h.sandbox.executed()).toHaveLength(0);
 
-    // The model tried again and the check failed again: the one retry is used up; nobody can answer.
+    // The model tried again and the check failed again: that retry failed (on record first), the one
+    // retry is used up; nobody can answer.
     expect(await recoverTask(checkFailure(), deps, new AbortController().signal)).toEqual({ kind: 'abort' });
     expect(trail(h.log.events(), from).slice(2)).toEqual([
+      'recovery.applied:failed',
       'failure.classified:logic',
       'recovery.applied:exhausted',
       'approval.requested:esc_t2_1',
