@@ -1,3 +1,4 @@
+import { bodyOf } from '../loop/check-excerpt';
 import { checkFinalAnswer } from '../loop/contract';
 import type { LoopOutcome } from '../loop/loop';
 import type { ToolCall } from '../tools/pipeline';
@@ -50,7 +51,8 @@ export async function endTask(
     const ran = d.tracker.state.approvals.calls[callId]?.result;
     const exitCode = ran?.exitCode ?? null;
     if (!ran || ran.status !== 'ok' || exitCode !== 0) {
-      const output = result?.kind === 'observed' ? result.observation.content : '';
+      // The command's output, not the observation's frame around it: it is quoted to a person as evidence.
+      const output = result?.kind === 'observed' ? bodyOf(result.observation.content) : '';
       return recoverFailure(
         d,
         {
