@@ -1,56 +1,17 @@
-import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { call, cleanScratch, done, gatehouse, of, plan } from '../support/plan-cli';
 
 /**
  * A task's `paths` hold commands too: a command's paths are unknown before it runs, so the daemon's
  * list of what it changed decides after (the task fails as a permission deviation and a person is
  * asked), and the export never writes back a path outside the approved plan's paths.
  */
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const cli = path.join(root, 'orchestrator/bin/gatehouse.mjs');
-const ENV = { ...process.env, CI: 'true' };
-
-const made: string[] = [];
-afterEach(() => {
-  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-const scratch = (prefix: string): string => {
-  const d = mkdtempSync(path.join(os.tmpdir(), prefix));
-  made.push(d);
-  return d;
-};
-const json = (name: string, content: unknown): string => {
-  const f = path.join(scratch('gh-scope-'), name);
-  writeFileSync(f, JSON.stringify(content));
-  return f;
-};
-interface Event {
-  type: string;
-  runId: string;
-  data: Record<string, unknown>;
-}
-const parse = (stdout: string): Event[] =>
-  stdout
-    .trim()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Event);
-const of = (events: Event[], type: string) => events.filter((e) => e.type === type).map((e) => e.data);
-const gatehouse = (args: string[]) => {
-  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 180_000, env: ENV, input: '' });
-  return { status: r.status, stderr: r.stderr, events: parse(r.stdout) };
-};
-const call = (name: string, input: unknown) => ({ toolCalls: [{ name, input }] });
+afterEach(cleanScratch);
 
 describe('plan mode: commands are held to their task paths (real sandbox, scripted model)', () => {
   it("a command writing outside its task's paths fails the task and asks a person; the file is never applied", () => {
-    const dir = scratch('gh-scope-repo-');
-    cpSync(path.join(root, 'examples/failing-test'), dir, { recursive: true });
-    const stateDir = scratch('gh-scope-runs-');
     const tasks = [
       { id: 't1', title: 'Change add() in src/math.js to return a + b', tools: ['bash'], paths: ['src/math.js'] },
       {
@@ -68,15 +29,18 @@ describe('plan mode: commands are held to their task paths (real sandbox, script
       // Inside the task's tools, but the command also writes NOTES.txt, which no task's paths name.
       call('bash', { command: "sed -i 's/a - b/a + b/' src/math.js && echo owned > NOTES.txt" }),
       // After the person's retry:
-      call('complete_task', { taskId: 't1', summary: 'add() in src/math.js now adds (obs-2).' }),
+      done('t1', 'add() in src/math.js now adds (obs-2).'),
       call('read_file', { path: 'src/math.js' }),
-      call('complete_task', { taskId: 't2', summary: 'add() returns a + b (obs-4).' }),
+      done('t2', 'add() returns a + b (obs-4).'),
       call('bash', { command: 'node --test' }),
-      call('complete_task', { taskId: 't3', summary: 'The tests pass (obs-6).' }),
+      done('t3', 'The tests pass (obs-6).'),
     ];
-    const policy = json('policy.json', { mode: 'sandboxed-auto', allow: ['submit_plan'] });
-    const args = ['--repo', dir, '--policy', policy, '--state-dir', stateDir, '--json', '--apply'];
-    const first = gatehouse(['plan', 'make add() add', '--model', `scripted:${json('s.json', { turns })}`, ...args]);
+    const first = plan({
+      turns,
+      policy: { mode: 'sandboxed-auto', allow: ['submit_plan'] },
+      extra: ['--apply'],
+    });
+    const { dir, stateDir, runId } = first;
     // The command ran (its changes are in the sandbox), then the task failed as a deviation: permission, a person asks.
     expect(first.status, first.stderr).toBe(3);
     const classified = of(first.events, 'failure.classified');
@@ -84,7 +48,6 @@ describe('plan mode: commands are held to their task paths (real sandbox, script
     expect(String(classified[0]!.evidence)).toMatch(/NOTES\.txt, outside task t1's approved paths \(src\/math\.js\)/);
     const escalated = of(first.events, 'recovery.escalated');
     expect(escalated).toMatchObject([{ taskId: 't1', status: 'requested' }]);
-    const runId = first.events[0]!.runId;
     const requestId = String(escalated[0]!.requestId);
 
     expect(gatehouse(['plan', 'decide', runId, requestId, 'retry', '--state-dir', stateDir]).status).toBe(0);
