@@ -169,7 +169,15 @@ describe('gatehouse plan: the log, show and report (real sandbox, scripted model
     expect(after.status, after.stderr).toBe(0);
     log = logOf(r);
     expect(of(log, 'task.started').map((d) => d.taskId)).toEqual(['t1', 'u1', 'u2', 'u3']);
+    // The replaced plan's end is on record too, with how far it got (t1 was running: neither done nor failed).
     expect(of(log, 'plan.completed')).toMatchObject([
+      {
+        planId: of(log, 'plan.created')[0]!.planId,
+        completed: [],
+        failed: [],
+        summary:
+          'Replaced by a new plan (v2) while t1 was in progress. 0/3 tasks completed. 0 failures. Skipped: t2, t3.',
+      },
       { planId: of(log, 'plan.created')[1]!.planId, completed: ['u1', 'u2', 'u3'] },
     ]);
     expect(log.at(-1)).toMatchObject({ data: { status: 'final', answer: '3/3 tasks completed. 0 failures.' } });

@@ -2,6 +2,7 @@ import { newId, type EventDataOf, type PlanTask } from '@gatehouse/shared';
 import type { CallResult, ToolCall } from '../tools/pipeline';
 import { runToolsOf } from '../tools/builtin/plan-tool-names';
 import { applyPlanChanges } from './apply-changes';
+import { planSummary, planTally } from './plan-end';
 import { eventById, type PlanDriverDeps } from './plan-driver-deps';
 import { validatePlan } from './validate-plan';
 
@@ -21,6 +22,15 @@ export function recordPlanGate(d: PlanDriverDeps, call: ToolCall, result: CallRe
   if (st.plan.callId !== call.callId) {
     const checked = validatePlan(known.validated, { tools: runToolsOf(st.surface) });
     if (!checked.ok) return;
+    // A new plan during execution ends the one being executed, on record with how far it got.
+    if (st.plan.phase === 'executing' && st.plan.planId)
+      d.log.append('plan.completed', 'runtime', {
+        planId: st.plan.planId,
+        ...planTally(st.plan),
+        summary:
+          `Replaced by a new plan (v${st.plan.version + 1})` +
+          `${st.plan.current ? ` while ${st.plan.current} was in progress` : ''}. ${planSummary(st.plan)}`,
+      });
     d.log.append('plan.created', 'runtime', {
       planId: newId('plan'),
       callId: call.callId,
