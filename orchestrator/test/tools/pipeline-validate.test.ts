@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { record } from '../../src/tools/pipeline/record';
+import { argsHashOf } from '../../src/tools/recorded-values';
 import { validate } from '../../src/tools/pipeline/validate';
 import type { ToolCall } from '../../src/tools/pipeline/types';
 import { harness, REJECTED, type Harness } from './pipeline-harness';
@@ -49,6 +50,17 @@ describe('validate phase: every check that fails is a rejection, recorded', () =
     expect(result.observation.content).toContain(shown);
     // Nothing a tool would do reached the sandbox: only the runtime's own path check.
     expect(h.sandbox.executed()).toEqual([]);
+  });
+
+  it("a rejection's header hashes the call's proposed arguments (each rejected call its own)", async () => {
+    const h = harness({ sandbox: { files: FILES }, surface: ['read_file'] });
+    const one = await validated(h, 'read_file', { path: '../one' });
+    const two = await validated(h, 'read_file', { path: '../two' });
+    const hashOf = (r: typeof one) =>
+      /args sha256:([0-9a-f]{12})/.exec(r.kind === 'rejected' ? r.observation.content : '')?.[1];
+    expect(hashOf(one)).toBe(argsHashOf({ path: '../one' }).slice(0, 12));
+    expect(hashOf(two)).toBe(argsHashOf({ path: '../two' }).slice(0, 12));
+    expect(hashOf(one)).not.toBe(hashOf(two));
   });
 
   it('arguments that were not JSON: rejected at "schema" with the parse error', async () => {

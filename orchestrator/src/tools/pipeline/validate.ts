@@ -123,6 +123,8 @@ function rejected(
     tool: toolName,
     outcome: 'rejected',
     body: text,
+    // The proposed arguments, so the header's args hash names this call (it hashed nothing, the same for all).
+    input: intent.type === 'tool.intent' ? intent.data.input : undefined,
     causationId: validation.id,
   });
   return { kind: 'rejected', observation };
