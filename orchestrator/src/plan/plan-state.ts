@@ -61,19 +61,13 @@ export function applyPlan(s: PlanState, event: EventEnvelope): void {
     case 'plan.created': {
       const d = event.data;
       // A new plan replaces whatever was being executed: back to the gate.
-      Object.assign(s, {
+      Object.assign(s, initialPlanState(), {
+        planMode: s.planMode,
         phase: 'gate',
         version: d.version,
         planId: d.planId,
         callId: d.callId,
         proposed: d.tasks,
-        requested: false,
-        tasks: [],
-        skippedByGate: [],
-        status: {},
-        attempts: {},
-        current: undefined,
-        results: {},
       });
       return;
     }
