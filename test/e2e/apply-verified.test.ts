@@ -173,7 +173,11 @@ describe('--apply takes only verified changes (real CLI, real sandbox)', () => {
   it('control: the same run without an attack is applied', () => {
     const dir = repo();
     const out = runApply(dir, 'printf "#!/bin/sh\\n" > tool.sh && chmod 775 tool.sh');
-    expect(out.completed).toMatchObject({ status: 'final', applied: true });
+    // The whole completion and stderr on failure: a CI run once saw `applied: false` here, cause not shown.
+    expect(out.completed, `${JSON.stringify(out.completed)}\n${out.r.stderr}`).toMatchObject({
+      status: 'final',
+      applied: true,
+    });
     expect(readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('after\n');
     expect(lstatSync(path.join(dir, 'tool.sh')).mode & 0o7777).toBe(0o755);
   });
