@@ -129,4 +129,24 @@ describe('JetStream as an append-only event store (three nodes on loopback)', ()
     expect(seen).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     await cluster.restart(1);
   }, 120_000);
+
+  it('a run lease is a KV entry: one holder, renewed by compare-and-set, taken over once it expires', async () => {
+    const kv = await settled(() => nc.jetstream().views.kv('GH_LEASES', { ttl: 1500, replicas: 3 }));
+    const held = await kv.create('run_lease', 'worker-a');
+    await expect(kv.create('run_lease', 'worker-b')).rejects.toThrow(/wrong last sequence/);
+    const renewed = await kv.update('run_lease', 'worker-a', held);
+    // A renewal from a holder that lost the lease (it read an older revision) is refused.
+    await expect(kv.update('run_lease', 'worker-a', held)).rejects.toThrow(/wrong last sequence/);
+    expect(renewed).toBeGreaterThan(held);
+    // Not renewed: the bucket's TTL removes it (bounded wait), and another worker takes it.
+    let gone = false;
+    for (let i = 0; i < 40 && !gone; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      gone = (await kv.get('run_lease')) === null;
+    }
+    expect(gone).toBe(true);
+    const taken = await kv.create('run_lease', 'worker-b');
+    expect((await kv.get('run_lease'))?.string()).toBe('worker-b');
+    expect(taken).toBeGreaterThan(renewed);
+  }, 60_000);
 });
