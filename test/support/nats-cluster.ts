@@ -1,0 +1,88 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type Docker from 'dockerode';
+import { docker as dockerClient } from '@gatehouse/orchestrator';
+import { ownerLabel } from '@gatehouse/shared';
+
+/**
+ * A three-node NATS cluster with JetStream on loopback, for tests: containers of gatehouse's own NATS
+ * image on a private Docker network (the nodes route to each other by name), each node's client port
+ * published on 127.0.0.1 only. Everything it makes carries gatehouse's labels and goes in `stop()`.
+ */
+export interface NatsCluster {
+  /** nats://127.0.0.1:PORT of each node, in node order. */
+  servers: string[];
+  /** Stops one node at once (SIGKILL): a lost machine. */
+  kill(node: number): Promise<void>;
+  /** Starts a killed node again, with its store. */
+  restart(node: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const CLIENT = '4222/tcp';
+
+export async function startNatsCluster(image: string, size = 3): Promise<NatsCluster> {
+  const docker = dockerClient();
+  const tag = Math.random().toString(36).slice(2, 10);
+  const labels = { 'gatehouse.role': 'nats', 'gatehouse.owner': ownerLabel(), 'gatehouse.test': 'nats-cluster' };
+  const network = await docker.createNetwork({ Name: `gatehouse-test-nats-${tag}`, Labels: labels });
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'gh-nats-cluster-'));
+  chmodSync(dir, 0o755);
+  const names = Array.from({ length: size }, (_, i) => `gh-nats-${tag}-n${i + 1}`);
+  const containers: Docker.Container[] = [];
+  try {
+    for (const [i, name] of names.entries()) {
+      const conf = path.join(dir, `n${i + 1}.conf`);
+      writeFileSync(
+        conf,
+        [
+          `server_name: n${i + 1}`,
+          'listen: 0.0.0.0:4222',
+          'jetstream { store_dir: /var/lib/nats/js, max_memory_store: 64MB, max_file_store: 512MB }',
+          'cluster {',
+          '  name: gatehouse-test',
+          '  listen: 0.0.0.0:6222',
+          `  routes: [${names.map((n) => `nats-route://${n}:6222`).join(', ')}]`,
+          '}',
+        ].join('\n'),
+      );
+      chmodSync(conf, 0o644);
+      const c = await docker.createContainer({
+        name,
+        Image: image,
+        Labels: labels,
+        ExposedPorts: { [CLIENT]: {} },
+        HostConfig: {
+          Binds: [`${conf}:/etc/nats/nats.conf:ro`],
+          NetworkMode: network.id,
+          PortBindings: { [CLIENT]: [{ HostIp: '127.0.0.1', HostPort: '' }] },
+          Memory: 256 * 1024 * 1024,
+        },
+      });
+      containers.push(c);
+      await c.start();
+    }
+    const servers: string[] = [];
+    for (const c of containers) {
+      const port = (await c.inspect()).NetworkSettings.Ports[CLIENT]?.[0]?.HostPort;
+      if (!port) throw new Error(`NATS node ${c.id} published no client port`);
+      servers.push(`nats://127.0.0.1:${port}`);
+    }
+    return {
+      servers,
+      kill: async (node) => void (await containers[node]!.kill()),
+      restart: async (node) => void (await containers[node]!.start()),
+      stop: async () => {
+        for (const c of containers) await c.remove({ force: true, v: true }).catch(() => undefined);
+        await network.remove().catch(() => undefined);
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    for (const c of containers) await c.remove({ force: true, v: true }).catch(() => undefined);
+    await network.remove().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+}
