@@ -19,6 +19,9 @@ import { StateDirError } from '../src/events/state-home';
 import { EventDataError, EventLogCorruptError, LogSchemaTooNewError } from '../src/events/log-errors';
 import { ApplyError } from '../src/loop/change-set';
 import { ResumeError } from '../src/run/resume';
+import { QueueUnavailableError } from '../src/queue/open-queue';
+import { SnapshotError } from '../src/queue/snapshot';
+import { SubmitError } from '../src/queue/submit';
 import { PolicyFileError } from '../src/policy/file';
 import { RuleSyntaxError } from '../src/policy/rules';
 import { MissingCredentialError, ModelSpecError, ProviderSetupError, ScriptError } from '../src/providers/errors';
@@ -49,6 +52,9 @@ const CLASSES: Record<string, [Error, ErrorKind]> = {
   JsonSyntaxError: [new JsonSyntaxError(3, 'unexpected "}"'), 'usage'],
   ApprovalCommandError: [new ApprovalCommandError('no approval request'), 'refused'],
   ResumeError: [new ResumeError('already ended'), 'refused'],
+  SubmitError: [new SubmitError('run_a was not submitted through this queue'), 'refused'],
+  SnapshotError: [new SnapshotError('the snapshot does not match its job'), 'environment'],
+  QueueUnavailableError: [new QueueUnavailableError('cannot reach the NATS server'), 'environment'],
   RunLockedError: [new RunLockedError('run_a', 'host:1:2'), 'refused'],
   InvalidRunIdError: [new InvalidRunIdError('bad!id'), 'refused'],
   RunNotFoundError: [new RunNotFoundError('run run_x not found'), 'refused'],

@@ -13,6 +13,7 @@ import { registerSessionCommands } from './session-commands';
 import { registerReportCommand } from './report-command';
 import { registerReplayCommand } from './replay-command';
 import { registerPlanCommand } from './plan-command';
+import { registerQueueCommands } from './queue-commands';
 import { registerEvalCommand } from './eval-command';
 import { answerCommand, approvalsCommand } from './approvals';
 import { answerOverNatsCommand, approverCredsCommand, approverKeygen, natsRunId } from './approver';
@@ -22,11 +23,14 @@ import { Mode } from '../policy/mode';
 import { exitCodeFor, exitCodeOfError } from './exit-codes';
 import { packageVersion } from '../sandbox/paths';
 import { guardOutput } from './closed-output';
+import { watchWorkerLink } from './worker-link';
 import { GatehouseCommand } from './gatehouse-command';
 import { visible } from '../approval/channels/screen';
 
 // First: a reader that goes away (`| head`) ends output quietly, for every command (closed-output.ts).
 guardOutput();
+// A run a worker started dies with its worker (cli/worker-link.ts).
+watchWorkerLink();
 
 // Unknown flags: every one of a command at once, with the closest (gatehouse-command.ts).
 const program = new GatehouseCommand('gatehouse')
@@ -103,6 +107,7 @@ registerSessionCommands(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF
 registerReportCommand(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF });
 registerReplayCommand(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF });
 registerPlanCommand(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF });
+registerQueueCommands(program);
 registerEvalCommand(program, { stateDirHelp: STATE_DIR_HELP });
 
 program

@@ -6,6 +6,7 @@ import { explicitStateDir, realRepoPath, stateDirForRun } from '../events/state-
 import { repoTree } from '../run/repo-tree';
 import { checkResumeRepo } from '../run/resume-repo';
 import { RunLog } from '../events/store';
+import { assertRunId } from '../events/paths';
 import { resumeAgent, ResumeError } from '../run/resume';
 import { runAgent } from '../run/session';
 import type { AgentRunResult, RunEnvironment } from '../run/types';
@@ -60,6 +61,8 @@ export interface RunFlags {
   check?: string;
   /** `--setup-env NAME`, repeated: variables passed to setup only. */
   setupEnv?: string[];
+  /** `--run-id ID`: the id a queue's worker starts the run under (RunLog.create refuses one that exists). */
+  runId?: string;
   /** Which budget flags were given on the command line (not defaults): those win over the config's. */
   explicit?: { maxTurns: boolean; maxToolCalls: boolean };
 }
@@ -98,7 +101,9 @@ export async function runCommand(task: string, flags: RunFlags, opts: { planMode
       `gatehouse: not taken from the repository's policy (pass --policy FILE to trust it): ` +
         `${policy.ignored.join(', ')}\n`,
     );
-  const runId = newId('run');
+  // A worker names the run (the queue's job carries its id); anyone else gets a fresh one.
+  if (flags.runId !== undefined) assertRunId(flags.runId);
+  const runId = flags.runId ?? newId('run');
   const budgets = runBudgets(flags, config);
   const price = priceFor(flags.model, config.prices);
   requirePrice(flags.model, budgets, price);

@@ -100,7 +100,8 @@ export function registerSessionCommands(program: Command, h: Help): void {
         .command('run')
         .description('run an agent on a task, in a sandbox holding a copy of the repository')
         .argument('<task>', 'what the agent should do')
-        .requiredOption('--model <spec>', MODEL_HELP),
+        .requiredOption('--model <spec>', MODEL_HELP)
+        .option('--run-id <id>', "the run's id (a queue worker passes the job's; refused if that run exists)"),
     ),
     h,
   ).action(async (task: string, o: Parameters<typeof runCommand>[1], cmd: Command) => {

@@ -1,0 +1,26 @@
+import net from 'node:net';
+
+/**
+ * A run a worker started (queue/run-child.ts) holds one end of a pipe whose other end only the
+ * worker has. The pipe closing means the worker died: its lease on the run stops being renewed and
+ * another worker will take the run over, so this process must not execute one more step. It kills
+ * itself outright, as a crash would (its sandboxes are left to the reaper), rather than wind down.
+ */
+export function watchWorkerLink(env: NodeJS.ProcessEnv = process.env): void {
+  const fd = Number(env.GATEHOUSE_WORKER_LINK);
+  if (!Number.isInteger(fd) || fd < 3) return;
+  let link: net.Socket;
+  try {
+    link = new net.Socket({ fd, readable: true, writable: false });
+  } catch {
+    // No such descriptor: started by hand with the variable set. Nothing to watch.
+    return;
+  }
+  const gone = (): void => void process.kill(process.pid, 'SIGKILL');
+  link.on('end', gone);
+  link.on('close', gone);
+  link.on('error', gone);
+  link.resume();
+  // Watching must not keep the run alive once it is done.
+  link.unref();
+}

@@ -1,0 +1,69 @@
+import type { NatsConnection } from 'nats';
+import { LeaseHolder } from './lease';
+import type { QueueHandles } from './queue-setup';
+import { RunRecord } from './run-record';
+
+export interface QueueStatus {
+  queue: { pending: number; taken: number };
+  workers: Array<Record<string, unknown>>;
+  leases: Array<{ runId: string } & LeaseHolder>;
+  runs: RunRecord[];
+}
+
+/** Everything `gatehouse status` shows, read from the queue's stream and buckets. */
+export async function queueStatus(nc: NatsConnection, q: QueueHandles): Promise<QueueStatus> {
+  const jsm = await nc.jetstreamManager();
+  const info = await jsm.consumers.info(q.names.stream, q.names.consumer);
+  const workers: QueueStatus['workers'] = [];
+  for (const entry of await entries(q.workers)) workers.push(entry.value as Record<string, unknown>);
+  const leases: QueueStatus['leases'] = [];
+  for (const entry of await entries(q.leases)) {
+    const holder = LeaseHolder.safeParse(entry.value);
+    if (holder.success) leases.push({ runId: entry.key, ...holder.data });
+  }
+  const runs: RunRecord[] = [];
+  for (const entry of await entries(q.runs)) {
+    const run = RunRecord.safeParse(entry.value);
+    if (run.success) runs.push(run.data);
+  }
+  runs.sort((a, b) => a.submittedAt.localeCompare(b.submittedAt));
+  return { queue: { pending: info.num_pending, taken: info.num_ack_pending }, workers, leases, runs };
+}
+
+async function entries(kv: QueueHandles['runs']): Promise<Array<{ key: string; value: unknown }>> {
+  const out: Array<{ key: string; value: unknown }> = [];
+  const keys: string[] = [];
+  for await (const k of await kv.keys()) keys.push(k);
+  for (const key of keys.slice(0, 10_000)) {
+    const e = await kv.get(key);
+    if (!e || e.operation !== 'PUT') continue;
+    try {
+      out.push({ key, value: JSON.parse(e.string()) });
+    } catch {
+      // Not ours: skipped.
+    }
+  }
+  return out;
+}
+
+/** The status as lines for a person. */
+export function statusLines(s: QueueStatus): string[] {
+  const lines = [`queue: ${s.queue.pending} waiting, ${s.queue.taken} taken by workers`];
+  lines.push(`workers (${s.workers.length}):`);
+  for (const w of s.workers) {
+    const text = (k: string): string => (typeof w[k] === 'string' || typeof w[k] === 'number' ? String(w[k]) : '?');
+    const running = Array.isArray(w.running) ? w.running.length : 0;
+    const docker = typeof w.dockerHost === 'string' ? ` (docker ${w.dockerHost})` : '';
+    const load = `${running}/${text('concurrency')} running`;
+    lines.push(`  ${text('worker')} on ${text('host')}${docker}: ${load}, seen ${text('seenAt')}`);
+  }
+  lines.push(`leases (${s.leases.length}):`);
+  for (const l of s.leases) lines.push(`  ${l.runId} held by ${l.worker} since ${l.since}`);
+  lines.push(`runs (${s.runs.length}):`);
+  for (const r of s.runs)
+    lines.push(
+      `  ${r.runId} ${r.state}${r.status ? ` (${r.status})` : ''}${r.worker ? ` on ${r.worker}` : ''}: ` +
+        `${r.task.slice(0, 60)}${r.pending?.length ? ` - waiting for ${r.pending.join(', ')}` : ''}`,
+    );
+  return lines;
+}
