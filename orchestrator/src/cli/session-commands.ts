@@ -19,7 +19,10 @@ interface Help {
   runRef: string;
 }
 
-/** Options `run`, `resume` and `plan` share: the Docker engine, how asks are answered, the budgets, where runs live, output. */
+/**
+ * Options `run`, `resume` and `plan` share: the Docker engine, how asks are answered, the budgets,
+ * where runs live, output.
+ */
 export function sessionOptions(cmd: Command, h: Pick<Help, 'stateDirHelp'>): Command {
   return dockerHostOption(cmd)
     .option(

@@ -91,7 +91,7 @@ export function dockerOptions(host: DockerHost, env: NodeJS.ProcessEnv = process
       port: host.port!,
       ...(host.username ? { username: host.username } : {}),
       sshOptions: { agent: env.SSH_AUTH_SOCK },
-    } as Docker.DockerOptions;
+    };
   }
   if (!host.tls) return { protocol: 'http', host: host.address!, port: host.port! };
   const dir = env.DOCKER_CERT_PATH || path.join(os.homedir(), '.docker');

@@ -127,9 +127,10 @@ async function waitReachable(url: string, identity: NatsIdentity): Promise<void>
     }
   }
   const remote =
-    dockerHost().kind !== 'unix'
-      ? ` (${NATS_CONTAINER} runs on the Docker host ${dockerHost().url}: this machine must reach the ports it publishes; docs/docker-hosts.md)`
-      : '';
+    dockerHost().kind === 'unix'
+      ? ''
+      : ` (${NATS_CONTAINER} runs on the Docker host ${dockerHost().url}: this machine must reach the ports it ` +
+        'publishes; docs/docker-hosts.md)';
   throw new SandboxError(`NATS at ${url} did not accept a connection${remote}: ${String(last)}`);
 }
 

@@ -66,7 +66,7 @@ describe('Docker host URLs (--docker-host, DOCKER_HOST)', () => {
     writeFileSync(path.join(dir, 'key.pem'), 'key');
     const o = dockerOptions(host, { DOCKER_CERT_PATH: dir });
     expect(o).toMatchObject({ protocol: 'https', host: '10.213.0.2', port: 2376 });
-    expect(String(o.key)).toBe('key');
+    expect((o.key as Buffer).toString('utf8')).toBe('key');
     expect(dockerOptions(parseDockerHost('ssh://ops@b:2222', {}), { SSH_AUTH_SOCK: '/a' })).toMatchObject({
       protocol: 'ssh',
       host: 'b',
