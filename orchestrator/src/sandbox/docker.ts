@@ -39,9 +39,14 @@ export async function assertDockerReachable(d = docker()): Promise<{ version: st
     const v = await d.version();
     return { version: v.Version, apiVersion: v.ApiVersion };
   } catch (e) {
-    const at = d === client?.docker ? ` at ${client.host.url}` : '';
+    const host = d === client?.docker ? client.host : undefined;
+    const fix =
+      host && host.kind !== 'unix'
+        ? 'Check that it runs, listens there and that this machine reaches it (docs/docker-hosts.md), or pick ' +
+          'another with --docker-host.'
+        : DOCKER_START[kindOrCheckout()];
     throw new DockerUnavailableError(
-      `cannot reach the Docker engine${at} (${(e as Error).message}). ${DOCKER_START[kindOrCheckout()]}`,
+      `cannot reach the Docker engine${host ? ` at ${host.url}` : ''} (${(e as Error).message}). ${fix}`,
     );
   }
 }
