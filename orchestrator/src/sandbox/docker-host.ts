@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type Docker from 'dockerode';
+import { GatehouseError, type ErrorKind } from '../errors';
 import { DockerUnavailableError } from './errors';
 
 /**
@@ -27,8 +28,14 @@ export interface DockerHost {
 export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
 export const DOCKER_HOST_FORMS = 'unix:///path/to/docker.sock, tcp://HOST:PORT or ssh://[USER@]HOST[:PORT]';
 
-/** A problem with a Docker host URL, phrased for whoever gave it (a flag: usage; DOCKER_HOST: environment). */
-export class DockerHostSyntaxError extends Error {}
+/**
+ * A Docker host URL that is not one: a usage error (the --docker-host parser turns it into commander's,
+ * exit 2); a bad DOCKER_HOST is rethrown as DockerUnavailableError, the environment's.
+ */
+export class DockerHostSyntaxError extends GatehouseError {
+  override readonly name = 'DockerHostSyntaxError';
+  readonly kind: ErrorKind = 'usage';
+}
 
 /** Parses a Docker host URL; throws DockerHostSyntaxError saying what is accepted. */
 export function parseDockerHost(value: string, env: NodeJS.ProcessEnv = process.env): DockerHost {
