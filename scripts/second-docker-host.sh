@@ -160,6 +160,11 @@ cmd_stop() {
     grep " $DIR/" /proc/mounts | awk '{print $2}' | sort -r | xargs -r -n1 umount -l || true
   fi
   if [[ -d "$DIR" ]]; then rm -rf "$DIR" || die "could not remove $DIR"; fi
+  # The engine's cgroups (--cgroup-parent): empty once it stopped; rmdir removes only empty ones.
+  local cg
+  for cg in /sys/fs/cgroup/*/gatehouse-dh2 /sys/fs/cgroup/gatehouse-dh2; do
+    [[ -d "$cg" ]] && find "$cg" -depth -type d -exec rmdir {} + 2>/dev/null || true
+  done
   ip link show docker0 >/dev/null 2>&1 || say "warning: the main engine has no docker0"
   say "second Docker host stopped and removed"
 }
