@@ -63,6 +63,18 @@ _gatehouse_docker_answers() {
   command -v docker >/dev/null 2>&1 && timeout 10 docker version >/dev/null 2>&1
 }
 
+# _gatehouse_host_dockerd_pids — the dockerd processes of this network namespace: the machine's own
+# engine, not a second engine in its own netns (scripts/second-docker-host.sh), which is also named
+# dockerd and must not pass for the main one.
+_gatehouse_host_dockerd_pids() {
+  local pid own
+  own="$(readlink /proc/self/ns/net 2>/dev/null)" || return 0
+  for pid in $(pgrep -x dockerd 2>/dev/null); do
+    [[ "$(readlink "/proc/$pid/ns/net" 2>/dev/null)" == "$own" ]] && printf '%s\n' "$pid"
+  done
+  return 0
+}
+
 # ensure_docker_engine — make sure `docker version` answers: install docker.io
 # (root on Debian) if dockerd is missing, start dockerd in the background if no
 # engine answers (there is no systemd here), and wait for it.
@@ -85,8 +97,10 @@ ensure_docker_engine() {
     die "no Docker engine answers at ${DOCKER_HOST:-unix:///var/run/docker.sock}; start dockerd (e.g. 'sudo dockerd &' or 'sudo systemctl start docker') or check your access to its socket, then run again"
   fi
 
-  if pgrep -x dockerd >/dev/null 2>&1; then
-    say "dockerd is already running (pid $(pgrep -x dockerd | paste -sd ' ')) but does not answer yet; waiting for it"
+  local running
+  running="$(_gatehouse_host_dockerd_pids | paste -sd ' ')"
+  if [[ -n "$running" ]]; then
+    say "dockerd is already running (pid $running) but does not answer yet; waiting for it"
   else
     say "starting dockerd in the background (log: $GATEHOUSE_DOCKERD_LOG)"
     # Own session, so that ^C on this script or the end of its process group

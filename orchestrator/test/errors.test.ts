@@ -28,6 +28,7 @@ import { MissingCredentialError, ModelSpecError, ProviderSetupError, ScriptError
 import { IncompleteStreamError } from '../src/providers/failure';
 import { DockerUnavailableError, ProtocolError, SandboxError, SandboxLostError } from '../src/sandbox/errors';
 import { SavedWorkspaceError } from '../src/sandbox/workspace-save';
+import { DockerHostSyntaxError } from '../src/sandbox/docker-host';
 import { NoPriceError } from '../src/usage/require-price';
 import { ReplayError } from '../src/replay/replay-error';
 import { ReplayModelError } from '../src/replay/ask-model';
@@ -70,6 +71,7 @@ const CLASSES: Record<string, [Error, ErrorKind]> = {
   SandboxError: [new SandboxError('no daemon listening'), 'environment'],
   SandboxLostError: [new SandboxLostError('sb_1', 'no heartbeat'), 'environment'],
   DockerUnavailableError: [new DockerUnavailableError('Docker is not running'), 'environment'],
+  DockerHostSyntaxError: [new DockerHostSyntaxError('"x" is not a Docker host'), 'usage'],
   IncompleteStreamError: [new IncompleteStreamError('stream ended early'), 'environment'],
   LogKeyError: [new LogKeyError('key file is world-readable'), 'environment'],
   ProtocolError: [new ProtocolError('invalid result'), 'internal'],

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { installationKey } from '../events/installation';
 import { keyLocation } from '../events/key';
-import { DOCKER_START, imageExists } from '../sandbox/docker';
+import { DOCKER_START, dockerHost, imageExists } from '../sandbox/docker';
 import { installKind, packageVersion, projectRoot } from '../sandbox/paths';
 import { findOnPath } from '../sandbox/runtime-image';
 import {
@@ -83,7 +83,7 @@ export async function doctor(json: boolean): Promise<number> {
   try {
     const v = await assertDockerReachable();
     dockerOk = true;
-    add({ name: 'docker engine', ok: true, detail: `${v.version} (API ${v.apiVersion})` });
+    add({ name: 'docker engine', ok: true, detail: `${v.version} (API ${v.apiVersion}) at ${dockerHost().url}` });
   } catch (e) {
     add({
       name: 'docker engine',

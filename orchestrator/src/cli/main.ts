@@ -10,6 +10,7 @@ import { DEFAULT_PRUNE_AGE, pruneCommand, runsCommand } from './runs';
 import { legacyRunsNotice } from './legacy-notice';
 import { treeCommand } from './tree';
 import { registerSessionCommands } from './session-commands';
+import { applyDockerHostOption, dockerHostOption } from './docker-host-option';
 import { registerReportCommand } from './report-command';
 import { registerReplayCommand } from './replay-command';
 import { registerPlanCommand } from './plan-command';
@@ -41,9 +42,7 @@ const program = new GatehouseCommand('gatehouse')
   .exitOverride()
   .configureOutput({ outputError: (s, write) => write(s) });
 
-program
-  .command('doctor')
-  .description('check Docker, images and NATS, each with how to fix it')
+dockerHostOption(program.command('doctor').description('check Docker, images and NATS, each with how to fix it'))
   .option('--json', 'print the report as JSON')
   .action(async (o: { json?: boolean }) => {
     process.exitCode = await doctor(Boolean(o.json));
@@ -102,6 +101,8 @@ program.hook('preAction', (_program, action) => {
   const notice = legacyRunsNotice(typeof o.repo === 'string' ? o.repo : process.cwd(), { stateDir: o.stateDir });
   if (notice) process.stderr.write(`gatehouse: ${notice}\n`);
 });
+// --docker-host (run, resume, plan, doctor): the engine, set before any Docker client exists.
+program.hook('preAction', (_program, action) => applyDockerHostOption(action));
 
 registerSessionCommands(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF });
 registerReportCommand(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF });

@@ -15,7 +15,7 @@ import type { OnAsk } from '../approval/channels/headless';
 import { recordedPolicy, resolveRunPolicy, type RunPolicy } from '../policy/index';
 import { Mode } from '../policy/mode';
 import { createProvider } from '../providers/index';
-import { SandboxDriver } from '../sandbox/index';
+import { assertDockerReachable, SandboxDriver } from '../sandbox/index';
 import { reapOrphans } from '../sandbox/reaper';
 import { chooseChannel } from './channel';
 import { oneLine } from '../approval/channels/screen';
@@ -221,6 +221,8 @@ async function session(
   };
   process.on('SIGINT', cancel);
   process.on('SIGTERM', cancel);
+  // First: an engine that does not answer is named (--docker-host, DOCKER_HOST), before anything else asks it.
+  await assertDockerReachable();
   // Orphans of dead orchestrators are saved into their runs' folders here, then removed.
   if (driverOpts.reap !== false) await reapOrphans(undefined, false, { stateDir, ownStateDirOnly: true });
   const driver = await SandboxDriver.start({ log: createLogger(), reap: false });

@@ -10,6 +10,7 @@ import {
   parseUsd,
 } from './option-parsers';
 import { resumeCommand, runCommand } from './run';
+import { dockerHostOption } from './docker-host-option';
 import { Mode } from '../policy/mode';
 import { DEFAULT_BUDGETS } from '../run/budgets';
 
@@ -18,9 +19,12 @@ interface Help {
   runRef: string;
 }
 
-/** Options `run`, `resume` and `plan` share: how asks are answered, the budgets, where runs live, output. */
+/**
+ * Options `run`, `resume` and `plan` share: the Docker engine, how asks are answered, the budgets,
+ * where runs live, output.
+ */
 export function sessionOptions(cmd: Command, h: Pick<Help, 'stateDirHelp'>): Command {
-  return cmd
+  return dockerHostOption(cmd)
     .option(
       '--on-ask <what>',
       'with no one to ask (no TTY, CI, --json): pause (exit 3, approve later) or deny',

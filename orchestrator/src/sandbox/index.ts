@@ -20,7 +20,8 @@ export { ensureNatsServer, connectOrchestrator, NATS_CONTAINER, type NatsEndpoin
 export { newIdentity, serverConfig, sandboxCreds } from './nats-auth';
 export { DEFAULT_LIMITS, WORKSPACE, SANDBOX_UID, type SandboxLimits } from './container';
 export { LABEL } from './labels';
-export { docker, assertDockerReachable, imageExists } from './docker';
+export { docker, dockerHost, useDockerHost, assertDockerReachable, imageExists } from './docker';
+export { parseDockerHost, dockerHostFromEnv, publishAddress, type DockerHost } from './docker-host';
 export { shellQuote } from './shell-quote';
 export { scanWorkspace, type ScannedChange } from './workspace-scan';
 export { readEntry, statPath, workspacePath, type WorkspaceEntry } from './workspace-io';

@@ -2,7 +2,8 @@ import { promises as fs } from 'node:fs';
 import { connect, credsAuthenticator, type NatsConnection } from 'nats';
 import type Docker from 'dockerode';
 import { putFiles, readFileFrom } from './archive';
-import { docker, statusOf } from './docker';
+import { docker, dockerHost, statusOf } from './docker';
+import { hostPort, publishAddress } from './docker-host';
 import { SandboxError } from './errors';
 import { labels } from './labels';
 import { NatsIdentity, newIdentity, operatorPublicKey, orchestratorCreds, serverConfig } from './nats-auth';
@@ -76,8 +77,9 @@ async function create(d: Docker, image: string): Promise<void> {
     Labels: labels('nats', { [OPERATOR_LABEL]: operatorPublicKey(identity) }),
     ExposedPorts: { '4222/tcp': {} },
     HostConfig: {
-      // Loopback only: the host's other interfaces never expose the server.
-      PortBindings: { '4222/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] },
+      // The local engine: loopback only. Another host's engine: the address the orchestrator reaches
+      // it at (docker-host.ts); clients there authenticate with per-run credentials as here.
+      PortBindings: { '4222/tcp': [{ HostIp: publishAddress(dockerHost()).bindIp, HostPort: '' }] },
       Mounts: [{ Type: 'volume', Source: '', Target: '/etc/nats' }],
       CapDrop: ['ALL'],
       SecurityOpt: ['no-new-privileges'],
@@ -98,11 +100,17 @@ async function create(d: Docker, image: string): Promise<void> {
 async function hostUrl(container: Docker.Container): Promise<string> {
   for (let i = 0; i < 50; i++) {
     const info = await container.inspect();
-    const port = info.NetworkSettings.Ports?.['4222/tcp']?.[0]?.HostPort;
-    if (port) return `nats://127.0.0.1:${port}`;
+    const binding = info.NetworkSettings.Ports?.['4222/tcp']?.[0];
+    if (binding?.HostPort) return `nats://${hostPort(connectHost(binding.HostIp), binding.HostPort)}`;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new SandboxError(`${NATS_CONTAINER} has no published port`);
+}
+
+/** Where the published port is reached: its own address, or for every interface the engine's host. */
+function connectHost(boundIp: string | undefined): string {
+  if (boundIp && boundIp !== '0.0.0.0' && boundIp !== '::') return boundIp;
+  return publishAddress(dockerHost()).connectHost;
 }
 
 async function waitReachable(url: string, identity: NatsIdentity): Promise<void> {
@@ -118,7 +126,12 @@ async function waitReachable(url: string, identity: NatsIdentity): Promise<void>
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  throw new SandboxError(`NATS at ${url} did not accept a connection: ${String(last)}`);
+  const remote =
+    dockerHost().kind === 'unix'
+      ? ''
+      : ` (${NATS_CONTAINER} runs on the Docker host ${dockerHost().url}: this machine must reach the ports it ` +
+        'publishes; docs/docker-hosts.md)';
+  throw new SandboxError(`NATS at ${url} did not accept a connection${remote}: ${String(last)}`);
 }
 
 export async function connectOrchestrator(url: string, identity: NatsIdentity): Promise<NatsConnection> {
