@@ -11,6 +11,7 @@ import { submitResume, submitRun } from '../queue/submit';
 import { startWorker } from '../queue/worker';
 import { parseCount, parseDuration, parseMode, parseRepo, parseUsd } from './option-parsers';
 import { UsageError } from './usage';
+import { dockerHostOption } from './docker-host-option';
 
 /** `--store nats://…`, else GATEHOUSE_STORE: the queue lives beside the event store. */
 export function storeUrl(flag: string | undefined, env = process.env): string {
@@ -175,11 +176,14 @@ export function registerQueueCommands(program: Command): void {
     .action(async (task: string | undefined, o: SubmitFlags) => {
       process.exitCode = await submitCommand(task, o);
     });
-  program
-    .command('worker')
-    .description('take runs off the queue and run them, each under a lease another worker takes over if this one dies')
+  dockerHostOption(
+    program
+      .command('worker')
+      .description(
+        'take runs off the queue and run them, each under a lease another worker takes over if this one dies',
+      ),
+  )
     .option('--store <url>', STORE_HELP, parseStoreUrl)
-    .option('--docker-host <url>', 'the Docker engine for the runs (default: DOCKER_HOST, else the local socket)')
     .option('--concurrency <n>', 'runs at a time', parseCount, 2)
     .option('--state-dir <dir>', "the worker's local copy of its runs' logs")
     .option('--lease-ttl <duration>', 'how long a run stays held without renewal (default 15s)', parseDuration)
