@@ -40,11 +40,16 @@ export async function startNatsCluster(image: string, size = 3): Promise<NatsClu
           `server_name: n${i + 1}`,
           'listen: 0.0.0.0:4222',
           'jetstream { store_dir: /var/lib/nats/js, max_memory_store: 64MB, max_file_store: 512MB }',
-          'cluster {',
-          '  name: gatehouse-test',
-          '  listen: 0.0.0.0:6222',
-          `  routes: [${names.map((n) => `nats-route://${n}:6222`).join(', ')}]`,
-          '}',
+          // One node (size 1) is a plain JetStream server: no cluster block.
+          ...(size === 1
+            ? []
+            : [
+                'cluster {',
+                '  name: gatehouse-test',
+                '  listen: 0.0.0.0:6222',
+                `  routes: [${names.map((n) => `nats-route://${n}:6222`).join(', ')}]`,
+                '}',
+              ]),
         ].join('\n'),
       );
       chmodSync(conf, 0o644);
