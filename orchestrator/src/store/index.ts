@@ -1,5 +1,6 @@
 import { connect, type NatsConnection } from 'nats';
 import type { LogKey } from '../events/key';
+import { assertRunId } from '../events/paths';
 import { EventReplica } from './event-replica';
 import { materializeRun, readStoredRun, type StoreContext } from './materialize';
 import { parseStoreUrl, runSubject, storeNames, type StoreUrl } from './names';
@@ -71,13 +72,14 @@ export async function openEventStore(url: string | StoreUrl, key: LogKey): Promi
       url: where.url,
       installation: key.id,
       replicaFor(runId, o = {}) {
+        assertRunId(runId); // a run id is one subject token: never a wildcard
         const events = new EventReplica(runId, runSubject(names, runId), transport, o);
         const r = new RunReplica(events, new RunFiles(files, runId), heads, key);
         replicas_.push(r);
         return r;
       },
-      materializeRun: (stateDir, runId) => materializeRun(ctx, stateDir, runId),
-      exportRun: async (runId) => (await readStoredRun(ctx, runId)).jsonl,
+      materializeRun: (stateDir, runId) => (assertRunId(runId), materializeRun(ctx, stateDir, runId)),
+      exportRun: async (runId) => (assertRunId(runId), (await readStoredRun(ctx, runId)).jsonl),
       async listRuns() {
         const ids: string[] = [];
         for await (const k of await heads.keys()) ids.push(k);
