@@ -140,7 +140,7 @@ describe('the JetStream event store', () => {
     expect(last.seq).toBe(a.seq);
   });
 
-  it('fences the stale writer when another takes the run over: its flush rejects and it appends nothing more', async () => {
+  it('fences the stale writer when another takes the run over: its flush rejects, it stores nothing more', async () => {
     const key = testKey();
     const store = await open(key);
     const runId = 'run_fenced';
