@@ -87,7 +87,7 @@ describe('EventReplica', () => {
     expect(s.msgs.map((m) => m.data)).toEqual(['zero', 'theirs', 'theirs 2']);
   });
 
-  it('is fenced by a duplicate message id with other content (the other writer numbered its event the same)', async () => {
+  it('is fenced by a duplicate message id with other content (the other writer numbers events alike)', async () => {
     const s = new FakeSubject();
     const r = new EventReplica('run_e', 'x', s, { lastStreamSeq: 0, ...fast });
     r.append(0, 'zero');
