@@ -124,6 +124,9 @@ describe('the JetStream event store', () => {
     expect(readFileSync(path.join(fresh, 'runs', runId, 'events.jsonl')).equals(local)).toBe(true);
     const v = verifyLog(path.join(fresh, 'runs', runId, 'events.jsonl'), { key });
     expect(v.ok).toBe(true);
+    // Pulled over the writer's own copy (the same bytes): nothing changes.
+    expect((await store.materializeRun(stateDir, runId)).events).toBe(21);
+    expect(readFileSync(path.join(stateDir, 'runs', runId, 'events.jsonl')).equals(local)).toBe(true);
   });
 
   it('stores an event sent twice with the same message id once', async () => {

@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { JetStreamManager, KV, ObjectStore } from 'nats';
 import type { EventEnvelope } from '@gatehouse/shared';
 import { writeHead } from '../events/heads';
 import type { LogKey } from '../events/key';
+import { acquireWriterLock } from '../events/lock';
 import { EventLogCorruptError } from '../events/log-errors';
 import { EVENTS_FILE, runDir as runDirOf } from '../events/paths';
 import { scanLog } from '../events/scan';
@@ -92,19 +93,31 @@ export async function materializeRun(
   const dir = runDirOf(stateDir, runId);
   const file = path.join(dir, EVENTS_FILE);
   mkdirSync(dir, { recursive: true });
-  if (existsSync(file)) {
-    const local = readFileSync(file);
-    if (local.length > run.jsonl.length || !run.jsonl.subarray(0, local.length).equals(local))
+  // A live writer of the local copy (RunLockedError) is never written under: it holds the file open.
+  const unlock = acquireWriterLock(dir, runId);
+  let files: number;
+  try {
+    const local = existsSync(file) ? readFileSync(file) : undefined;
+    if (local && (local.length > run.jsonl.length || !run.jsonl.subarray(0, local.length).equals(local)))
       throw new EventLogCorruptError(
         file,
         { line: 1, reason: `the local copy of run ${runId} differs from the store's (${ctx.url}); move it away first` },
         runId,
       );
+    files = await downloadRunFiles(ctx.files, runId, dir);
+    // Only what the local copy lacks is added, at its end: the file is never replaced under a reader.
+    if (!local || local.length < run.jsonl.length) {
+      const fd = openSync(file, 'a', 0o600);
+      try {
+        writeSync(fd, run.jsonl.subarray(local?.length ?? 0));
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    }
+  } finally {
+    unlock();
   }
-  const files = await downloadRunFiles(ctx.files, runId, dir);
-  const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, run.jsonl);
-  renameSync(tmp, file);
   const last = run.events.at(-1)!;
   writeHead(ctx.key, {
     runId,
