@@ -225,7 +225,7 @@ async function session(
   // Before the sandbox: a store that cannot be reached stops the command with nothing started.
   const store = await openChosenStore(flags.store, stateDir);
   const driver = await SandboxDriver.start({ log: createLogger(), reap: false });
-  let storeFailure: unknown;
+  let storeFailure: Error | undefined;
   let runLog: LogPort | undefined;
   let channel: ReturnType<typeof chooseChannel> | undefined;
   let result: AgentRunResult;
@@ -276,7 +276,7 @@ async function session(
     await driver.close();
     await telemetry?.end();
     // Every event, file and head of the run is in the store (or why not) before the command ends.
-    await store?.close().catch((e: unknown) => void (storeFailure = e));
+    await store?.close().catch((e: unknown) => void (storeFailure = e instanceof Error ? e : new Error(String(e))));
     // Resume starts without reaping (it salvages its own run's sandbox first); the rest now.
     if (driverOpts.reap === false)
       await reapOrphans(undefined, false, { stateDir, ownStateDirOnly: true }).catch(() => undefined);
