@@ -1,6 +1,7 @@
 export { GatehouseError, errorKindOf, type ErrorKind } from './errors';
 export * from './sandbox/index';
 export * from './events/index';
+export * from './store/index';
 export { fold, reduce, initialState, StateTracker, nextObservationId, type RunState } from './events/state';
 export { ToolPipeline, type CallResult, type ToolCall, type Observation, type PipelineDeps } from './tools/pipeline';
 export { ToolRegistry, resolveSurface } from './tools/registry';

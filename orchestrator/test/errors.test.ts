@@ -32,6 +32,7 @@ import { DockerHostSyntaxError } from '../src/sandbox/docker-host';
 import { NoPriceError } from '../src/usage/require-price';
 import { ReplayError } from '../src/replay/replay-error';
 import { ReplayModelError } from '../src/replay/ask-model';
+import { RunFencedError, RunNotStoredError, StoreUnavailableError, StoreUrlError } from '../src/store/store-errors';
 
 /** Every error class the orchestrator declares, one made the way its code makes it, and its kind. */
 const CLASSES: Record<string, [Error, ErrorKind]> = {
@@ -81,6 +82,10 @@ const CLASSES: Record<string, [Error, ErrorKind]> = {
   OutputFileError: [new OutputFileError('usage', 'cannot write /x/r.md: ENOENT'), 'usage'],
   ReplayError: [new ReplayError('refused', 'run run_a is itself a replay'), 'refused'],
   ReplayModelError: [new ReplayModelError('the model openai:x failed (server): 500'), 'environment'],
+  StoreUrlError: [new StoreUrlError('--store "http://h:1" is not a NATS URL'), 'usage'],
+  StoreUnavailableError: [new StoreUnavailableError('cannot reach the event store at nats://h:1'), 'environment'],
+  RunFencedError: [new RunFencedError('run_a', 'the store has run_a:3 where run_a:2 was expected'), 'refused'],
+  RunNotStoredError: [new RunNotStoredError('run run_a is not in the store nats://h:1'), 'refused'],
 };
 
 describe('every error class has its kind', () => {

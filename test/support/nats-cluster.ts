@@ -40,7 +40,7 @@ export async function startNatsCluster(image: string, size = 3): Promise<NatsClu
           `server_name: n${i + 1}`,
           'listen: 0.0.0.0:4222',
           'jetstream { store_dir: /var/lib/nats/js, max_memory_store: 64MB, max_file_store: 512MB }',
-          // One node is a plain JetStream server (size 1: a single store for tests that need no cluster).
+          // One node (size 1) is a plain JetStream server: no cluster block.
           ...(size === 1
             ? []
             : [

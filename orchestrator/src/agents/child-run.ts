@@ -52,7 +52,10 @@ export async function runChild(
   };
   p.log.append('agent.spawned', 'runtime', spawned);
   onRecorded(); // its budget now counts through the log
-  const raw = RunLog.create(p.env.stateDir, childRunId, { parentRunId: p.runId });
+  const raw = RunLog.create(p.env.stateDir, childRunId, {
+    parentRunId: p.runId,
+    ...(p.env.eventStore ? { replica: p.env.eventStore.replicaFor(childRunId, { lastStreamSeq: 0 }) } : {}),
+  });
   const tracker = new StateTracker();
   const log = tee(raw, tracker, p.env.onEvent);
   const task = childTask(h, evidence, p.runId);

@@ -27,6 +27,8 @@ import { guardOutput } from './closed-output';
 import { watchWorkerLink } from './worker-link';
 import { GatehouseCommand } from './gatehouse-command';
 import { visible } from '../approval/channels/screen';
+import { pullBeforeReading, STORE_HELP } from './store-flag';
+import { exportCommand } from './export-command';
 
 // First: a reader that goes away (`| head`) ends output quietly, for every command (closed-output.ts).
 guardOutput();
@@ -245,6 +247,7 @@ program
   .command('runs')
   .description("list this repository's runs, newest first (--all: every repository's)")
   .option('--state-dir <dir>', STATE_DIR_HELP)
+  .option('--store <url>', `${STORE_HELP}; its runs are pulled into the state directory first`)
   .option('--all', 'every repository, each under its path')
   .option('--json', 'print as JSON')
   .action((o: { stateDir?: string; all?: boolean; json?: boolean }) => {
@@ -269,6 +272,7 @@ program
   .option('--tree', "the tree of agents: each one's status, actions, who allowed them, approvals")
   .option('--json', 'with --tree: print the tree as JSON')
   .option('--output', "also print each observation's text (what the model was shown), cut to 40 lines")
+  .option('--store <url>', STORE_HELP)
   .action((runId: string, o: { stateDir?: string; tree?: boolean; json?: boolean; output?: boolean }) => {
     if (o.json && !o.tree) throw new UsageError('--json needs --tree');
     if (o.output && o.tree) throw new UsageError('--output is for the timeline, not --tree');
@@ -297,6 +301,7 @@ program
     'when intact, also write a statement of its head signed with the installation key (for auditors)',
   )
   .option('--statement <file>', 'check the log against a signed statement instead (no installation key needed)')
+  .option('--store <url>', `${STORE_HELP}; the run is pulled (and checked) from it first`)
   .option(
     '--public-key <key>',
     'with --statement: the public key (or a file holding it) the statement must be signed by',
@@ -304,6 +309,20 @@ program
   .action(async (run: string, o: Parameters<typeof verify>[1]) => {
     process.exitCode = await verify(run, o);
   });
+
+program
+  .command('export')
+  .description("write a run's event log as JSONL (stdout, or --out FILE); with --store, read from JetStream")
+  .argument('<run>', RUN_REF)
+  .option('--out <file>', 'write it to this file instead of stdout')
+  .option('--state-dir <dir>', STATE_DIR_HELP)
+  .option('--store <url>', STORE_HELP)
+  .action(async (run: string, o: { out?: string; stateDir?: string; store?: string }) => {
+    process.exitCode = await exportCommand(run, o);
+  });
+
+// --store on a command that reads a run: the run is pulled from JetStream into the state directory first.
+pullBeforeReading(program);
 
 try {
   await program.parseAsync(process.argv);

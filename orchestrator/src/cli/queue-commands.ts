@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { realRepoPath } from '../events/state-home';
 import type { JobFlags } from '../queue/job';
 import { openQueue } from '../queue/open-queue';
+import { chosenStore } from '../store/index';
 import { runHasEvents } from '../queue/run-events';
 import { queueStatus, statusLines } from '../queue/status';
 import { submitResume, submitRun } from '../queue/submit';
@@ -14,27 +15,11 @@ import { UsageError } from './usage';
 import { dockerHostOption } from './docker-host-option';
 
 /** `--store nats://…`, else GATEHOUSE_STORE: the queue lives beside the event store. */
-export function storeUrl(flag: string | undefined, env = process.env): string {
-  const url = flag ?? env.GATEHOUSE_STORE;
+export function storeUrl(flag: string | undefined, env: Readonly<Record<string, string | undefined>> = process.env) {
+  const url = chosenStore(flag, env);
   if (!url)
     throw new UsageError('the run queue needs a NATS store: pass --store nats://HOST:PORT or set GATEHOUSE_STORE');
-  try {
-    return parseStoreUrl(url);
-  } catch (e) {
-    throw new UsageError(`${flag ? '--store' : 'GATEHOUSE_STORE'} ${(e as Error).message}`);
-  }
-}
-
-export function parseStoreUrl(value: string): string {
-  let u: URL;
-  try {
-    u = new URL(value);
-  } catch {
-    throw new InvalidArgumentError(`must be a NATS URL such as nats://127.0.0.1:4222, got ${JSON.stringify(value)}`);
-  }
-  if (!['nats:', 'tls:'].includes(u.protocol) || !u.hostname)
-    throw new InvalidArgumentError(`must be a nats:// or tls:// URL with a host, got ${JSON.stringify(value)}`);
-  return value;
+  return url;
 }
 
 function readTrusted(file: string | undefined, what: string): string | undefined {
@@ -118,7 +103,7 @@ async function workerCommand(o: WorkerFlags): Promise<number> {
   const worker = startWorker({
     nc,
     queue,
-    store: url,
+    store: url.url,
     cli: process.argv[1]!,
     stateDir: o.stateDir ?? path.join(os.homedir(), '.local/state/gatehouse/worker'),
     // The same path on every worker: a run taken over finds its repository where it was.
@@ -130,7 +115,7 @@ async function workerCommand(o: WorkerFlags): Promise<number> {
     hasEvents: (runId) => runHasEvents(nc, installation, runId),
     log,
   });
-  log(`${worker.id} taking runs (at most ${o.concurrency} at a time) from ${url}`);
+  log(`${worker.id} taking runs (at most ${o.concurrency} at a time) from ${url.url}`);
   const stop = (): void => void worker.stop();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -150,7 +135,7 @@ async function statusCommand(o: { store?: string; json?: boolean }): Promise<num
   }
 }
 
-const STORE_HELP = 'the NATS server holding the queue and event store (default: GATEHOUSE_STORE)';
+const STORE_HELP = 'the JetStream store holding the queue and the runs, nats://HOST:PORT (default $GATEHOUSE_STORE)';
 
 /** `submit`, `worker`, `status`: the run queue (docs/scaling.md). */
 export function registerQueueCommands(program: Command): void {
@@ -171,7 +156,7 @@ export function registerQueueCommands(program: Command): void {
     .option('--max-cost <usd>', 'stop once the run cost this many US dollars', parseUsd)
     .option('--max-wall <duration>', 'stop after this long running: 90s, 30m, 2h', parseDuration)
     .option('--resume <run>', 'queue a paused run again, once its approvals are answered')
-    .option('--store <url>', STORE_HELP, parseStoreUrl)
+    .option('--store <url>', STORE_HELP)
     .option('--json', 'print {"runId"} as JSON')
     .action(async (task: string | undefined, o: SubmitFlags) => {
       process.exitCode = await submitCommand(task, o);
@@ -183,7 +168,7 @@ export function registerQueueCommands(program: Command): void {
         'take runs off the queue and run them, each under a lease another worker takes over if this one dies',
       ),
   )
-    .option('--store <url>', STORE_HELP, parseStoreUrl)
+    .option('--store <url>', STORE_HELP)
     .option('--concurrency <n>', 'runs at a time', parseCount, 2)
     .option('--state-dir <dir>', "the worker's local copy of its runs' logs")
     .option('--lease-ttl <duration>', 'how long a run stays held without renewal (default 15s)', parseDuration)
@@ -194,7 +179,7 @@ export function registerQueueCommands(program: Command): void {
   program
     .command('status')
     .description("the queue's workers, leases and runs")
-    .option('--store <url>', STORE_HELP, parseStoreUrl)
+    .option('--store <url>', STORE_HELP)
     .option('--json', 'print the status as JSON')
     .action(async (o: { store?: string; json?: boolean }) => {
       process.exitCode = await statusCommand(o);

@@ -3,6 +3,7 @@ import { ReplayMode, type EventEnvelope } from '@gatehouse/shared';
 import { resolveRun } from '../events/run-ref';
 import { replayExitCode, replayRun } from '../replay/replay-run';
 import type { ReplayOptions } from '../replay/replay-types';
+import { STORE_HELP } from './store-flag';
 
 interface ReplayFlags {
   mode: ReplayMode;
@@ -67,6 +68,7 @@ export function registerReplayCommand(program: Command, h: { stateDirHelp: strin
     .option('--allow-writes', 'execution: also re-run calls that are not read-only (inside the fresh sandbox only)')
     .option('--json', "print the replay's events as JSON lines on stdout, nothing else")
     .option('--state-dir <dir>', h.stateDirHelp)
+    .option('--store <url>', STORE_HELP)
     .action(async (run: string, f: ReplayFlags) => {
       process.exitCode = await replayCommand(run, f);
     });

@@ -5,6 +5,7 @@ import { renderHtml } from '../report/render-html';
 import { renderMarkdown } from '../report/render-markdown';
 import { writeFileAtomic } from './atomic-write';
 import { exitCodeFor } from './exit-codes';
+import { STORE_HELP } from './store-flag';
 
 export type ReportFormat = 'md' | 'json' | 'html';
 
@@ -57,6 +58,7 @@ export function registerReportCommand(program: Command, h: Help): void {
     .option('--format <format>', 'md | json | html', parseFormat, 'md' as const)
     .option('--out <file>', 'write to FILE (atomically) instead of stdout')
     .option('--state-dir <dir>', h.stateDirHelp)
+    .option('--store <url>', STORE_HELP)
     .action((run: string, o: ReportOptions) => {
       process.exitCode = reportCommand(run, o);
     });

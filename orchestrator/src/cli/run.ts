@@ -36,6 +36,7 @@ import { FLAG_OF, resumeBudgets } from './resume-budgets';
 import { usageLine } from './usage-line';
 import { startTelemetry } from '../telemetry/start-telemetry';
 import { packageVersion } from '../sandbox/paths';
+import { openChosenStore } from './store-flag';
 
 export interface RunFlags {
   repo: string;
@@ -50,6 +51,8 @@ export interface RunFlags {
   maxCost?: number;
   maxWall?: number;
   stateDir?: string;
+  /** `--store URL` (or GATEHOUSE_STORE): the JetStream event store every event is written through to. */
+  store?: string;
   json?: boolean;
   apply?: boolean;
   approvalWait: number;
@@ -76,6 +79,7 @@ export type ResumeFlags = Pick<
   | 'maxCost'
   | 'maxWall'
   | 'stateDir'
+  | 'store'
   | 'json'
   | 'apply'
   | 'approvalWait'
@@ -225,7 +229,10 @@ async function session(
   await assertDockerReachable();
   // Orphans of dead orchestrators are saved into their runs' folders here, then removed.
   if (driverOpts.reap !== false) await reapOrphans(undefined, false, { stateDir, ownStateDirOnly: true });
+  // Before the sandbox: a store that cannot be reached stops the command with nothing started.
+  const store = await openChosenStore(flags.store, stateDir);
   const driver = await SandboxDriver.start({ log: createLogger(), reap: false });
+  let storeFailure: Error | undefined;
   let runLog: LogPort | undefined;
   let channel: ReturnType<typeof chooseChannel> | undefined;
   let result: AgentRunResult;
@@ -266,6 +273,7 @@ async function session(
       // Setup's output as it comes (redacted), on stderr so --json's stdout stays events only.
       ...(flags.json ? {} : { onSetupOutput: setupPrinter((line) => process.stderr.write(line)) }),
       attachLog: (log) => (runLog = log),
+      ...(store ? { eventStore: store } : {}),
     });
   } finally {
     unwatch();
@@ -274,11 +282,14 @@ async function session(
     await channel?.close?.();
     await driver.close();
     await telemetry?.end();
+    // Every event, file and head of the run is in the store (or why not) before the command ends.
+    await store?.close().catch((e: unknown) => void (storeFailure = e instanceof Error ? e : new Error(String(e))));
     // Resume starts without reaping (it salvages its own run's sandbox first); the rest now.
     if (driverOpts.reap === false)
       await reapOrphans(undefined, false, { stateDir, ownStateDirOnly: true }).catch(() => undefined);
   }
   if (!flags.json) summary(result, flags, out);
+  if (storeFailure !== undefined) throw storeFailure;
   return exitCodeFor(result.stopReason.startsWith(SETUP_FAILED) ? 'setup_failed' : result.status);
 }
 

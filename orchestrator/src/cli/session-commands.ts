@@ -13,6 +13,7 @@ import { resumeCommand, runCommand } from './run';
 import { dockerHostOption } from './docker-host-option';
 import { Mode } from '../policy/mode';
 import { DEFAULT_BUDGETS } from '../run/budgets';
+import { STORE_HELP } from './store-flag';
 
 interface Help {
   stateDirHelp: string;
@@ -66,6 +67,7 @@ export function sessionOptions(cmd: Command, h: Pick<Help, 'stateDirHelp'>): Com
       parseDuration,
     )
     .option('--state-dir <dir>', h.stateDirHelp)
+    .option('--store <url>', STORE_HELP)
     .option('--json', 'print every event as one JSON line on stdout, nothing else')
     .option('--apply', 'write the resulting changes back to the repository (only after an accepted final answer)');
 }

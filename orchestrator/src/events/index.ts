@@ -22,3 +22,5 @@ export {
   ARTIFACTS_DIR,
 } from './paths';
 export { explainRun, type ActionAccount } from './explain';
+export { LogKey, LogKeyError } from './key';
+export type { LogReplica, ReplicaFlushPoint } from './replica-port';

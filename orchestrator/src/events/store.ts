@@ -14,7 +14,8 @@ import {
 import type { z } from 'zod';
 import { ArtifactStore, fsyncDir } from './artifacts';
 import { sealEvent, type UnsealedEvent } from './hash';
-import { checkAgainstHead, writeHead } from './heads';
+import { checkAgainstHead, writeHead, type RunHead } from './heads';
+import type { LogReplica } from './replica-port';
 import { LogKey } from './key';
 import { ARTIFACTS_DIR, assertRunId, EVENTS_FILE, runDir as runDirOf, runsDir } from './paths';
 import { Redactor } from './redact';
@@ -53,6 +54,8 @@ export interface RunLogOptions {
   fsyncEachAppend?: boolean;
   /** The key that anchors the log. Default: the installation's (see key.ts). */
   key?: LogKey;
+  /** A durable shared store every event is also written to (the JetStream store, store/); `flush` waits for it. */
+  replica?: LogReplica;
 }
 
 export interface AppendOptions {
@@ -91,6 +94,7 @@ export class RunLog {
   #dirsSynced: boolean;
   /** Set when a write failed part-way: the file may end in a partial line, so appending stops. */
   #broken: Error | undefined;
+  readonly #replica: LogReplica | undefined;
 
   private constructor(args: {
     runId: string;
@@ -117,6 +121,7 @@ export class RunLog {
     this.#fd = args.fd;
     this.#prevHash = args.events.at(-1)?.hash ?? GENESIS_HASH;
     this.#dirsSynced = args.dirsSynced;
+    this.#replica = args.opts.replica;
     this.artifacts = new ArtifactStore(path.join(args.runDir, ARTIFACTS_DIR), this.#redactor);
   }
 
@@ -282,6 +287,7 @@ export class RunLog {
     let mac = '';
     const { hash, line } = sealEvent(unsealed, (h) => (mac = this.#key.macEvent(h)));
     this.#write(line);
+    this.#replica?.append(seq, line);
     // The unsealed object becomes the event: no copy per append (this path runs for every event).
     (unsealed as EventEnvelope).hash = hash;
     (unsealed as EventEnvelope).mac = mac;
@@ -329,17 +335,32 @@ export class RunLog {
     // After the fsync: a head never records events the disk might not have.
     const n = this.#events.length;
     if (n > this.#headEvents) {
-      writeHead(this.#key, {
-        runId: this.runId,
-        firstHash: this.#events[0]!.hash,
-        events: n,
-        hash: this.#prevHash,
-        completedSeq: this.#completedSeq,
-        keyId: this.#key.id,
-        updated: new Date().toISOString(),
-      });
+      writeHead(this.#key, this.#head()!);
       this.#headEvents = n;
     }
+  }
+
+  #head(): RunHead | undefined {
+    if (this.#events.length === 0) return undefined;
+    return {
+      runId: this.runId,
+      firstHash: this.#events[0]!.hash,
+      events: this.#events.length,
+      hash: this.#prevHash,
+      completedSeq: this.#completedSeq,
+      keyId: this.#key.id,
+      updated: new Date().toISOString(),
+    };
+  }
+
+  /**
+   * sync(), then wait until the replica (if any) holds every event, the run's files and its head.
+   * Called where the run must not act before the store has its record; rejects when the store
+   * cannot take it or another writer took the run over (then nothing more may be executed).
+   */
+  async flush(): Promise<void> {
+    this.sync();
+    await this.#replica?.flush({ runDir: this.runDir, head: this.#head() });
   }
 
   /**
@@ -359,6 +380,8 @@ export class RunLog {
     if (this.#fd === undefined) return;
     try {
       if (!this.#broken) this.sync();
+      // Not awaited (close stays synchronous): the store's owner waits for it (EventStore.close).
+      this.#replica?.flush({ runDir: this.runDir, head: this.#head() }).catch(() => undefined);
     } finally {
       closeSync(this.#fd);
       this.#fd = undefined;

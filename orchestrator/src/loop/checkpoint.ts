@@ -101,7 +101,8 @@ export class Checkpointer {
       deleted: saved.manifest.deleted.length,
       skipped: saved.manifest.skipped.map((s) => ({ path: s.path, size: s.size })),
     });
-    log.sync();
+    // The saved workspace (its files go to the shared store too) is what a takeover resumes from.
+    await (log.flush ? log.flush() : log.sync());
     return saved;
   }
 }

@@ -1,6 +1,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { JsMsg } from 'nats';
+import { RunLog } from '../events/store';
 import { jobArgs } from './job-args';
 import { parseJob, type Job } from './job';
 import { Lease, type LeaseHolder } from './lease';
@@ -111,7 +112,9 @@ async function placeFor(c: JobContext, job: Job) {
 }
 
 async function settle(msg: JsMsg, job: Job, outcome: ChildOutcome, c: JobContext): Promise<void> {
-  const last = outcome.last;
+  // A run that had already ended (its worker died between the end and the acknowledgement) is
+  // refused by resume and prints nothing: its end is in the copy resume pulled from the store.
+  const last = outcome.last ?? lastLocalEvent(c.stateDir, job.runId);
   if (last?.type === 'run.completed') {
     const status = String(last.data.status);
     await updateRunRecord(c.queue.runs, job.runId, {
@@ -133,6 +136,15 @@ async function settle(msg: JsMsg, job: Job, outcome: ChildOutcome, c: JobContext
   const exit = outcome.signal ?? String(outcome.code);
   const why = `the run exited ${exit} without completing: ${outcome.stderrTail.trim().slice(-800)}`;
   await giveUpOrRetry(msg, job, why, c);
+}
+
+function lastLocalEvent(stateDir: string, runId: string): ChildOutcome['last'] {
+  try {
+    const e = RunLog.readEvents(stateDir, runId).at(-1);
+    return e?.type === 'run.completed' ? { type: e.type, data: e.data as Record<string, unknown> } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function giveUpOrRetry(msg: JsMsg, job: Job, why: string, c: JobContext): Promise<void> {

@@ -1,6 +1,7 @@
 import { connect, type NatsConnection } from 'nats';
 import { GatehouseError } from '../errors';
 import { LogKey } from '../events/key';
+import type { StoreUrl } from '../store/index';
 import { queueNames } from './names';
 import { ensureQueue, type QueueHandles, type QueueSetupOptions } from './queue-setup';
 
@@ -15,26 +16,32 @@ export class QueueUnavailableError extends GatehouseError {
  * the same key, so they share a queue and can verify each other's logs.
  */
 export async function openQueue(
-  url: string,
+  where: StoreUrl,
   opts: QueueSetupOptions & { name?: string } = {},
 ): Promise<{ nc: NatsConnection; queue: QueueHandles; installation: string }> {
   const installation = LogKey.load({}).id;
   let nc: NatsConnection;
   try {
-    nc = await connect({ servers: url, name: opts.name ?? 'gatehouse', timeout: 5000, maxReconnectAttempts: -1 });
+    nc = await connect({
+      servers: where.servers,
+      name: opts.name ?? 'gatehouse',
+      timeout: 5000,
+      maxReconnectAttempts: -1,
+    });
   } catch (e) {
     throw new QueueUnavailableError(
-      `cannot reach the store's NATS server at ${url} (${(e as Error).message}); ` +
+      `cannot reach the store's NATS server at ${where.url} (${(e as Error).message}); ` +
         'start it, or fix --store / GATEHOUSE_STORE',
     );
   }
   try {
-    const queue = await ensureQueue(nc, queueNames(installation), opts);
+    const replicas = opts.replicas ?? where.replicas;
+    const queue = await ensureQueue(nc, queueNames(installation), { ...opts, ...(replicas ? { replicas } : {}) });
     return { nc, queue, installation };
   } catch (e) {
     await nc.close().catch(() => undefined);
     throw new QueueUnavailableError(
-      `the NATS server at ${url} has no usable JetStream for the queue (${(e as Error).message}); ` +
+      `the NATS server at ${where.url} has no usable JetStream for the queue (${(e as Error).message}); ` +
         'run nats-server with JetStream enabled (-js)',
     );
   }

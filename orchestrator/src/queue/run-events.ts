@@ -1,11 +1,12 @@
 import type { NatsConnection } from 'nats';
+import { runSubject, storeNames } from '../store/names';
 
 /**
  * Whether the event store holds any event of the run: then a worker continues it (`resume`) and
  * never starts it again. Read from the subject's last message, on whatever stream holds it.
  */
 export async function runHasEvents(nc: NatsConnection, installation: string, runId: string): Promise<boolean> {
-  const subject = `gatehouse.events.${installation}.${runId}`;
+  const subject = runSubject(storeNames(installation), runId);
   const jsm = await nc.jetstreamManager();
   let stream: string;
   try {

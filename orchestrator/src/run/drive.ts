@@ -16,6 +16,7 @@ import { activeWallMs, runUsage } from '../events/state';
 import { addUsage, childrenUsage } from '../usage/tree-usage';
 import { preflightRun, prepareRunEnvironment, sandboxOptionsFor, type ReadyEnvironment } from './environment';
 import { runSystemPrompt } from './run-system-prompt';
+import { RunFencedError } from '../store/store-errors';
 import { SETUP_FAILED, type AgentRunResult, type ResumeRun, type RunEnvironment, type RunHandle } from './types';
 
 export const DEFAULT_LIMITS: ToolLimits = {
@@ -326,6 +327,11 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
     const { saved: _saved, ...result } = changes;
     return end(outcome, result);
   } catch (e) {
+    // Another writer took the run over (store/): this process records no end for it and stops.
+    if (e instanceof RunFencedError) {
+      raw.close();
+      throw e;
+    }
     return end({ status: 'failed', stopReason: `internal_error: ${(e as Error).message}` });
   } finally {
     await sandbox.destroy().catch(() => undefined);

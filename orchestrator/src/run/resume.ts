@@ -35,7 +35,11 @@ export async function resumeAgent(
   o: RunEnvironment,
   finishFor?: (log: LogPort & { events(): readonly EventEnvelope[] }) => RunHandle['finish'],
 ): Promise<AgentRunResult> {
-  const { log: raw } = RunLog.open(o.stateDir, runId, { redactor: runRedactor(o) });
+  // With a store, the replica continues from the stream's last event, which must be this log's last.
+  const { log: raw } = RunLog.open(o.stateDir, runId, {
+    redactor: runRedactor(o),
+    ...(o.eventStore ? { replica: o.eventStore.replicaFor(runId) } : {}),
+  });
   let handed = false;
   try {
     const events = raw.events();

@@ -18,7 +18,10 @@ export async function runAgent(o: AgentRunOptions): Promise<AgentRunResult> {
   const runId = o.runId ?? newId('run');
   const registry = codingTools();
   const surface = resolveSurface(registry, { mode: o.policy.mode, plan: o.planMode === true });
-  const raw = RunLog.create(o.stateDir, runId, { redactor: runRedactor(o) });
+  const raw = RunLog.create(o.stateDir, runId, {
+    redactor: runRedactor(o),
+    ...(o.eventStore ? { replica: o.eventStore.replicaFor(runId, { lastStreamSeq: 0 }) } : {}),
+  });
   const tracker = new StateTracker();
   const log = tee(raw, tracker, o.onEvent);
   log.append('run.started', 'user', {

@@ -17,6 +17,7 @@ export function tee(
       return event;
     },
     sync: () => log.sync(),
+    flush: () => log.flush(),
     redact: (text) => log.redact(text),
     artifacts: log.artifacts,
     events: () => log.events(),

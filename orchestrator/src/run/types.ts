@@ -16,9 +16,15 @@ import type { ReadyEnvironment } from '../environment/prepare-environment';
 import type { RepoTree } from './repo-tree';
 import type { ResolvedConfig } from '../config/types';
 import type { PriceInForce } from '../usage/model-price';
+import type { LogReplica } from '../events/replica-port';
 
 /** How the stop reason of a run whose environment could not be prepared begins (exit code 5). */
 export const SETUP_FAILED = 'setup_failed';
+
+/** Where a run's logs get their replica: EventStore (store/index.ts) is one. */
+export interface ReplicaSource {
+  replicaFor(runId: string, o?: { lastStreamSeq?: number }): LogReplica;
+}
 
 /** What every run needs, new or resumed. */
 export interface RunEnvironment {
@@ -39,6 +45,11 @@ export interface RunEnvironment {
   /** Every event as it is written (live progress, --json). */
   onEvent?: (event: EventEnvelope) => void;
   onText?: (delta: string) => void;
+  /**
+   * A durable shared store every log of the run (sub-agents' too) is written through to (store/,
+   * docs/event-store.md); absent: the state directory's JSONL only.
+   */
+  eventStore?: ReplicaSource;
   /** Called once the run's log is open, for parts that record on their own (refused approval answers). */
   attachLog?: (log: LogPort) => void;
   /** Where this agent sits in a tree of agents; a top-level run is depth 0 with every path. */

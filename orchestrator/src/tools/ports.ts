@@ -20,6 +20,8 @@ export interface LogPort {
   ): EventOf<T>;
   /** Makes everything appended so far durable. */
   sync(): void;
+  /** sync(), then wait until the run's shared store (if any) holds it all; rejects if the run was taken over. */
+  flush?(): Promise<void>;
   /** The log's own secret redaction, for text that is cut before it is appended. */
   redact(text: string): string;
   artifacts: {

@@ -62,7 +62,8 @@ export async function execute(
   );
   // Before anything can change, the decision and what is about to run are on disk. A read
   // changes nothing, so losing its record to a power cut loses nothing; it skips the fsync.
-  if (!tool.isReadOnly(input)) deps.log.sync();
+  // With a shared store, it holds them too (flush), and a run taken over by another writer stops here.
+  if (!tool.isReadOnly(input)) await (deps.log.flush ? deps.log.flush() : deps.log.sync());
   const t0 = performance.now();
   const raw = await invokePlan(deps, plan, callId, invocationId, grant, signal);
   crashPoint('after-execution');

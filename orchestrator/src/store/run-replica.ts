@@ -1,0 +1,55 @@
+import type { KV } from 'nats';
+import type { LogKey } from '../events/key';
+import type { LogReplica, ReplicaFlushPoint } from '../events/replica-port';
+import type { EventReplica } from './event-replica';
+import { encodeStoreHead } from './run-head-record';
+import type { RunFiles } from './run-files';
+
+/**
+ * What a RunLog writes through to: its events (EventReplica), then at each flush its files and its
+ * head. Flushes run one after another; `settled` waits for the last (a log closes without waiting).
+ */
+export class RunReplica implements LogReplica {
+  #chain: Promise<void> = Promise.resolve();
+  #error: Error | undefined;
+
+  constructor(
+    readonly events: EventReplica,
+    readonly files: RunFiles,
+    readonly heads: KV,
+    readonly key: LogKey,
+  ) {}
+
+  get runId(): string {
+    return this.events.runId;
+  }
+
+  /** Stream sequence of the run's last stored event: a writer that continues the run starts from it. */
+  get lastStreamSeq(): number | undefined {
+    return this.events.lastStreamSeq;
+  }
+
+  append(seq: number, line: string): void {
+    this.events.append(seq, line);
+  }
+
+  flush(at: ReplicaFlushPoint): Promise<void> {
+    const run = async () => {
+      await this.events.flush();
+      await this.files.upload(at.runDir);
+      const streamSeq = this.events.lastStreamSeq;
+      if (at.head && streamSeq !== undefined)
+        await this.heads.put(this.runId, encodeStoreHead(this.key, { ...at.head, streamSeq }));
+    };
+    const p = this.#chain.then(run);
+    this.#chain = p.catch((e: unknown) => void (this.#error ??= e instanceof Error ? e : new Error(String(e))));
+    return p;
+  }
+
+  /** Waits for every flush asked for; rejects with the first failure (a fenced run's RunFencedError). */
+  async settled(): Promise<void> {
+    await this.#chain;
+    await this.events.flush();
+    if (this.#error !== undefined) throw this.#error;
+  }
+}
