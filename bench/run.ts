@@ -16,6 +16,7 @@ import { benchToolchain } from './toolchain';
 import { benchCopyIn } from './copy-in';
 import { benchSetupCache } from './setup-cache';
 import { ratio, summarize, time } from './stats';
+import { benchWarmPool } from './warm-pool';
 
 /**
  * `npm run bench`: sandbox start-up and daemon round trips, each beside the same work done by a
@@ -69,6 +70,10 @@ async function main(): Promise<void> {
     } finally {
       await driver.close();
     }
+    return;
+  }
+  if (process.env.BENCH_ONLY === 'warm-pool') {
+    process.stdout.write(`${JSON.stringify({ warmPool: await benchWarmPool(log) }, null, 2)}\n`);
     return;
   }
   if (process.env.BENCH_ONLY === 'setup-cache') {
