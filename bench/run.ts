@@ -144,6 +144,8 @@ async function main(): Promise<void> {
     const fanout = await benchFanout();
     log('copy-in of 15,000 files');
     const copyIn = await benchCopyIn(driver, log);
+    log('warm pool against the cold path');
+    const warmPool = await benchWarmPool(log);
     log('run start: setup-cache hit against the first setup');
     const setupCache = await benchSetupCache(log);
     await fs.rm(localFile, { force: true });
@@ -154,7 +156,7 @@ async function main(): Promise<void> {
       coldStartMs: { ...cold.total, phasesP50: cold.phases, target: 'p50 <= 400' },
       trustBoundary,
       toolchain,
-      warmPool: 'not implemented',
+      warmPool,
       readFileMs: {
         daemon: daemonRead,
         localRead,
