@@ -16,6 +16,7 @@ import { benchToolchain } from './toolchain';
 import { benchCopyIn } from './copy-in';
 import { benchSetupCache } from './setup-cache';
 import { ratio, summarize, time } from './stats';
+import { benchWarmPool } from './warm-pool';
 
 /**
  * `npm run bench`: sandbox start-up and daemon round trips, each beside the same work done by a
@@ -69,6 +70,10 @@ async function main(): Promise<void> {
     } finally {
       await driver.close();
     }
+    return;
+  }
+  if (process.env.BENCH_ONLY === 'warm-pool') {
+    process.stdout.write(`${JSON.stringify({ warmPool: await benchWarmPool(log) }, null, 2)}\n`);
     return;
   }
   if (process.env.BENCH_ONLY === 'setup-cache') {
@@ -139,6 +144,8 @@ async function main(): Promise<void> {
     const fanout = await benchFanout();
     log('copy-in of 15,000 files');
     const copyIn = await benchCopyIn(driver, log);
+    log('warm pool against the cold path');
+    const warmPool = await benchWarmPool(log);
     log('run start: setup-cache hit against the first setup');
     const setupCache = await benchSetupCache(log);
     await fs.rm(localFile, { force: true });
@@ -149,7 +156,7 @@ async function main(): Promise<void> {
       coldStartMs: { ...cold.total, phasesP50: cold.phases, target: 'p50 <= 400' },
       trustBoundary,
       toolchain,
-      warmPool: 'not implemented',
+      warmPool,
       readFileMs: {
         daemon: daemonRead,
         localRead,

@@ -4,32 +4,49 @@ import { z } from 'zod';
 import { Id, invocationPublicKey } from '@gatehouse/shared';
 import { ProtectList } from './protect';
 import type { CommandUser } from './users';
+import { waitForFile } from './wait-file';
 
 const Env = z.object({
   GATEHOUSE_NATS_URL: z.string().min(1),
-  GATEHOUSE_RUN_ID: Id,
-  GATEHOUSE_SANDBOX_ID: Id,
   GATEHOUSE_WORKSPACE: z.string().default('/workspace'),
   GATEHOUSE_STATE_DIR: z.string().default('/var/gatehouse'),
   /**
-   * A NATS credentials file; deleted once read so commands in the sandbox cannot pick it up. The
-   * orchestrator puts it in last, after the repository, so its arrival also means "workspace
-   * complete": the daemon boots while the copy is still running and waits for it.
+   * The run's identity (RunIdentity), put in by the orchestrator when it binds this sandbox to a run
+   * (at once for a cold start, at claim for a pooled one) and deleted once read. Until then the
+   * daemon holds no run, no subjects and no credentials: it is not even connected (docs/warm-pool.md).
    */
-  GATEHOUSE_NATS_CREDS_FILE: z.string().optional(),
-  /** The public key invocations must be signed with; written beside the credentials. */
-  GATEHOUSE_INVOKE_KEY_FILE: z.string().min(1),
-  /** Workspace paths to make read-only to commands (copy-in.ts); written beside the credentials. */
-  GATEHOUSE_PROTECT_FILE: z.string().optional(),
+  GATEHOUSE_IDENTITY_FILE: z.string().min(1),
+  /**
+   * Workspace paths to make read-only to commands (copy-in.ts). Put in last, after the repository:
+   * its arrival means "workspace complete", so the daemon connects while the copy still runs.
+   */
+  GATEHOUSE_PROTECT_FILE: z.string().min(1),
   GATEHOUSE_COMMAND_UID: z.coerce
     .number()
     .int()
     .min(1)
     .max(2 ** 31 - 2)
     .default(10001),
-  GATEHOUSE_CREDS_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(60_000),
+  /** How long to wait for the identity: a pooled sandbox waits for its claim (up to a day). */
+  GATEHOUSE_IDENTITY_WAIT_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+  /** How long to wait, once bound, for the workspace to be complete. */
+  GATEHOUSE_WORKSPACE_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(600_000),
   GATEHOUSE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
 });
+
+/** What binds a sandbox to a run: written by the orchestrator only, through the Docker API. */
+export const RunIdentity = z.object({
+  v: z.literal(1),
+  runId: Id,
+  sandboxId: Id,
+  /** The run's NATS user credentials: its own subjects only. */
+  creds: z.string().regex(/-+END USER NKEY SEED-+/),
+  /** The public key invocations must be signed with (PEM). */
+  invokeKey: z.string().min(1),
+  /** The run's egress proxy settings for every command (JSON), when it has a way out. */
+  proxyEnv: z.string().optional(),
+});
+export type RunIdentity = z.infer<typeof RunIdentity>;
 
 export interface DaemonConfig {
   natsUrl: string;
@@ -37,14 +54,18 @@ export interface DaemonConfig {
   sandboxId: string;
   workspace: string;
   stateDir: string;
-  creds?: string;
+  creds: string;
   heartbeatMs: number;
   invokeKey: KeyObject;
-  protect: ProtectList;
+  /** The egress proxy settings (JSON) commands get, when the run has a way out. */
+  proxyEnv?: string;
+  /** Resolves, once the workspace is complete, to the paths to protect. */
+  protect: () => Promise<ProtectList>;
   /** Who commands run as: never the daemon's own user. */
   user: CommandUser;
 }
 
+/** Reads the environment, then waits for the run's identity (deleted once read). */
 export async function loadConfig(env: NodeJS.ProcessEnv): Promise<DaemonConfig> {
   const parsed = Env.safeParse(env);
   if (!parsed.success) {
@@ -52,39 +73,25 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<DaemonConfig> 
     throw new Error(`bad daemon environment: ${issue?.path.join('.')}: ${issue?.message}`);
   }
   const e = parsed.data;
-  let creds: string | undefined;
-  if (e.GATEHOUSE_NATS_CREDS_FILE) {
-    creds = await waitForCreds(e.GATEHOUSE_NATS_CREDS_FILE, e.GATEHOUSE_CREDS_WAIT_MS);
-    await fs.rm(e.GATEHOUSE_NATS_CREDS_FILE, { force: true });
-  }
-  // Both are put in before the credentials, in the same archive: they are complete by now.
-  const invokeKey = invocationPublicKey(await fs.readFile(e.GATEHOUSE_INVOKE_KEY_FILE, 'utf8'));
-  const protect = e.GATEHOUSE_PROTECT_FILE
-    ? ProtectList.parse(JSON.parse(await fs.readFile(e.GATEHOUSE_PROTECT_FILE, 'utf8')))
-    : { entries: [], dirs: [] };
+  const identity = await waitForFile(
+    e.GATEHOUSE_IDENTITY_FILE,
+    (text) => RunIdentity.parse(JSON.parse(text)),
+    e.GATEHOUSE_IDENTITY_WAIT_MS,
+  );
+  await fs.rm(e.GATEHOUSE_IDENTITY_FILE, { force: true });
+  const protectFile = e.GATEHOUSE_PROTECT_FILE;
   return {
     natsUrl: e.GATEHOUSE_NATS_URL,
-    runId: e.GATEHOUSE_RUN_ID,
-    sandboxId: e.GATEHOUSE_SANDBOX_ID,
+    runId: identity.runId,
+    sandboxId: identity.sandboxId,
     workspace: e.GATEHOUSE_WORKSPACE,
     stateDir: e.GATEHOUSE_STATE_DIR,
     heartbeatMs: e.GATEHOUSE_HEARTBEAT_MS,
-    invokeKey,
-    protect,
+    invokeKey: invocationPublicKey(identity.invokeKey),
+    creds: identity.creds,
+    ...(identity.proxyEnv === undefined ? {} : { proxyEnv: identity.proxyEnv }),
+    protect: () =>
+      waitForFile(protectFile, (text) => ProtectList.parse(JSON.parse(text)), e.GATEHOUSE_WORKSPACE_WAIT_MS),
     user: { uid: e.GATEHOUSE_COMMAND_UID, gid: e.GATEHOUSE_COMMAND_UID },
-    ...(creds === undefined ? {} : { creds }),
   };
-}
-
-/** A creds file ends with its seed's END line; until then it is still being written. */
-const COMPLETE = /-+END USER NKEY SEED-+/;
-
-async function waitForCreds(file: string, waitMs: number): Promise<string> {
-  const deadline = Date.now() + waitMs;
-  for (let attempt = 0; ; attempt++) {
-    const text = await fs.readFile(file, 'utf8').catch(() => undefined);
-    if (text !== undefined && COMPLETE.test(text)) return text;
-    if (Date.now() > deadline) throw new Error(`no complete credentials at ${file} after ${waitMs} ms`);
-    await new Promise((r) => setTimeout(r, attempt < 200 ? 5 : 50));
-  }
 }

@@ -40,28 +40,30 @@ export interface RunningDaemon {
  * validated; anything wrong with it becomes a `rejected` result, never a crash.
  */
 export async function startDaemon(cfg: DaemonConfig): Promise<RunningDaemon> {
-  const ws = await Workspace.open(cfg.workspace);
-  const shutdown = new AbortController();
-  // Before anything can run: what the policy denies writing becomes root's (protect.ts), and a
-  // workspace whose .git was left out gets a fresh one (before protection: git must write freely).
-  if (cfg.protect.freshRepository) await startFreshRepository(ws.root, cfg.user, shutdown.signal);
-  const protection = applyProtection(ws.root, cfg.protect);
-  const subjects = sandboxSubjects(cfg.runId, cfg.sandboxId);
-  const journal = new Journal();
-  const inflight = new CallsInFlight();
-  const startedAt = Date.now();
-
-  // The baseline must exist before anything can change the workspace, so it is taken before ready;
-  // connecting to NATS meanwhile saves start-up time.
-  const baseline = new Baseline(ws.root, cfg.stateDir, cfg.user);
-  const baselineTree = baseline.record(shutdown.signal);
+  // Connecting to NATS overlaps the copy-in: the workspace is complete when its protect list arrives.
   const connecting = connect({
     servers: cfg.natsUrl,
     name: `gatehouse-sandbox-${cfg.sandboxId}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
-    ...(cfg.creds === undefined ? {} : { authenticator: credsAuthenticator(new TextEncoder().encode(cfg.creds)) }),
+    authenticator: credsAuthenticator(new TextEncoder().encode(cfg.creds)),
   });
+  connecting.catch(() => undefined); // awaited below; a failure is reported there
+  const protect = await cfg.protect();
+  const ws = await Workspace.open(cfg.workspace);
+  const shutdown = new AbortController();
+  // Before anything can run: what the policy denies writing becomes root's (protect.ts), and a
+  // workspace whose .git was left out gets a fresh one (before protection: git must write freely).
+  if (protect.freshRepository) await startFreshRepository(ws.root, cfg.user, shutdown.signal);
+  const protection = applyProtection(ws.root, protect);
+  const subjects = sandboxSubjects(cfg.runId, cfg.sandboxId);
+  const journal = new Journal();
+  const inflight = new CallsInFlight();
+  const startedAt = Date.now();
+
+  // The baseline must exist before anything can change the workspace, so it is taken before ready.
+  const baseline = new Baseline(ws.root, cfg.stateDir, cfg.user);
+  const baselineTree = baseline.record(shutdown.signal);
   const [nc, tree] = await Promise.all([connecting, baselineTree]);
 
   const handler = new InvocationHandler(cfg, ws, subjects, journal, inflight, nc, { baseline, tree });

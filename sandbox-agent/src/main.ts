@@ -8,8 +8,9 @@ import { checkPrivileges } from './users';
 async function main(): Promise<void> {
   checkPrivileges();
   loadImageEnv();
-  addProxyEnv(process.env.GATEHOUSE_PROXY_ENV);
   const cfg = await loadConfig(process.env);
+  // Bound with the run (a pooled sandbox learns at claim whether its run has a way out).
+  addProxyEnv(cfg.proxyEnv);
   const daemon = await startDaemon(cfg);
   const stop = (signal: string): void => {
     log('info', 'stopping', { signal });

@@ -7,9 +7,8 @@ export const SANDBOX_UID = 10001;
 export const DAEMON_UID = 0;
 export const WORKSPACE = '/workspace';
 export const STATE_DIR = '/var/gatehouse';
-export const CREDS_FILE = `${STATE_DIR}/nats.creds`;
-/** The public half of the sandbox's invocation key (signing.ts). */
-export const INVOKE_KEY_FILE = `${STATE_DIR}/invoke.pub`;
+/** The run's identity (run, sandbox, NATS credentials, invocation key): bound-identity.ts. */
+export const IDENTITY_FILE = `${STATE_DIR}/identity.json`;
 /** Workspace paths the policy denies writing, made root-owned by the daemon before anything runs. */
 export const PROTECT_FILE = `${STATE_DIR}/protect.json`;
 
@@ -45,8 +44,15 @@ export const DEFAULT_LIMITS: SandboxLimits = {
 
 export interface ContainerSpec {
   image: string;
-  runId: string;
+  /** The run, when known at creation (a cold start); a pooled sandbox gets it at claim (warm-pool.ts). */
+  runId?: string;
   sandboxId: string;
+  /** A warm pool's sandbox: the pool key it belongs to (a label), bound to a run only when claimed. */
+  pool?: string;
+  /** An OCI runtime other than Docker's default (crun when installed: runtime.ts). */
+  runtime?: string;
+  /** How long the daemon waits for its identity (a pooled one waits for its claim). */
+  identityWaitMs?: number;
   network: string;
   natsUrl: string;
   heartbeatMs: number;
@@ -57,8 +63,6 @@ export interface ContainerSpec {
   salvage?: boolean;
   /** VOLUMEs the image declares (a toolchain's own): each gets a bounded tmpfs instead of a disk volume. */
   imageVolumes?: string[];
-  /** The egress proxy's settings for every command (egress-proxy.ts proxyEnv), when the sandbox has a way out. */
-  proxyEnv?: Record<string, string>;
 }
 
 /**
@@ -69,7 +73,8 @@ export interface ContainerSpec {
  * because Docker's archive API cannot write into tmpfs mounts of a read-only container.
  */
 export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCreateOptions {
-  const volumeLabels = { [LABEL.run]: spec.runId, [LABEL.sandbox]: spec.sandboxId };
+  const run: Record<string, string> = spec.runId ? { [LABEL.run]: spec.runId } : {};
+  const volumeLabels = { ...run, [LABEL.sandbox]: spec.sandboxId };
   return {
     name: `gatehouse-sbx-${spec.sandboxId}`,
     Image: spec.image,
@@ -77,14 +82,12 @@ export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCr
     WorkingDir: WORKSPACE,
     Env: [
       `GATEHOUSE_NATS_URL=${spec.natsUrl}`,
-      ...(spec.proxyEnv ? [`GATEHOUSE_PROXY_ENV=${JSON.stringify(spec.proxyEnv)}`] : []),
-      `GATEHOUSE_RUN_ID=${spec.runId}`,
-      `GATEHOUSE_SANDBOX_ID=${spec.sandboxId}`,
+      // No run, sandbox or credentials here: they arrive in IDENTITY_FILE when the sandbox is bound.
       `GATEHOUSE_WORKSPACE=${WORKSPACE}`,
       `GATEHOUSE_STATE_DIR=${STATE_DIR}`,
-      `GATEHOUSE_NATS_CREDS_FILE=${CREDS_FILE}`,
-      `GATEHOUSE_INVOKE_KEY_FILE=${INVOKE_KEY_FILE}`,
+      `GATEHOUSE_IDENTITY_FILE=${IDENTITY_FILE}`,
       `GATEHOUSE_PROTECT_FILE=${PROTECT_FILE}`,
+      ...(spec.identityWaitMs === undefined ? [] : [`GATEHOUSE_IDENTITY_WAIT_MS=${spec.identityWaitMs}`]),
       `GATEHOUSE_COMMAND_UID=${SANDBOX_UID}`,
       `GATEHOUSE_HEARTBEAT_MS=${spec.heartbeatMs}`,
       // The toolchain image's variables are the daemon's too (ENV is inherited): none may change
@@ -96,13 +99,15 @@ export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCr
       'LD_AUDIT=',
     ],
     Labels: labels('sandbox', {
-      [LABEL.run]: spec.runId,
+      ...run,
       [LABEL.sandbox]: spec.sandboxId,
+      ...(spec.pool ? { [LABEL.pool]: spec.pool } : {}),
       ...(spec.stateDir ? { [LABEL.state]: spec.stateDir } : {}),
       ...(spec.salvage === false ? { [LABEL.salvage]: 'never' } : {}),
     }),
     NetworkingConfig: { EndpointsConfig: { [spec.network]: {} } },
     HostConfig: {
+      ...(spec.runtime ? { Runtime: spec.runtime } : {}),
       NetworkMode: spec.network,
       // Docker's embedded resolver would forward unknown names upstream from inside the sandbox;
       // pointing it at the sandbox's own loopback makes lookups fail at once and send nothing out.

@@ -1,31 +1,28 @@
 import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import type Docker from 'dockerode';
 import type { NatsConnection, Subscription } from 'nats';
 import type { Logger } from 'pino';
 import { decodeMessage, Heartbeat, invocationKeys, newId, sandboxSubjects, type Id } from '@gatehouse/shared';
 import type { PathDenial } from '../policy/path-denial';
-import { putFiles } from './archive';
-import {
-  CREDS_FILE,
-  DAEMON_UID,
-  DEFAULT_LIMITS,
-  INVOKE_KEY_FILE,
-  PROTECT_FILE,
-  STATE_DIR,
-  sandboxContainerOptions,
-  type SandboxLimits,
-} from './container';
+import { DEFAULT_LIMITS, type SandboxLimits } from './container';
 import { copyRepository, type CopyReport } from './copy-in';
 import { assertDockerReachable, docker } from './docker';
+import { resolveStateDir } from '../events/paths';
 import { SandboxError } from './errors';
 import { ensureImages, type BaseChoice, type Images } from './images';
 import { LABEL } from './labels';
 import { sandboxCreds } from './nats-auth';
 import { connectOrchestrator, ensureNatsServer, type NatsEndpoint } from './nats-server';
-import { attachNats, createRunNetwork, removeNetwork } from './network';
+import { fasterRuntime } from './oci-runtime';
+import { recordClaim, removeClaim } from './pool-claims';
+import { bindRunIdentity, completeWorkspace } from './run-identity';
+import { removeStarted, startSandboxContainer, type StartedSandbox, type StartSpec } from './sandbox-start';
+import { WarmPool, type WarmPoolOptions } from './warm-pool';
 import { EGRESS_ALIAS, EGRESS_PORT } from './egress-container';
 import { proxyEnv, startEgressProxy, type EgressProxy, type EgressProxyOptions } from './egress-proxy';
 import { HeartbeatClock } from './heartbeat-clock';
+import { raceReady } from './ready-race';
 import { reapOrphans, type ReapReport } from './reaper';
 import { Sandbox } from './sandbox';
 import { watchContainerDeaths } from './watch';
@@ -41,6 +38,16 @@ export interface DriverOptions {
   limits?: Partial<SandboxLimits>;
   /** Reap orphans of dead orchestrators at start-up (default true). */
   reap?: boolean;
+  /**
+   * Keep sandboxes started ahead of runs (docs/warm-pool.md): createSandbox claims one when it can
+   * (same image, the driver's limits, no sandbox id or salvage choice of its own), else starts cold.
+   */
+  warmPool?: WarmPoolOptions;
+  /**
+   * The state directory pooled sandboxes are labelled with (where claims are recorded and orphans
+   * saved); a run of another state directory starts cold. Default: resolveStateDir().
+   */
+  stateDir?: string;
 }
 
 export interface CreateSandboxOptions {
@@ -97,6 +104,9 @@ export class SandboxDriver {
   private readonly watchdog: NodeJS.Timeout;
   private readonly heartbeatClock: HeartbeatClock;
   private stopWatching: (() => void) | undefined;
+  /** Sandboxes started ahead of runs, when the driver was given warmPool. */
+  pool: WarmPool | undefined;
+  private runtime: string | undefined;
   readonly heartbeatMs: number;
   readonly lostAfterMs: number;
 
@@ -132,9 +142,24 @@ export class SandboxDriver {
     const nats = await ensureNatsServer(images.nats);
     const nc = await connectOrchestrator(nats.url, nats.identity);
     const driver = new SandboxDriver(d, images, nats, nc, reaped, opts);
+    driver.runtime = await fasterRuntime(d);
     driver.stopWatching = await watchContainerDeaths(d, (containerId, why) => {
+      driver.pool?.forget(containerId);
       for (const s of driver.sandboxes.values()) if (s.info.containerId === containerId) s.markLost(why);
     });
+    if (opts.warmPool && opts.warmPool.size > 0) {
+      const poolImages = opts.warmPool.images?.length ? opts.warmPool.images : [images.sandbox];
+      driver.pool = new WarmPool(
+        {
+          docker: d,
+          start: (image, imageId, sandboxId) => driver.startPooled(image, imageId, sandboxId),
+          onProblem: (m) => log?.warn(m),
+        },
+        opts.warmPool.size,
+        poolImages,
+      );
+      void driver.pool.fill();
+    }
     return driver;
   }
 
@@ -145,69 +170,79 @@ export class SandboxDriver {
   async createSandbox(opts: CreateSandboxOptions): Promise<Sandbox> {
     const t0 = performance.now();
     const timings: Record<string, number> = {};
-    const mark = (phase: string, since: number): number => {
+    let t = t0;
+    const mark = (phase: string): void => {
       const now = performance.now();
-      timings[phase] = Math.round((now - since) * 10) / 10;
-      return now;
+      timings[phase] = Math.round((now - t) * 10) / 10;
+      t = now;
     };
     const runId = opts.runId;
     if (opts.repoDir) await assertDirectory(opts.repoDir);
-    const sandboxId = opts.sandboxId ?? newId('sbx');
-    const subjects = sandboxSubjects(runId, sandboxId);
     const limits = { ...DEFAULT_LIMITS, ...this.opts.limits, ...opts.limits };
+    const image = opts.image ?? this.images.sandbox;
     const d = this.docker;
-    let network: Docker.Network | undefined;
-    let container: Docker.Container | undefined;
+    let started: StartedSandbox | undefined;
+    let claimStateDir: string | undefined;
     let proxy: EgressProxy | undefined;
     const subscriptions: Subscription[] = [];
     const cleanup = async (): Promise<void> => {
       for (const s of subscriptions) s.unsubscribe();
       if (proxy) await proxy.stop().catch(() => undefined);
-      if (container) await container.remove({ force: true, v: true }).catch(() => undefined);
-      if (network) await removeNetwork(d, network.id).catch(() => undefined);
-      this.sandboxes.delete(sandboxId);
+      if (started) await removeStarted(d, started);
+      if (started && claimStateDir) removeClaim(claimStateDir, started.sandboxId);
+      if (started) this.sandboxes.delete(started.sandboxId);
     };
 
     try {
-      let t = t0;
-      const image = opts.image ?? this.images.sandbox;
-      const imageVolumes = await this.declaredVolumes(image);
-      network = await createRunNetwork(d, runId, sandboxId);
-      const natsIp = await attachNats(d, network, this.nats.container);
-      t = mark('network', t);
-      // Minted first: if this fails there is no container yet to leak.
-      const creds = await sandboxCreds(this.nats.identity, runId, sandboxId);
-      const keys = invocationKeys();
-      const egress = opts.egress;
-      const [created, startedProxy] = await Promise.all([
-        d.createContainer(
-          sandboxContainerOptions({
-            image,
+      // A pooled sandbox when one fits: started with the driver's limits, salvageable, labelled
+      // with the pool's state directory. Its run is recorded on the host before it is bound.
+      const poolStateDir = this.poolStateDir();
+      const fits =
+        this.pool &&
+        !opts.sandboxId &&
+        opts.salvage !== false &&
+        !opts.limits &&
+        (opts.stateDir === undefined || path.resolve(opts.stateDir) === poolStateDir);
+      started = fits ? await this.pool!.claim(image) : undefined;
+      if (started) {
+        claimStateDir = poolStateDir;
+        recordClaim(poolStateDir, {
+          runId,
+          sandboxId: started.sandboxId,
+          containerId: started.container.id,
+          claimedAt: new Date().toISOString(),
+        });
+      } else {
+        const imageVolumes = await this.declaredVolumes(image);
+        started = await startSandboxContainer(
+          d,
+          this.nats,
+          {
+            ...this.baseSpec(image, '', limits, imageVolumes),
             runId,
-            sandboxId,
-            network: network.id,
-            natsUrl: `nats://${natsIp}:4222`,
-            heartbeatMs: this.heartbeatMs,
-            limits,
+            sandboxId: opts.sandboxId ?? newId('sbx'),
             ...(opts.stateDir ? { stateDir: opts.stateDir } : {}),
             ...(opts.salvage === false ? { salvage: false } : {}),
-            imageVolumes,
-            ...(egress ? { proxyEnv: proxyEnv(`http://${EGRESS_ALIAS}:${EGRESS_PORT}`) } : {}),
-          }),
-        ),
-        egress
-          ? startEgressProxy(d, {
-              runId,
-              network,
-              image: this.images.egress,
-              ...egress,
-              deny: [...(egress.deny ?? [])],
-            })
-          : undefined,
-      ]);
-      container = created;
-      proxy = startedProxy;
-      t = mark('create', t);
+          },
+          mark,
+        );
+      }
+      const { sandboxId, container, network } = started;
+      const subjects = sandboxSubjects(runId, sandboxId);
+      const keys = invocationKeys();
+      const egress = opts.egress;
+      await bindRunIdentity(container, {
+        runId,
+        sandboxId,
+        creds: await sandboxCreds(this.nats.identity, runId, sandboxId),
+        invokeKey: keys.publicKeyPem,
+        ...(egress ? { proxyEnv: proxyEnv(`http://${EGRESS_ALIAS}:${EGRESS_PORT}`) } : {}),
+      });
+      mark(claimStateDir ? 'claim' : 'bind');
+      const startingProxy = egress
+        ? startEgressProxy(d, { runId, network, image: this.images.egress, ...egress, deny: [...(egress.deny ?? [])] })
+        : undefined;
+      startingProxy?.catch(() => undefined);
 
       const ready = this.awaitReady(subjects.ready, subscriptions);
       const sandbox = new Sandbox(
@@ -227,12 +262,9 @@ export class SandboxDriver {
         }),
       );
       this.sandboxes.set(sandboxId, sandbox);
-      await container.start();
-      t = mark('start', t);
-      // The daemon loads while the repository is copied in. Credentials go in last, as a file
-      // (deleted by the daemon once read) rather than an environment variable `docker inspect`
-      // would show; their arrival tells the daemon the workspace is complete. Everything in the
-      // state directory is root's, mode 0600, in a 0700 directory: commands cannot read it.
+      // The daemon connects to NATS while the repository is copied in; the protect list goes in
+      // last, and its arrival tells the daemon the workspace is complete. Everything in the state
+      // directory is root's, mode 0600, in a 0700 directory: commands cannot read it.
       const copy: CopyReport = opts.repoDir
         ? await copyRepository(container, opts.repoDir, {
             ...(opts.ignore ? { ignore: opts.ignore } : {}),
@@ -248,29 +280,50 @@ export class SandboxDriver {
       sandbox.info.copySkipped = copy.skipped;
       sandbox.info.copiedPaths = copy.copiedPaths;
       sandbox.info.copyNotices = copy.notices;
-      const own = { mode: 0o600, uid: DAEMON_UID, gid: DAEMON_UID };
-      await putFiles(container, STATE_DIR, [
-        { name: INVOKE_KEY_FILE.slice(STATE_DIR.length + 1), content: keys.publicKeyPem, ...own },
-        {
-          name: PROTECT_FILE.slice(STATE_DIR.length + 1),
-          content: JSON.stringify({ ...copy.protect, freshRepository: copy.freshRepository }),
-          ...own,
-        },
-        { name: CREDS_FILE.slice(STATE_DIR.length + 1), content: creds, ...own },
-      ]);
-      t = mark('copy', t);
-      await this.raceReady(ready.promise, container, sandboxId);
+      proxy = await startingProxy;
+      await completeWorkspace(container, { ...copy.protect, freshRepository: copy.freshRepository });
+      mark('copy');
+      await raceReady(ready.promise, container, sandboxId, this.opts.readyTimeoutMs ?? 30_000);
       ready.dispose();
       sandbox.lastHeartbeatAt = Date.now();
       sandbox.ready = true;
-      mark('ready', t);
-      mark('total', t0);
-      this.opts.log?.debug({ runId, sandboxId, timings }, 'sandbox ready');
+      mark('ready');
+      timings.total = Math.round((performance.now() - t0) * 10) / 10;
+      this.opts.log?.debug({ runId, sandboxId, timings, pooled: !!claimStateDir }, 'sandbox ready');
       return sandbox;
     } catch (e) {
       await cleanup();
       throw e;
     }
+  }
+
+  /** The state directory pooled sandboxes are labelled with (and their claims recorded in). */
+  poolStateDir(): string {
+    return path.resolve(this.opts.stateDir ?? resolveStateDir());
+  }
+
+  private baseSpec(image: string, imageId: string, limits: SandboxLimits, imageVolumes: string[]): StartSpec {
+    return {
+      image,
+      imageId,
+      sandboxId: '',
+      heartbeatMs: this.heartbeatMs,
+      limits,
+      imageVolumes,
+      ...(this.runtime ? { runtime: this.runtime } : {}),
+    };
+  }
+
+  /** A warm pool's sandbox: no run, waiting up to a day for its claim. */
+  private async startPooled(image: string, imageId: string, sandboxId: string): Promise<StartedSandbox> {
+    const limits = { ...DEFAULT_LIMITS, ...this.opts.limits };
+    return startSandboxContainer(this.docker, this.nats, {
+      ...this.baseSpec(image, imageId, limits, await this.declaredVolumes(image)),
+      sandboxId,
+      pool: image,
+      stateDir: this.poolStateDir(),
+      identityWaitMs: 86_400_000,
+    });
   }
 
   /** The VOLUMEs an image declares (cached: an image id's config never changes). */
@@ -310,33 +363,6 @@ export class SandboxDriver {
     };
   }
 
-  /** Waits for the daemon's ready message; a container that exits first fails with its logs. */
-  private async raceReady(ready: Promise<void>, container: Docker.Container, sandboxId: string): Promise<void> {
-    const timeoutMs = this.opts.readyTimeoutMs ?? 30_000;
-    let timer: NodeJS.Timeout | undefined;
-    let exited = false;
-    const died = container.wait().then(async (r: { StatusCode: number }) => {
-      exited = true;
-      const logs = (await container.logs({ stdout: true, stderr: true, tail: 30 })).toString('utf8');
-      throw new SandboxError(`sandbox ${sandboxId} exited with code ${r.StatusCode} before it was ready:\n${logs}`);
-    });
-    try {
-      await Promise.race([
-        ready,
-        died,
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new SandboxError(`sandbox ${sandboxId} was not ready within ${timeoutMs} ms`)),
-            timeoutMs,
-          );
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-      if (!exited) died.catch(() => undefined);
-    }
-  }
-
   private checkHeartbeats(): void {
     const now = Date.now();
     if (!this.heartbeatClock.tick(now)) return;
@@ -351,6 +377,7 @@ export class SandboxDriver {
   async close(): Promise<void> {
     clearInterval(this.watchdog);
     this.stopWatching?.();
+    await this.pool?.close();
     await Promise.all([...this.sandboxes.values()].map((s) => s.destroy().catch(() => undefined)));
     await this.nc.drain().catch(() => undefined);
   }

@@ -16,6 +16,7 @@ export { resolveToolchainImage, PRESET_PREFIX } from './toolchain';
 export { limitsFromConfig, type LimitsConfig } from './limits';
 export { pruneSuperseded, IMAGE_SOURCE_LABEL } from './image-prune';
 export { reapOrphans, type ReapReport } from './reaper';
+export { WarmPool, type WarmPoolOptions } from './warm-pool';
 export { ensureNatsServer, connectOrchestrator, NATS_CONTAINER, type NatsEndpoint } from './nats-server';
 export { newIdentity, serverConfig, sandboxCreds } from './nats-auth';
 export { DEFAULT_LIMITS, WORKSPACE, SANDBOX_UID, type SandboxLimits } from './container';

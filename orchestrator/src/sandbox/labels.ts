@@ -9,6 +9,11 @@ export const LABEL = {
   state: 'gatehouse.state',
   /** `never`: an orphan's workspace is not saved (setup's: it may hold what setup wrote with its secrets). */
   salvage: 'gatehouse.salvage',
+  /**
+   * A warm pool's sandbox (or its network): the pool key (image) it was started for. It has no run label: the
+   * run is bound at claim and recorded on the host (pool-claims.ts), where the reaper reads it.
+   */
+  pool: 'gatehouse.pool',
 } as const;
 
 /**

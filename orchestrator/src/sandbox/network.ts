@@ -8,14 +8,22 @@ import { LABEL, labels } from './labels';
  * without an address on the bridge, so a sandbox cannot reach services listening on the host
  * either (an internal network alone does not prevent that). NATS is the only other member.
  */
-export async function createRunNetwork(d: Docker, runId: string, sandboxId: string): Promise<Docker.Network> {
+export async function createRunNetwork(
+  d: Docker,
+  sandboxId: string,
+  owner: { runId?: string; pool?: string },
+): Promise<Docker.Network> {
   return d.createNetwork({
     Name: `gatehouse-net-${sandboxId}`,
     Driver: 'bridge',
     Internal: true,
     CheckDuplicate: true,
     Options: { 'com.docker.network.bridge.inhibit_ipv4': 'true', 'com.docker.network.bridge.enable_icc': 'true' },
-    Labels: labels('run-network', { [LABEL.run]: runId, [LABEL.sandbox]: sandboxId }),
+    Labels: labels('run-network', {
+      ...(owner.runId ? { [LABEL.run]: owner.runId } : {}),
+      ...(owner.pool ? { [LABEL.pool]: owner.pool } : {}),
+      [LABEL.sandbox]: sandboxId,
+    }),
   });
 }
 

@@ -8,6 +8,7 @@ import { scanLog } from '../events/scan';
 import { docker, statusOf } from './docker';
 import { LABEL, ownerIsDead } from './labels';
 import { removeNetwork } from './network';
+import { readClaim, removeClaim } from './pool-claims';
 import { writeSalvageRecord } from './salvage-record';
 import { readManifest, saveWorkspace, type WorkspaceManifest } from './workspace-save';
 import { stopCommandUser } from './workspace-scan';
@@ -48,14 +49,21 @@ export async function reapOrphans(
 ): Promise<ReapReport> {
   const report: ReapReport = { containers: [], networks: [], volumes: [], salvaged: [], unsaved: [] };
   const stateDir = opts.stateDir ?? resolveStateDir();
-  const label = [`${LABEL.role}=sandbox`, ...(opts.runId ? [`${LABEL.run}=${opts.runId}`] : [])];
-  const containers = await d.listContainers({ all: true, filters: { label } });
+  // Not filtered by run label: a pooled sandbox has none (its claim record on the host names the run).
+  const containers = await d.listContainers({ all: true, filters: { label: [`${LABEL.role}=sandbox`] } });
+  const reapedSandboxes = new Set<string>();
   for (const c of containers) {
     if (!everything && !ownerIsDead(c.Labels[LABEL.owner])) continue;
     const own = c.Labels[LABEL.state];
     if (opts.ownStateDirOnly && (!own || path.resolve(own) !== path.resolve(stateDir))) continue;
-    const runId = c.Labels[LABEL.run] ?? '';
-    if (c.Labels[LABEL.salvage] === 'never') {
+    const pooled = c.Labels[LABEL.pool] !== undefined && c.Labels[LABEL.run] === undefined;
+    const sandboxId = c.Labels[LABEL.sandbox] ?? '';
+    const claim = pooled && own && path.isAbsolute(own) ? readClaim(own, sandboxId) : undefined;
+    const runId = c.Labels[LABEL.run] ?? claim?.runId ?? '';
+    if (opts.runId && runId !== opts.runId) continue;
+    if (pooled && !claim) {
+      // Never claimed: no run, nothing in it to save.
+    } else if (c.Labels[LABEL.salvage] === 'never') {
       report.unsaved.push({ runId, reason: 'a setup sandbox: its files may hold setup secrets, so it is not saved' });
     } else {
       try {
@@ -70,9 +78,11 @@ export async function reapOrphans(
     try {
       await d.getContainer(c.Id).remove({ force: true, v: true });
       report.containers.push(c.Names[0]?.replace(/^\//, '') ?? c.Id);
+      reapedSandboxes.add(sandboxId);
     } catch (e) {
       if (statusOf(e) !== 404 && statusOf(e) !== 409) throw e;
     }
+    if (claim && own) removeClaim(own, sandboxId);
   }
   // A run's egress proxies go with it: there is nothing in them to save.
   const proxies = await d.listContainers({
@@ -88,11 +98,12 @@ export async function reapOrphans(
       if (statusOf(e) !== 404 && statusOf(e) !== 409) throw e;
     }
   }
-  const networks = await d.listNetworks({
-    filters: { label: [`${LABEL.role}=run-network`, ...(opts.runId ? [`${LABEL.run}=${opts.runId}`] : [])] },
-  });
+  const networks = await d.listNetworks({ filters: { label: [`${LABEL.role}=run-network`] } });
   for (const n of networks) {
     if (!everything && !ownerIsDead(n.Labels?.[LABEL.owner])) continue;
+    // A run's own: by its label, or (a pooled sandbox's network) by the sandbox reaped above.
+    const ofRun = n.Labels?.[LABEL.run] === opts.runId || reapedSandboxes.has(n.Labels?.[LABEL.sandbox] ?? '');
+    if (opts.runId && !ofRun) continue;
     await removeNetwork(d, n.Id);
     report.networks.push(n.Name);
   }

@@ -1,0 +1,41 @@
+import type Docker from 'dockerode';
+import { putFiles } from './archive';
+import { DAEMON_UID, IDENTITY_FILE, PROTECT_FILE, STATE_DIR } from './container';
+
+/** What binds a started sandbox to a run (the daemon's RunIdentity, sandbox-agent/src/config.ts). */
+export interface RunIdentity {
+  runId: string;
+  sandboxId: string;
+  /** The run's NATS user (nats-auth.ts sandboxCreds): its own subjects only. */
+  creds: string;
+  /** The public key (PEM) the run's invocations are signed with. */
+  invokeKey: string;
+  /** Egress proxy settings for every command, when the run has a way out. */
+  proxyEnv?: Record<string, string>;
+}
+
+const OWN = { mode: 0o600, uid: DAEMON_UID, gid: DAEMON_UID };
+
+/**
+ * Hands the daemon its run: one small archive through the Docker API, which only the orchestrator
+ * reaches. Root's, mode 0600, in a 0700 directory commands cannot read; the daemon deletes it once
+ * read. Before this the daemon holds no credentials at all and is not connected to NATS.
+ */
+export async function bindRunIdentity(container: Docker.Container, id: RunIdentity): Promise<void> {
+  const content = JSON.stringify({
+    v: 1,
+    runId: id.runId,
+    sandboxId: id.sandboxId,
+    creds: id.creds,
+    invokeKey: id.invokeKey,
+    ...(id.proxyEnv ? { proxyEnv: JSON.stringify(id.proxyEnv) } : {}),
+  });
+  await putFiles(container, STATE_DIR, [{ name: IDENTITY_FILE.slice(STATE_DIR.length + 1), content, ...OWN }]);
+}
+
+/** Tells the daemon the workspace is complete (after the copy-in), with the paths to protect. */
+export async function completeWorkspace(container: Docker.Container, protect: object): Promise<void> {
+  await putFiles(container, STATE_DIR, [
+    { name: PROTECT_FILE.slice(STATE_DIR.length + 1), content: JSON.stringify(protect), ...OWN },
+  ]);
+}

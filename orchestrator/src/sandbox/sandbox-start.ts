@@ -1,0 +1,57 @@
+import type Docker from 'dockerode';
+import { sandboxContainerOptions, type ContainerSpec } from './container';
+import type { NatsEndpoint } from './nats-server';
+import { attachNats, createRunNetwork, removeNetwork } from './network';
+
+/** A sandbox container started and waiting for its run's identity (run-identity.ts). */
+export interface StartedSandbox {
+  sandboxId: string;
+  image: string;
+  /** The image's id when it was started: a pooled sandbox of a rebuilt image is stale. */
+  imageId: string;
+  network: Docker.Network;
+  container: Docker.Container;
+}
+
+export type StartSpec = Omit<ContainerSpec, 'network' | 'natsUrl'> & { imageId: string };
+
+/**
+ * Its own internal network with NATS attached, then the container, created and started. The
+ * daemon inside loads and then waits, holding nothing, until an identity is bound. On failure
+ * nothing is left behind.
+ */
+export async function startSandboxContainer(
+  d: Docker,
+  nats: NatsEndpoint,
+  spec: StartSpec,
+  mark: (phase: string) => void = () => undefined,
+): Promise<StartedSandbox> {
+  let network: Docker.Network | undefined;
+  let container: Docker.Container | undefined;
+  try {
+    network = await createRunNetwork(d, spec.sandboxId, {
+      ...(spec.runId ? { runId: spec.runId } : {}),
+      ...(spec.pool ? { pool: spec.pool } : {}),
+    });
+    const natsIp = await attachNats(d, network, nats.container);
+    mark('network');
+    const { imageId: _imageId, ...containerSpec } = spec;
+    container = await d.createContainer(
+      sandboxContainerOptions({ ...containerSpec, network: network.id, natsUrl: `nats://${natsIp}:4222` }),
+    );
+    mark('create');
+    await container.start();
+    mark('start');
+    return { sandboxId: spec.sandboxId, image: spec.image, imageId: spec.imageId, network, container };
+  } catch (e) {
+    if (container) await container.remove({ force: true, v: true }).catch(() => undefined);
+    if (network) await removeNetwork(d, network.id).catch(() => undefined);
+    throw e;
+  }
+}
+
+/** Removes a started sandbox and its network; tolerant of parts already gone. */
+export async function removeStarted(d: Docker, s: Pick<StartedSandbox, 'container' | 'network'>): Promise<void> {
+  await s.container.remove({ force: true, v: true }).catch(() => undefined);
+  await removeNetwork(d, s.network.id).catch(() => undefined);
+}
