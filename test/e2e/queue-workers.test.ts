@@ -73,7 +73,7 @@ function status(env: NodeJS.ProcessEnv): { runs: StatusRun[]; leases: Array<{ ru
 function executionsPerCall(events: Event[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const e of events)
-    if (e.type === 'execution.started') {
+    if (e.type === 'tool.execution.started') {
       const id = String(e.data.callId);
       counts.set(id, (counts.get(id) ?? 0) + 1);
     }
@@ -121,7 +121,7 @@ describe('the run queue (real CLI, real JetStream, real sandboxes)', () => {
     const first = worker(env, ['--lease-ttl', '3s']);
     // Killed while its run sleeps in the second command: started on record, never completed.
     const sleeping = await waitFor(
-      () => storeEvents(store, runId, env).filter((e) => e.type === 'execution.started').length >= 2,
+      () => storeEvents(store, runId, env).filter((e) => e.type === 'tool.execution.started').length >= 2,
       90_000,
       500,
     );
