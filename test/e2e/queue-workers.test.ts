@@ -106,7 +106,7 @@ describe('the run queue (real CLI, real JetStream, real sandboxes)', () => {
     }
   }, 240_000);
 
-  it('a worker killed mid-run: another takes the run over from the log, nothing runs twice, nothing is lost', async () => {
+  it('a worker killed mid-run: another takes it over from the log; nothing runs twice, nothing is lost', async () => {
     const env = installationEnv();
     const script = {
       turns: [

@@ -61,7 +61,7 @@ export function startWorkerProcess(store: string, env: NodeJS.ProcessEnv, extra:
     { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } },
   );
   let err = '';
-  child.stderr!.on('data', (b: Buffer) => (err = (err + b.toString('utf8')).slice(-20_000)));
+  child.stderr.on('data', (b: Buffer) => (err = (err + b.toString('utf8')).slice(-20_000)));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return { child, stderr: () => err, exited };
 }

@@ -141,7 +141,7 @@ async function settle(msg: JsMsg, job: Job, outcome: ChildOutcome, c: JobContext
 function lastLocalEvent(stateDir: string, runId: string): ChildOutcome['last'] {
   try {
     const e = RunLog.readEvents(stateDir, runId).at(-1);
-    return e?.type === 'run.completed' ? { type: e.type, data: e.data as Record<string, unknown> } : undefined;
+    return e?.type === 'run.completed' ? { type: e.type, data: e.data } : undefined;
   } catch {
     return undefined;
   }
