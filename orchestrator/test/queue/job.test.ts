@@ -42,22 +42,36 @@ describe("a job's command line on the worker", () => {
     return { repoDir: '/r', filesDir: path.join(dir, 'files'), stateDir: '/s', store: 'nats://127.0.0.1:4222' };
   };
 
+  const value = (args: string[], flag: string) => args.find((a) => a.startsWith(`${flag}=`))?.slice(flag.length + 1);
+
   it('starts the run under its id, with the files it carries written beside it', async () => {
     const p = place();
     const args = await jobArgs(start, p, false);
-    expect(args.slice(0, 4)).toEqual(['run', 'fix the test', '--run-id', 'run_abc123def']);
-    const model = args[args.indexOf('--model') + 1]!;
+    expect(args[0]).toBe('run');
+    expect(args.slice(-2)).toEqual(['--', 'fix the test']);
+    expect(value(args, '--run-id')).toBe('run_abc123def');
+    const model = value(args, '--model')!;
     expect(model).toBe(`scripted:${path.join(p.filesDir, 'script.json')}`);
     expect(readFileSync(model.slice('scripted:'.length), 'utf8')).toBe('{"turns":[]}');
-    expect(readFileSync(args[args.indexOf('--policy') + 1]!, 'utf8')).toBe('{"mode":"sandboxed-auto"}');
-    expect(args[args.indexOf('--max-wall') + 1]).toBe('90000ms');
-    expect(args).toEqual(expect.arrayContaining(['--store', 'nats://127.0.0.1:4222', '--json']));
+    expect(readFileSync(value(args, '--policy')!, 'utf8')).toBe('{"mode":"sandboxed-auto"}');
+    expect(value(args, '--max-wall')).toBe('90000ms');
+    expect(args).toEqual(expect.arrayContaining(['--store=nats://127.0.0.1:4222', '--json']));
+  });
+
+  it('keeps a task or value that looks like a flag a value (never an option of the child)', async () => {
+    const job: Job = { ...start, task: '--apply', flags: { model: 'openai:m', image: '--apply', check: '-x' } };
+    const args = await jobArgs(job, place(), false);
+    expect(args.slice(-2)).toEqual(['--', '--apply']);
+    expect(args.filter((a) => a === '--apply')).toEqual(['--apply']);
+    expect(args).toContain('--image=--apply');
+    expect(args).toContain('--check=-x');
   });
 
   it('continues a run the store already has events of, never starting it again', async () => {
     const args = await jobArgs(start, place(), true);
-    expect(args.slice(0, 2)).toEqual(['resume', 'run_abc123def']);
-    expect(args).not.toContain('--run-id');
+    expect(args[0]).toBe('resume');
+    expect(args.slice(-2)).toEqual(['--', 'run_abc123def']);
+    expect(args.some((a) => a.startsWith('--run-id'))).toBe(false);
   });
 });
 
