@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureImages } from '@gatehouse/orchestrator';
 import { startNatsCluster, type NatsCluster } from '../support/nats-cluster';
@@ -145,5 +148,50 @@ describe('the run queue (real CLI, real JetStream, real sandboxes)', () => {
     // No gap and no fork: every seq once, in order, and the chain verifies from the store.
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
     expect(gatehouse(['verify', runId, '--store', store], env).status).toBe(0);
+  }, 300_000);
+
+  it('a run that asks pauses; answered from another state directory and submitted again, a worker finishes it', async () => {
+    const env = installationEnv();
+    const script = {
+      turns: [
+        { toolCalls: [{ name: 'bash', input: { command: 'echo asked > asked.txt' } }] },
+        { final: 'Wrote asked.txt (obs-1).' },
+      ],
+    };
+    const policy = { mode: 'sandboxed-auto', ask: [{ rule: 'bash(echo asked*)', match: ['echo asked > asked.txt'] }] };
+    const r = gatehouse(
+      [
+        'submit',
+        'ask first',
+        '--repo',
+        repoWith({ 'README.md': '# ask\n' }),
+        '--model',
+        `scripted:${scriptFile(script)}`,
+      ].concat(['--policy', policyFile(policy), '--store', store, '--json']),
+      env,
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const runId = (JSON.parse(r.stdout) as { runId: string }).runId;
+    const w = worker(env, ['--exit-when-idle', '60s']);
+    const paused = await waitFor(() => status(env).runs.some((x) => x.runId === runId && x.state === 'paused'), 90_000);
+    expect(paused, w.stderr()).toBe(true);
+    const pending = (status(env).runs.find((x) => x.runId === runId) as { pending?: string[] }).pending ?? [];
+    expect(pending).toHaveLength(1);
+    // A person elsewhere: an empty state directory, the store's copy pulled, the answer pushed back.
+    const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'gh-answer-'));
+    const approved = gatehouse(['approve', runId, pending[0]!, '--store', store, '--state-dir', elsewhere], env);
+    expect(approved.status, approved.stderr).toBe(0);
+    expect(storeEvents(store, runId, env).at(-1)).toMatchObject({ type: 'approval.granted' });
+    const again = gatehouse(['submit', '--resume', runId, '--store', store], env);
+    expect(again.status, again.stderr).toBe(0);
+    const completed = await waitFor(
+      () => status(env).runs.some((x) => x.runId === runId && x.state === 'completed'),
+      120_000,
+      1000,
+    );
+    expect(completed, w.stderr()).toBe(true);
+    const events = storeEvents(store, runId, env);
+    expect(events.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final' } });
+    expect([...executionsPerCall(events).values()]).toEqual([1]);
   }, 300_000);
 });

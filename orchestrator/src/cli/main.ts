@@ -27,7 +27,7 @@ import { guardOutput } from './closed-output';
 import { watchWorkerLink } from './worker-link';
 import { GatehouseCommand } from './gatehouse-command';
 import { visible } from '../approval/channels/screen';
-import { pullBeforeReading, STORE_HELP } from './store-flag';
+import { answerThroughStore, pullBeforeReading, STORE_HELP } from './store-flag';
 import { exportCommand } from './export-command';
 
 // First: a reader that goes away (`| head`) ends output quietly, for every command (closed-output.ts).
@@ -118,6 +118,7 @@ program
   .description("a run's pending approval requests")
   .argument('<run>', RUN_REF)
   .option('--state-dir <dir>', STATE_DIR_HELP)
+  .option('--store <url>', `${STORE_HELP}; the run is pulled from it first`)
   .option('--json', 'one JSON object per pending request and line')
   .action((run: string, o: { stateDir?: string; json?: boolean }) => {
     process.exitCode = approvalsCommand(run, o);
@@ -141,6 +142,7 @@ program
     parseOnBehalfOf,
   )
   .option('--state-dir <dir>', STATE_DIR_HELP)
+  .option('--store <url>', `${STORE_HELP}; the answer is written to the run there`)
   .option('--json', 'print the recorded event as JSON')
   .option('--nats', "answer a live run over NATS (signed with --key; the run's policy must list the key)")
   .option('--key <file>', 'approver key file from `gatehouse approver keygen` (with --nats)')
@@ -180,6 +182,7 @@ program
   .requiredOption('--reason <text>', 'why (the model sees it)')
   .option('--on-behalf-of <who>', 'whom this account answers for, recorded with it', parseOnBehalfOf)
   .option('--state-dir <dir>', STATE_DIR_HELP)
+  .option('--store <url>', `${STORE_HELP}; the answer is written to the run there`)
   .option('--json', 'print the recorded event as JSON')
   .option('--nats', 'answer a live run over NATS (signed with --key)')
   .option('--key <file>', 'approver key file (with --nats)')
@@ -323,6 +326,7 @@ program
 
 // --store on a command that reads a run: the run is pulled from JetStream into the state directory first.
 pullBeforeReading(program);
+answerThroughStore(program);
 
 try {
   await program.parseAsync(process.argv);

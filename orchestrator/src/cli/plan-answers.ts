@@ -1,3 +1,4 @@
+import { STORE_HELP } from './store-flag';
 import { InvalidArgumentError, type Command } from 'commander';
 import { PlanTaskId, RecoveryChoice, type PlanChanges } from '@gatehouse/shared';
 import { nonEmptyChanges, SUBMIT_PLAN } from '../approval/plan-answer';
@@ -83,6 +84,7 @@ export function registerPlanAnswers(plan: Command, h: Help): void {
     c
       .option('--on-behalf-of <who>', 'whom this account answers for, recorded with it', parseOnBehalfOf)
       .option('--state-dir <dir>', h.stateDirHelp)
+      .option('--store <url>', `${STORE_HELP}; the answer is written to the run there`)
       .option('--json', 'print the recorded event as JSON')
       .option('--nats', "answer a live run over NATS (signed with --key; the run's policy must list the key)")
       .option('--key <file>', 'approver key file from `gatehouse approver keygen` (with --nats)');

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { LogKey } from '../events/key';
 import { resolveStateDir } from '../events/paths';
+import { RunLog } from '../events/store';
 import { chosenStore, openEventStore, type EventStore } from '../store/index';
 
 /**
@@ -34,6 +35,50 @@ export function pullBeforeReading(program: Command): void {
       for (const runId of runs) await store.materializeRun(stateDir, runId);
     } finally {
       await store.close();
+    }
+  });
+}
+
+/** The commands that answer a paused run (and `approvals`, which lists what there is to answer). */
+const ANSWERS = new Set(['approve', 'deny', 'reject', 'ask', 'decide', 'approvals']);
+
+/** At most this many runs of one tree are pulled for an answer (a sub-agent's request is answered in its own log). */
+const MAX_TREE_RUNS = 64;
+
+/**
+ * Answering a paused run held in the store, from any machine: before the command, the run and its
+ * sub-agents are pulled into the state directory; after it, what the command appended (the answer)
+ * is pushed to the store, fenced like any writer, so the worker that resumes the run sees it.
+ */
+export function answerThroughStore(program: Command): void {
+  let pending: { store: EventStore; stateDir: string; before: Map<string, number> } | undefined;
+  program.hook('preAction', async (_root, action) => {
+    if (!ANSWERS.has(action.name()) || !action.options.some((o) => o.long === '--store')) return;
+    const o = action.opts<{ store?: string; stateDir?: string }>();
+    const stateDir = resolveStateDir(o.stateDir);
+    const store = await openChosenStore(o.store, stateDir);
+    if (!store) return;
+    const before = new Map<string, number>();
+    const queue = [String(action.processedArgs[0] ?? action.args[0])];
+    while (queue.length > 0 && before.size < MAX_TREE_RUNS) {
+      const runId = queue.shift()!;
+      if (before.has(runId)) continue;
+      await store.materializeRun(stateDir, runId);
+      const events = RunLog.readEvents(stateDir, runId);
+      before.set(runId, events.length);
+      for (const e of events) if (e.type === 'agent.spawned') queue.push(e.data.childRunId);
+    }
+    pending = { store, stateDir, before };
+  });
+  program.hook('postAction', async () => {
+    const p = pending;
+    pending = undefined;
+    if (!p) return;
+    try {
+      for (const [runId, n] of p.before)
+        if (RunLog.readEvents(p.stateDir, runId).length > n) await p.store.pushRun(p.stateDir, runId);
+    } finally {
+      await p.store.close();
     }
   });
 }

@@ -4,6 +4,7 @@ import { assertRunId } from '../events/paths';
 import { EventReplica } from './event-replica';
 import { materializeRun, readStoredRun, type StoreContext } from './materialize';
 import { parseStoreUrl, runSubject, storeNames, type StoreUrl } from './names';
+import { pushRun } from './push-run';
 import { RunFiles } from './run-files';
 import { RunReplica } from './run-replica';
 import { bucketOptions, ensureStream, replicasFor } from './store-setup';
@@ -34,6 +35,8 @@ export interface EventStore {
   materializeRun(stateDir: string, runId: string): Promise<{ events: number; lastStreamSeq: number; files: number }>;
   /** A run's log as JSONL, verified (`gatehouse export`). */
   exportRun(runId: string): Promise<Buffer>;
+  /** Sends what was appended to a run's local copy since it was pulled (an answer); how many events went. */
+  pushRun(stateDir: string, runId: string): Promise<number>;
   /** The run ids with a head in the store (every run that flushed once). */
   listRuns(): Promise<string[]>;
   /** Waits for every replica's last flush, then closes the connection; rejects with the first replica's failure. */
@@ -68,7 +71,7 @@ export async function openEventStore(url: string | StoreUrl, key: LogKey): Promi
     const ctx: StoreContext = { url: where.url, jsm, names, key, heads, files };
     const transport = streamTransport(js, jsm, names.stream);
     const replicas_: RunReplica[] = [];
-    return {
+    const store: EventStore = {
       url: where.url,
       installation: key.id,
       replicaFor(runId, o = {}) {
@@ -79,6 +82,10 @@ export async function openEventStore(url: string | StoreUrl, key: LogKey): Promi
         return r;
       },
       materializeRun: (stateDir, runId) => (assertRunId(runId), materializeRun(ctx, stateDir, runId)),
+      pushRun(stateDir, runId) {
+        assertRunId(runId);
+        return pushRun(ctx, (id, o) => store.replicaFor(id, o), stateDir, runId);
+      },
       exportRun: async (runId) => (assertRunId(runId), (await readStoredRun(ctx, runId)).jsonl),
       async listRuns() {
         const ids: string[] = [];
@@ -92,6 +99,7 @@ export async function openEventStore(url: string | StoreUrl, key: LogKey): Promi
         if (failed) throw failed.reason;
       },
     };
+    return store;
   } catch (e) {
     await nc.close().catch(() => undefined);
     if (e instanceof StoreUnavailableError) throw e;
