@@ -150,7 +150,7 @@ describe('the run queue (real CLI, real JetStream, real sandboxes)', () => {
     expect(gatehouse(['verify', runId, '--store', store], env).status).toBe(0);
   }, 300_000);
 
-  it('a run that asks pauses; answered from another state directory and submitted again, a worker finishes it', async () => {
+  it('a run that asks pauses; answered elsewhere and submitted again with --resume, a worker finishes it', async () => {
     const env = installationEnv();
     const script = {
       turns: [
