@@ -1,5 +1,5 @@
-import { imageFromWorkspace, limitsFromConfig, type EgressDecision, type Sandbox } from '../sandbox/index';
-import { ensureRunImage, imageExists, resolveToolchainImage } from '../sandbox/index';
+import { limitsFromConfig, type EgressDecision, type Sandbox } from '../sandbox/index';
+import { ensureRunImage, resolveToolchainImage } from '../sandbox/index';
 import { sandboxRunner } from '../environment/command-runner';
 import {
   prepareEnvironment,
@@ -45,10 +45,9 @@ export async function prepareRunEnvironment(
   const ports: EnvironmentPorts = {
     runImage: async (image) => {
       const tag = await ensureRunImage(await resolveToolchainImage(image), { prune: false });
-      const info = (await driver.docker.getImage(tag).inspect()) as { Id: string };
-      return { tag, id: info.Id };
+      return { tag, id: await driver.imageId(tag) };
     },
-    imageExists: (tag) => imageExists(tag, driver.docker),
+    imageExists: (tag) => driver.imageExists(tag),
     startSetupSandbox: async ({ image, egress, onDecision }) => {
       const sandbox: Sandbox = await driver.createSandbox({
         runId: h.raw.runId,
@@ -73,7 +72,7 @@ export async function prepareRunEnvironment(
         run: sandboxRunner(sandbox, o.signal),
         proxyEnv: {},
         saveResult: async (tag, labels) =>
-          imageFromWorkspace(driver.docker, sandbox.container, {
+          driver.imageFromWorkspace(sandbox, {
             baseImage: image,
             tag,
             // What setup added: everything the copy did not bring in.

@@ -4,7 +4,6 @@ import { GatehouseError } from '../errors';
 import { RunLog } from '../events/store';
 import { StateTracker } from '../events/state';
 import type { Sandbox } from '../sandbox/index';
-import { reapOrphans } from '../sandbox/reaper';
 import { restoreSaved } from '../sandbox/workspace-save';
 import { codingTools } from '../tools/builtin/index';
 import { drive } from './drive';
@@ -59,7 +58,7 @@ export async function resumeAgent(
     const surface = [...started.surface];
 
     // The dead orchestrator's sandbox, if still there, is saved into the run's folder and removed.
-    await reapOrphans(o.driver.docker, false, { stateDir: o.stateDir, runId });
+    await o.driver.reapRun(o.stateDir, runId);
     const restore = await chooseWorkspace(raw.runDir, events, registry, LogKey.load({ stateDir: o.stateDir }));
     if ('refusal' in restore) throw new ResumeError(restore.refusal);
     // Not an error (nothing the log says completed is lost), but someone should know.

@@ -7,7 +7,7 @@ import type { ExportResult } from '../loop/changes';
 import type { LoopOutcome } from '../loop/loop';
 import type { ApprovalPolicy } from '../policy/approval-policy';
 import type { ModelProvider } from '../providers/types';
-import type { Sandbox, SandboxDriver } from '../sandbox/index';
+import type { Sandbox, SandboxBackend } from '../sandbox/index';
 import type { LogPort } from '../tools/ports';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolLimits } from '../tools/tool';
@@ -29,7 +29,8 @@ export interface ReplicaSource {
 /** What every run needs, new or resumed. */
 export interface RunEnvironment {
   provider: ModelProvider;
-  driver: SandboxDriver;
+  /** Where sandboxes come from: Docker's SandboxDriver today (sandbox/sandbox-backend.ts). */
+  driver: SandboxBackend;
   stateDir: string;
   /** The approval gate (rules, mode, classifier) this run is held to. */
   policy: ApprovalPolicy;

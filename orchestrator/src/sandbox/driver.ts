@@ -3,11 +3,11 @@ import path from 'node:path';
 import type Docker from 'dockerode';
 import type { NatsConnection, Subscription } from 'nats';
 import type { Logger } from 'pino';
-import { decodeMessage, Heartbeat, invocationKeys, newId, sandboxSubjects, type Id } from '@gatehouse/shared';
-import type { PathDenial } from '../policy/path-denial';
+import { decodeMessage, Heartbeat, invocationKeys, newId, sandboxSubjects } from '@gatehouse/shared';
 import { DEFAULT_LIMITS, type SandboxLimits } from './container';
 import { copyRepository, type CopyReport } from './copy-in';
 import { assertDockerReachable, docker } from './docker';
+export type { CreateSandboxOptions, SandboxBackend } from './sandbox-backend';
 import { resolveStateDir } from '../events/paths';
 import { SandboxError } from './errors';
 import { ensureImages, type BaseChoice, type Images } from './images';
@@ -20,11 +20,14 @@ import { bindRunIdentity, completeWorkspace } from './run-identity';
 import { removeStarted, startSandboxContainer, type StartedSandbox, type StartSpec } from './sandbox-start';
 import { WarmPool, type WarmPoolOptions } from './warm-pool';
 import { EGRESS_ALIAS, EGRESS_PORT } from './egress-container';
-import { proxyEnv, startEgressProxy, type EgressProxy, type EgressProxyOptions } from './egress-proxy';
+import { proxyEnv, startEgressProxy, type EgressProxy } from './egress-proxy';
 import { HeartbeatClock } from './heartbeat-clock';
 import { raceReady } from './ready-race';
 import { reapOrphans, type ReapReport } from './reaper';
 import { Sandbox } from './sandbox';
+import type { CreateSandboxOptions, SandboxBackend } from './sandbox-backend';
+import { imageExists } from './docker';
+import { imageFromWorkspace, type WorkspaceImageOptions, type WorkspaceImageReport } from './workspace-image';
 import { watchContainerDeaths } from './watch';
 
 export interface DriverOptions {
@@ -50,40 +53,6 @@ export interface DriverOptions {
   stateDir?: string;
 }
 
-export interface CreateSandboxOptions {
-  runId: Id;
-  sandboxId?: Id;
-  /** Host directory copied into /workspace (with .git). Omit for an empty workspace. */
-  repoDir?: string;
-  /** Paths (relative to repoDir) to leave out of the copy, unreported (the state directory). */
-  ignore?: (relPath: string) => boolean;
-  /** The project config's `copy`: globs never copied, and ignored paths copied all the same. */
-  copy?: { exclude?: string[]; include?: string[] };
-  /**
-   * The policy's path rules, enforced by the file system: what is denied for reading is not copied
-   * in, what is denied for writing is made root-owned (read-only to commands) before anything runs.
-   */
-  pathRules?: PathDenial;
-  limits?: Partial<SandboxLimits>;
-  /**
-   * The run image to start (ensureRunImage(resolveToolchainImage(spec))); default: the driver's
-   * default sandbox, derived from preset:node.
-   */
-  image?: string;
-  /** Where the run's log lives: a label, so a reaper in any process saves the orphan's workspace there. */
-  stateDir?: string;
-  /**
-   * false: if the orchestrator dies, the reaper removes this sandbox without saving its workspace
-   * (setup's sandbox, whose files may hold what setup wrote with its secrets).
-   */
-  salvage?: boolean;
-  /**
-   * A way out through a per-run egress proxy allowing exactly these hosts (docs/egress.md); without
-   * it the sandbox reaches nothing. Every command gets the proxy settings.
-   */
-  egress?: Pick<EgressProxyOptions, 'phase' | 'allow' | 'deny' | 'onDecision' | 'onProblem'>;
-}
-
 const EMPTY_COPY: CopyReport = {
   withheld: [],
   protect: { entries: [], dirs: [] },
@@ -98,7 +67,7 @@ const EMPTY_COPY: CopyReport = {
  * Owns the Docker side of sandboxes: images, the NATS server, run networks and containers, their
  * start-up, their loss, and their removal. One driver per orchestrator process.
  */
-export class SandboxDriver {
+export class SandboxDriver implements SandboxBackend {
   private readonly sandboxes = new Map<string, Sandbox>();
   private readonly volumesByImage = new Map<string, string[]>();
   private readonly watchdog: NodeJS.Timeout;
@@ -374,6 +343,22 @@ export class SandboxDriver {
   }
 
   /** Destroys every sandbox this driver started, then disconnects. */
+  async imageId(tag: string): Promise<string> {
+    return ((await this.docker.getImage(tag).inspect()) as { Id: string }).Id;
+  }
+
+  imageExists(tag: string): Promise<boolean> {
+    return imageExists(tag, this.docker);
+  }
+
+  imageFromWorkspace(sandbox: Sandbox, o: WorkspaceImageOptions): Promise<WorkspaceImageReport> {
+    return imageFromWorkspace(this.docker, sandbox.container, o);
+  }
+
+  async reapRun(stateDir: string, runId: string): Promise<void> {
+    await reapOrphans(this.docker, false, { stateDir, runId });
+  }
+
   async close(): Promise<void> {
     clearInterval(this.watchdog);
     this.stopWatching?.();

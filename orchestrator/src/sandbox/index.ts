@@ -1,4 +1,4 @@
-export { SandboxDriver, type DriverOptions, type CreateSandboxOptions } from './driver';
+export { SandboxDriver, type DriverOptions, type CreateSandboxOptions, type SandboxBackend } from './driver';
 export { Sandbox, type InvokeOptions, type SandboxInfo } from './sandbox';
 export { SandboxError, SandboxLostError, ProtocolError, DockerUnavailableError } from './errors';
 export {
