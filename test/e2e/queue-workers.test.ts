@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,8 +41,8 @@ afterAll(async () => {
   await nats?.stop();
 });
 
-function worker(env: NodeJS.ProcessEnv, extra: string[] = []): WorkerProcess {
-  const w = startWorkerProcess(store, env, extra);
+function worker(env: NodeJS.ProcessEnv, extra: string[] = [], stateDir?: string): WorkerProcess {
+  const w = startWorkerProcess(store, env, extra, stateDir);
   workers.push(w);
   return w;
 }
@@ -121,7 +121,10 @@ describe('the run queue (real CLI, real JetStream, real sandboxes)', () => {
     };
     const runId = submit(env, script);
     reapAfter.push({ runId, env });
-    const first = worker(env, ['--lease-ttl', '3s']);
+    // One machine's state directory for both: the second finds the dead run's local copy, which may
+    // hold events the store never took, and must continue from the store's log instead.
+    const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-worker-state-'));
+    const first = worker(env, ['--lease-ttl', '3s'], stateDir);
     // Killed while its run sleeps in the second command: started on record, never completed.
     const sleeping = await waitFor(
       () => storeEvents(store, runId, env).filter((e) => e.type === 'tool.execution.started').length >= 2,
@@ -133,7 +136,7 @@ describe('the run queue (real CLI, real JetStream, real sandboxes)', () => {
     expect(holder).toBeDefined();
     first.child.kill('SIGKILL');
     await first.exited;
-    const second = worker(env, ['--lease-ttl', '3s', '--exit-when-idle', '20s']);
+    const second = worker(env, ['--lease-ttl', '3s', '--exit-when-idle', '20s'], stateDir);
     const completed = await waitFor(
       () => status(env).runs.some((r) => r.runId === runId && r.state === 'completed'),
       150_000,
@@ -142,6 +145,8 @@ describe('the run queue (real CLI, real JetStream, real sandboxes)', () => {
     expect(completed, second.stderr()).toBe(true);
     const run = status(env).runs.find((r) => r.runId === runId)!;
     expect(run.worker).not.toBe(holder);
+    // The dead run's local copy was set aside, not appended to.
+    expect(readdirSync(path.join(stateDir, 'set-aside')).filter((d) => d.startsWith(runId))).toHaveLength(1);
     const events = storeEvents(store, runId, env);
     expect(events.at(-1)?.type).toBe('run.completed');
     for (const [call, n] of executionsPerCall(events)) expect(n, call).toBe(1);

@@ -52,9 +52,13 @@ export interface WorkerProcess {
   exited: Promise<number | null>;
 }
 
-/** A `gatehouse worker` process; its own state directory, the shared installation and store. */
-export function startWorkerProcess(store: string, env: NodeJS.ProcessEnv, extra: string[] = []): WorkerProcess {
-  const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-worker-state-'));
+/** A `gatehouse worker` process: its own state directory unless given one, the shared installation and store. */
+export function startWorkerProcess(
+  store: string,
+  env: NodeJS.ProcessEnv,
+  extra: string[] = [],
+  stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-worker-state-')),
+): WorkerProcess {
   const child = spawn(
     process.execPath,
     [CLI, 'worker', '--store', store, '--state-dir', stateDir, '--concurrency', '1', ...extra],

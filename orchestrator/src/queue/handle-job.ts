@@ -1,6 +1,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { JsMsg } from 'nats';
+import { runDir } from '../events/paths';
 import { RunLog } from '../events/store';
 import { jobArgs } from './job-args';
 import { parseJob, type Job } from './job';
@@ -77,6 +78,7 @@ export async function handleJob(msg: JsMsg, c: JobContext): Promise<void> {
     const place = await placeFor(c, job);
     // 5. Run.
     const continuing = await c.hasEvents(job.runId);
+    if (continuing) await setAsideLocalCopy(c.stateDir, job.runId);
     const args = await jobArgs(job, place, continuing);
     c.log(`${continuing ? 'continuing' : 'starting'} ${job.runId}`);
     const running = startRunChild(c.cli, args, c.env);
@@ -136,6 +138,20 @@ async function settle(msg: JsMsg, job: Job, outcome: ChildOutcome, c: JobContext
   const exit = outcome.signal ?? String(outcome.code);
   const why = `the run exited ${exit} without completing: ${outcome.stderrTail.trim().slice(-800)}`;
   await giveUpOrRetry(msg, job, why, c);
+}
+
+/**
+ * Before a run is continued here, a local copy of it (left by a run child of this machine that died
+ * with its worker) is moved out of the way: it may hold events appended after its last flush, which
+ * the store never took, so the store's log must be pulled fresh. Nothing in it is lost to the
+ * record: no side effect happened after the last flush without the store holding its intent.
+ */
+async function setAsideLocalCopy(stateDir: string, runId: string): Promise<void> {
+  const dir = runDir(stateDir, runId);
+  if (!existsSync(dir)) return;
+  const aside = path.join(stateDir, 'set-aside', `${runId}-${Date.now()}`);
+  await fs.mkdir(path.dirname(aside), { recursive: true });
+  await fs.rename(dir, aside);
 }
 
 function lastLocalEvent(stateDir: string, runId: string): ChildOutcome['last'] {
