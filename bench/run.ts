@@ -16,7 +16,7 @@ import { benchToolchain } from './toolchain';
 import { benchCopyIn } from './copy-in';
 import { benchSetupCache } from './setup-cache';
 import { ratio, summarize, time } from './stats';
-import { benchWarmPool } from './warm-pool';
+import { benchWarmPool, starts } from './warm-pool';
 
 /**
  * `npm run bench`: sandbox start-up and daemon round trips, each beside the same work done by a
@@ -26,19 +26,8 @@ import { benchWarmPool } from './warm-pool';
 const N = { cold: Number(process.env.BENCH_COLD ?? 15), read: 500, exec: 300, dockerExec: 60 };
 
 async function coldStarts(driver: SandboxDriver, repoDir: string) {
-  const totals: number[] = [];
-  const phases: Record<string, number[]> = {};
-  for (let i = 0; i < N.cold; i++) {
-    const t = performance.now();
-    const s = await driver.createSandbox({ runId: newId('run'), repoDir });
-    totals.push(performance.now() - t);
-    for (const [k, v] of Object.entries(s.info.timings)) (phases[k] ??= []).push(v);
-    await s.destroy();
-  }
-  return {
-    total: summarize(totals),
-    phases: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, summarize(v).p50])),
-  };
+  const { total, phasesP50 } = await starts(driver, repoDir, N.cold);
+  return { total, phases: phasesP50 };
 }
 
 function spawnTrue(file: string, args: string[]): Promise<void> {

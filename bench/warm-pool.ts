@@ -6,7 +6,8 @@ import { ratio, summarize } from './stats';
 const N = Number(process.env.BENCH_POOL ?? 15);
 
 /** Creates sandboxes one after another; returns the totals and each phase's p50. */
-async function starts(driver: SandboxDriver, repoDir: string, n: number) {
+/** `n` sandboxes created and destroyed one after another: the total and each phase, p50 and p99. */
+export async function starts(driver: SandboxDriver, repoDir: string, n: number) {
   const totals: number[] = [];
   const phases: Record<string, number[]> = {};
   for (let i = 0; i < n; i++) {
