@@ -1,5 +1,10 @@
 import net from 'node:net';
 
+/** Whether this process is a queue worker's run child (queue/run-child.ts sets the link's descriptor). */
+export function startedByWorker(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.GATEHOUSE_WORKER_LINK !== undefined;
+}
+
 /**
  * A run a worker started (queue/run-child.ts) holds one end of a pipe whose other end only the
  * worker has. The pipe closing means the worker died: its lease on the run stops being renewed and

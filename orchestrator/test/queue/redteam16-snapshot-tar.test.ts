@@ -13,13 +13,13 @@ import { extractSnapshot, SnapshotError } from '../../src/queue/snapshot';
  * (not by `gatehouse submit`), extracted on a worker. Nothing may land outside the run's folder,
  * through a link, as a hard link or device, or at all when the bytes differ from the job's hash.
  */
-type Entry = Header & { body?: string };
+type Entry = Partial<Header> & Pick<Header, 'name'> & { body?: string };
 
 async function tarOf(entries: Entry[]): Promise<Buffer> {
   const pack = tarStream.pack();
   const chunks: Buffer[] = [];
-  pack.on('data', (c: Buffer) => chunks.push(c));
-  const ended = new Promise((r) => pack.on('end', r));
+  pack.on('data', (c: unknown) => void chunks.push(c as Buffer));
+  const ended = new Promise<void>((r) => pack.on('end', () => r()));
   for (const { body, ...header } of entries) pack.entry(header, body ?? '');
   pack.finalize();
   await ended;
