@@ -79,7 +79,8 @@ export async function handleJob(msg: JsMsg, c: JobContext): Promise<void> {
     const continuing = await c.hasEvents(job.runId);
     const args = await jobArgs(job, place, continuing);
     c.log(`${continuing ? 'continuing' : 'starting'} ${job.runId}`);
-    const running = startRunChild(c.cli, args, c.env);
+    // Silent for half the lease TTL: the child is dead before the lease (renewed every third) can pass on.
+    const running = startRunChild(c.cli, args, c.env, Math.floor(c.leaseTtlMs / 2));
     kill = () => running.child.kill('SIGKILL');
     if (lostWhy) kill();
     const untrack = c.track(job.runId, kill);
