@@ -1,6 +1,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { JsMsg } from 'nats';
+import { LogKey } from '../events/key';
 import { RunLog } from '../events/store';
 import { jobArgs } from './job-args';
 import { parseJob, type Job } from './job';
@@ -45,7 +46,8 @@ const MAX_ATTEMPTS = 3;
  */
 export async function handleJob(msg: JsMsg, c: JobContext): Promise<void> {
   // 1. Parse.
-  const parsed = parseJob(msg.data);
+  // The key the worker's runs verify their logs with (they inherit its environment): jobs are sealed with it.
+  const parsed = parseJob(msg.data, LogKey.load({ env: c.env }));
   if ('problem' in parsed) {
     c.log(`queue message ${msg.seq} is not a job (${parsed.problem}); it is dropped`);
     msg.term();
