@@ -87,7 +87,9 @@ export async function handleJob(msg: JsMsg, c: JobContext): Promise<void> {
     if (lostWhy) kill();
     const untrack = c.track(job.runId, kill);
     const outcome = await running.done.finally(untrack);
-    // 6. Settle.
+    // 6. Settle, only while the run is still ours: a worker woken from a stop (SIGSTOP, a frozen VM)
+    // sees its child's end before its lease timer runs, and must not write over the new holder's run.
+    if (!lostWhy && (await lease.renew()) !== 'renewed') lostWhy = 'its lease was not renewed after the run ended';
     if (lostWhy) return;
     if (c.stopping()) return void msg.nak();
     await settle(msg, job, outcome, c);
