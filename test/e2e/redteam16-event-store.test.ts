@@ -148,16 +148,28 @@ describe('redteam16: the event store against a writer without the log key', () =
     expect(existsSync(path.join(fresh, 'runs', 'run_rt16victim'))).toBe(false);
   });
 
-  // KNOWN BREAK, not fixed here (see the redteam16 report): deny_delete/deny_purge stop deleting
-  // messages, but anyone with the JetStream API may delete the whole stream and the head, then make
-  // the stream again as gatehouse would and publish a genuine PREFIX of the run (the events' MACs
-  // are valid). A fresh worker then pulls the shortened run and would resume it from an earlier
-  // point (calls completed after the cut run again). `it.fails` passes while the break exists and
-  // turns red once it is closed (an anchor outside NATS, or a head required), to be made a plain test then.
-  it.fails('KNOWN BREAK: refuses a run whose stream was made again with only a prefix of its events', async () => {
+  // deny_delete/deny_purge stop deleting messages, but anyone with the JetStream API may delete the
+  // whole stream, make it again as gatehouse would and publish a genuine PREFIX of the run (the
+  // events' MACs are valid), with the head deleted or an older genuine head put back. Before the
+  // fix a fresh worker pulled the shortened run (and would resume it from an earlier point).
+  it('refuses a stream made again with a prefix of the run (head deleted, or an old one)', async () => {
     const { key, store } = await setup();
     const runId = 'run_rt16truncate';
-    const lines = await storedRun(key, store, runId, 6);
+    const stateDir = tmp('gh-rt16-state-');
+    const log = RunLog.create(stateDir, runId, { key, replica: store.replicaFor(runId, { lastStreamSeq: 0 }) });
+    log.append('run.started', 'user', { task: 'red team', mode: 'confirm-each', surface: ['bash'] });
+    for (let i = 1; i <= 2; i++) output(log, i);
+    await log.flush();
+    const heads = await nc.jetstream().views.kv(`GATEHOUSE_HEADS_${key.id}`);
+    const oldHead = (await heads.get(runId))!.string();
+    for (let i = 3; i <= 6; i++) output(log, i);
+    await log.flush();
+    log.close();
+    const lines = readFileSync(path.join(stateDir, 'runs', runId, 'events.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
+    expect(lines).toHaveLength(7);
+
     const jsm = await nc.jetstreamManager();
     const stream = `GATEHOUSE_EVENTS_${key.id}`;
     const config = (await jsm.streams.info(stream)).config;
@@ -165,10 +177,9 @@ describe('redteam16: the event store against a writer without the log key', () =
     await jsm.streams.add(config);
     for (let i = 0; i < 3; i++)
       await nc.jetstream().publish(`gatehouse.events.${key.id}.${runId}`, lines[i], { msgID: `${runId}:${i}` });
-    const heads = await nc.jetstream().views.kv(`GATEHOUSE_HEADS_${key.id}`);
     await heads.delete(runId);
-    const fresh = tmp('gh-rt16-fresh-');
-    const err = await store.materializeRun(fresh, runId).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(EventLogCorruptError);
+    await refused(store, runId, /no head/);
+    await heads.put(runId, oldHead);
+    await refused(store, runId, /deleted and made again/);
   });
 });
