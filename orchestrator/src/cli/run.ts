@@ -5,6 +5,7 @@ import { resolveRun } from '../events/run-ref';
 import { explicitStateDir, realRepoPath, stateDirForRun } from '../events/state-home';
 import { repoTree } from '../run/repo-tree';
 import { checkResumeRepo } from '../run/resume-repo';
+import { startedByWorker } from './worker-link';
 import { RunLog } from '../events/store';
 import { assertRunId } from '../events/paths';
 import { resumeAgent, ResumeError } from '../run/resume';
@@ -154,6 +155,7 @@ export async function resumeCommand(ref: string, flags: ResumeFlags): Promise<nu
   const { warning } = checkResumeRepo(runId, started, {
     repo: flags.repo,
     checkCwd: explicitStateDir(flags.stateDir) === undefined,
+    treeMustMatch: startedByWorker(),
   });
   if (warning) process.stderr.write(`gatehouse: ${warning}\n`);
   const provider = createProvider(started.model);

@@ -1,5 +1,10 @@
 import net from 'node:net';
 
+/** Whether this process is a queue worker's run child (queue/run-child.ts sets the link's descriptor). */
+export function startedByWorker(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.GATEHOUSE_WORKER_LINK !== undefined;
+}
+
 /**
  * A run a worker started (queue/run-child.ts) holds one end of a pipe whose other end only the
  * worker has. The pipe closing means the worker died: its lease on the run stops being renewed and
@@ -20,6 +25,14 @@ export function watchWorkerLink(env: NodeJS.ProcessEnv = process.env): void {
   link.on('end', gone);
   link.on('close', gone);
   link.on('error', gone);
+  // A stopped worker (SIGSTOP, a frozen host) keeps the pipe open but stops beating on it, and stops
+  // renewing its lease: silence for the worker's deadline (set below its lease TTL) counts as death.
+  const silentMs = Number(env.GATEHOUSE_WORKER_LINK_MS);
+  if (Number.isFinite(silentMs) && silentMs > 0) {
+    const deadline = setTimeout(gone, silentMs);
+    deadline.unref();
+    link.on('data', () => void deadline.refresh());
+  }
   link.resume();
   // Watching must not keep the run alive once it is done.
   link.unref();

@@ -1,6 +1,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { JsMsg } from 'nats';
+import { LogKey } from '../events/key';
 import { runDir } from '../events/paths';
 import { RunLog } from '../events/store';
 import { jobArgs } from './job-args';
@@ -46,7 +47,8 @@ const MAX_ATTEMPTS = 3;
  */
 export async function handleJob(msg: JsMsg, c: JobContext): Promise<void> {
   // 1. Parse.
-  const parsed = parseJob(msg.data);
+  // The key the worker's runs verify their logs with (they inherit its environment): jobs are sealed with it.
+  const parsed = parseJob(msg.data, LogKey.load({ env: c.env }));
   if ('problem' in parsed) {
     c.log(`queue message ${msg.seq} is not a job (${parsed.problem}); it is dropped`);
     msg.term();
@@ -81,12 +83,15 @@ export async function handleJob(msg: JsMsg, c: JobContext): Promise<void> {
     if (continuing) await setAsideLocalCopy(c.stateDir, job.runId);
     const args = await jobArgs(job, place, continuing);
     c.log(`${continuing ? 'continuing' : 'starting'} ${job.runId}`);
-    const running = startRunChild(c.cli, args, c.env);
+    // Silent for half the lease TTL: the child is dead before the lease (renewed every third) can pass on.
+    const running = startRunChild(c.cli, args, c.env, Math.floor(c.leaseTtlMs / 2));
     kill = () => running.child.kill('SIGKILL');
     if (lostWhy) kill();
     const untrack = c.track(job.runId, kill);
     const outcome = await running.done.finally(untrack);
-    // 6. Settle.
+    // 6. Settle, only while the run is still ours: a worker woken from a stop (SIGSTOP, a frozen VM)
+    // sees its child's end before its lease timer runs, and must not write over the new holder's run.
+    if (!lostWhy && (await lease.renew()) !== 'renewed') lostWhy = 'its lease was not renewed after the run ended';
     if (lostWhy) return;
     if (c.stopping()) return void msg.nak();
     await settle(msg, job, outcome, c);

@@ -1,4 +1,6 @@
+import { canonicalJson } from '@gatehouse/shared';
 import { z } from 'zod';
+import type { LogKey } from '../events/key';
 
 const RUN_ID = /^run_[a-z0-9]{6,64}$/;
 
@@ -70,13 +72,33 @@ export const Job = z.discriminatedUnion('kind', [
 ]);
 export type Job = z.infer<typeof Job>;
 
+/** What a job's MAC covers: its canonical JSON, under a label no run head or event shares. */
+const sealed = (job: Job): string => `gatehouse-queue-job\n${canonicalJson(job)}`;
+
+/**
+ * A job as it goes on the queue: its JSON with a MAC under the installation's log key. Anyone who
+ * can publish on the queue's subject but lacks the key (a NATS user of another team, a leaked
+ * credential) cannot make a job a worker takes: not a run under a queued run's id, not a resume
+ * over another snapshot, not a run with a policy of their own.
+ */
+export function sealJob(key: LogKey, job: Job): string {
+  return JSON.stringify({ ...job, mac: key.macHead(sealed(job)) });
+}
+
 /** A job read off the queue, or why it is not one (the message is then terminated, never retried). */
-export function parseJob(data: Uint8Array): { job: Job } | { problem: string } {
+export function parseJob(data: Uint8Array, key: LogKey): { job: Job } | { problem: string } {
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(data));
   } catch (e) {
     return { problem: `not a JSON job: ${(e as Error).message.slice(0, 200)}` };
+  }
+  // The MAC rides beside the job's fields; the job is checked without it, then the MAC over it.
+  let mac: unknown;
+  if (typeof json === 'object' && json !== null && !Array.isArray(json)) {
+    const { mac: m, ...body } = json as Record<string, unknown>;
+    mac = m;
+    json = body;
   }
   const parsed = Job.safeParse(json);
   if (!parsed.success)
@@ -85,6 +107,13 @@ export function parseJob(data: Uint8Array): { job: Job } | { problem: string } {
         .slice(0, 5)
         .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
         .join('; '),
+    };
+  if (typeof mac !== 'string' || !key.checkHeadMac(sealed(parsed.data), mac))
+    return {
+      problem:
+        mac === undefined
+          ? "it carries no MAC: it was not submitted with this installation's key"
+          : "its MAC does not verify with this installation's key (forged, altered, or another installation's)",
     };
   return { job: parsed.data };
 }

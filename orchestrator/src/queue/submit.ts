@@ -1,7 +1,8 @@
 import { headers, type NatsConnection } from 'nats';
 import { newId } from '@gatehouse/shared';
 import { GatehouseError } from '../errors';
-import type { Job, JobFlags } from './job';
+import { LogKey } from '../events/key';
+import { sealJob, type Job, type JobFlags } from './job';
 import type { QueueHandles } from './queue-setup';
 import { readRunRecord, updateRunRecord } from './run-record';
 import { putSnapshot } from './snapshot';
@@ -70,5 +71,6 @@ export async function submitResume(nc: NatsConnection, q: QueueHandles, runId: s
 async function publishJob(nc: NatsConnection, q: QueueHandles, job: Job, msgId: string): Promise<void> {
   const h = headers();
   h.set('Nats-Msg-Id', msgId);
-  await nc.jetstream().publish(q.names.subject, JSON.stringify(job), { headers: h });
+  // Sealed with the key the queue's name comes from (openQueue): the workers of this installation hold it.
+  await nc.jetstream().publish(q.names.subject, sealJob(LogKey.load({}), job), { headers: h });
 }

@@ -19,12 +19,15 @@ export interface ResumeRepoCheck {
  * - a tree that changed since the start is a warning, not a refusal: the files the run did not
  *   touch are taken from the repository as it is now, which is often what was wanted (a fixed
  *   dependency), and --apply still refuses to write over what it cannot account for.
+ * - unless `treeMustMatch` (a queue worker's run): its repository is the run's snapshot, extracted
+ *   where the job said; a changed tree there means a job named another snapshot (forged, or crossed
+ *   with another run's), never a fixed dependency, so it is refused before anything runs.
  * Logs of an older gatehouse recorded the path as given (often `.`): nothing can be checked then.
  */
 export function checkResumeRepo(
   runId: string,
   started: EventDataOf<'run.started'>,
-  o: { repo?: string | undefined; cwd?: string; checkCwd: boolean },
+  o: { repo?: string | undefined; cwd?: string; checkCwd: boolean; treeMustMatch?: boolean },
 ): ResumeRepoCheck {
   const recorded = started.repo;
   if (recorded === undefined || !path.isAbsolute(recorded)) return {};
@@ -42,6 +45,14 @@ export function checkResumeRepo(
   if (!existsSync(repo))
     throw new ResumeError(`run ${runId} worked on ${repo}, which no longer exists; the run cannot be resumed`);
   const change = started.tree ? treeChange(started.tree, repoTree(repo)) : undefined;
+  if (change && o.treeMustMatch)
+    throw new ResumeError(
+      `the repository ${repo} changed since run ${runId} started: ${change}. A worker continues a run only on the ` +
+        'snapshot it started with, so this is not the repository of the run (a job named another snapshot); ' +
+        'it is refused. Check who published the job; the run is left as it was',
+    );
+  if (o.treeMustMatch && !started.tree)
+    throw new ResumeError(`run ${runId} records no tree of its repository; a worker cannot check it and refuses it`);
   return change
     ? {
         warning:

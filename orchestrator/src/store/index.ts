@@ -68,6 +68,7 @@ export async function openEventStore(url: string | StoreUrl, key: LogKey): Promi
     const js = nc.jetstream();
     const heads = await js.views.kv(names.heads, { ...bucketOptions(replicas), history: 1 });
     const files = await js.views.os(names.files, bucketOptions(replicas));
+    const stream = (await jsm.streams.info(names.stream)).created;
     const ctx: StoreContext = { url: where.url, jsm, names, key, heads, files };
     const transport = streamTransport(js, jsm, names.stream);
     const replicas_: RunReplica[] = [];
@@ -77,7 +78,7 @@ export async function openEventStore(url: string | StoreUrl, key: LogKey): Promi
       replicaFor(runId, o = {}) {
         assertRunId(runId); // a run id is one subject token: never a wildcard
         const events = new EventReplica(runId, runSubject(names, runId), transport, o);
-        const r = new RunReplica(events, new RunFiles(files, runId), heads, key);
+        const r = new RunReplica(events, new RunFiles(files, runId), heads, key, stream);
         replicas_.push(r);
         return r;
       },

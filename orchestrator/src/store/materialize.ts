@@ -63,19 +63,29 @@ export async function readStoredRun(ctx: StoreContext, runId: string): Promise<S
     const reason = `${unkeyed} of its ${scan.count} events carry no MAC of this installation's key`;
     throw new EventLogCorruptError(where, { line: scan.count, reason }, runId);
   }
+  // The head is required: without it a stream made again with a genuine prefix of the run (the
+  // old one deleted, which deny-delete does not prevent) could not be told from the whole run.
   const entry = await ctx.heads.get(runId);
-  if (entry && entry.operation === 'PUT') {
-    const head = decodeStoreHead(ctx.key, entry.string());
-    const bad =
-      'refusal' in head
-        ? head.refusal
+  if (!entry || entry.operation !== 'PUT') {
+    const reason =
+      'the store holds no head for it (deleted, or its writer stopped before its first flush), so whether ' +
+      'events are missing from its end cannot be checked; resume it where its local copy is, or export that';
+    throw new EventLogCorruptError(where, { line: scan.count, reason }, runId);
+  }
+  const head = decodeStoreHead(ctx.key, entry.string());
+  const stream = (await ctx.jsm.streams.info(ctx.names.stream)).created;
+  const bad =
+    'refusal' in head
+      ? head.refusal
+      : head.stream !== undefined && head.stream !== stream
+        ? `its head was written to a stream made ${head.stream}, but ${ctx.names.stream} was made ${stream}: ` +
+          'the stream was deleted and made again, and may hold only part of the run'
         : head.events > scan.count
           ? `its head in the store records ${head.events} events but the stream holds ${scan.count}`
           : scan.events[head.events - 1]!.hash !== head.hash
             ? `event ${head.events - 1} differs from the one its head in the store records`
             : undefined;
-    if (bad) throw new EventLogCorruptError(where, { line: scan.count, reason: bad }, runId);
-  }
+  if (bad) throw new EventLogCorruptError(where, { line: scan.count, reason: bad }, runId);
   return { jsonl, events: scan.events, lastStreamSeq };
 }
 

@@ -10,6 +10,12 @@ import type { LogKey } from '../events/key';
  */
 export interface StoreHead extends RunHead {
   streamSeq: number;
+  /**
+   * When the stream holding the run was made (its `created`). Deny-delete keeps events in a stream,
+   * not the stream itself: one deleted and made again with a genuine prefix of the run is another
+   * stream, and a head from before says so. Absent in heads of an older gatehouse.
+   */
+  stream?: string;
 }
 
 export function encodeStoreHead(key: LogKey, head: StoreHead): string {

@@ -18,6 +18,8 @@ export class RunReplica implements LogReplica {
     readonly files: RunFiles,
     readonly heads: KV,
     readonly key: LogKey,
+    /** The stream's creation time, recorded in every head (run-head-record.ts). */
+    readonly stream: string,
   ) {}
 
   get runId(): string {
@@ -39,7 +41,7 @@ export class RunReplica implements LogReplica {
       await this.files.upload(at.runDir);
       const streamSeq = this.events.lastStreamSeq;
       if (at.head && streamSeq !== undefined)
-        await this.heads.put(this.runId, encodeStoreHead(this.key, { ...at.head, streamSeq }));
+        await this.heads.put(this.runId, encodeStoreHead(this.key, { ...at.head, streamSeq, stream: this.stream }));
     };
     const p = this.#chain.then(run);
     this.#chain = p.catch((e: unknown) => void (this.#error ??= e instanceof Error ? e : new Error(String(e))));

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { storeUrl } from '../../src/cli/queue-commands';
 import { jobArgs } from '../../src/queue/job-args';
-import { parseJob, type Job } from '../../src/queue/job';
+import { randomBytes } from 'node:crypto';
+import { LogKey } from '../../src/events/key';
+import { parseJob, sealJob, type Job } from '../../src/queue/job';
 
 const snapshot = { name: 'run_abc123def.tar', sha256: 'a'.repeat(64), bytes: 10 };
 const start: Job = {
@@ -16,11 +18,12 @@ const start: Job = {
   flags: { model: 'scripted:/x.json', script: '{"turns":[]}', policy: '{"mode":"sandboxed-auto"}', maxWall: 90_000 },
   submittedAt: '2026-11-24T21:00:00.000Z',
 };
+const key = LogKey.fromBytes(randomBytes(32), { keyFile: '/nonexistent/log.key', headsDir: os.tmpdir() });
 const bytes = (v: unknown) => new TextEncoder().encode(typeof v === 'string' ? v : JSON.stringify(v));
 
 describe('a queue message', () => {
   it('is a job when it fits the schema', () => {
-    expect(parseJob(bytes(start))).toEqual({ job: start });
+    expect(parseJob(bytes(sealJob(key, start)), key)).toEqual({ job: start });
   });
 
   it.each([
@@ -31,7 +34,7 @@ describe('a queue message', () => {
     ['a field it does not know', { ...start, flags: { ...start.flags, dockerHost: 'tcp://x' } }, /Unrecognized key/],
     ['a snapshot hash that is no hash', { ...start, snapshot: { ...snapshot, sha256: 'zz' } }, /sha256/],
   ])('is refused with the reason when it has %s', (_what, body, reason) => {
-    const got = parseJob(body instanceof Uint8Array ? body : bytes(body));
+    const got = parseJob(body instanceof Uint8Array ? body : bytes(body), key);
     expect(got).toEqual({ problem: expect.stringMatching(reason) as unknown });
   });
 });
