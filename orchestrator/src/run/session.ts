@@ -47,6 +47,9 @@ export async function runAgent(o: AgentRunOptions): Promise<AgentRunResult> {
         }
       : {}),
   });
+  // With a store, the run is on record there (events and head) before anything is prepared: a worker
+  // that dies from here on leaves a run another worker can continue rather than one it must refuse.
+  if (o.eventStore) await raw.flush();
   return drive(o, resumeAgent, {
     raw,
     log,
