@@ -73,11 +73,10 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<DaemonConfig> 
     throw new Error(`bad daemon environment: ${issue?.path.join('.')}: ${issue?.message}`);
   }
   const e = parsed.data;
-  const identity = await waitForFile(
-    e.GATEHOUSE_IDENTITY_FILE,
-    (text) => RunIdentity.parse(JSON.parse(text)),
-    e.GATEHOUSE_IDENTITY_WAIT_MS,
-  );
+  // The marker arrives after the identity, in the same archive: once it exists, Docker is done with
+  // the identity file (owner, mode, times), so reading and deleting it cannot race the extraction.
+  await waitForFile(`${e.GATEHOUSE_IDENTITY_FILE}.ready`, () => true, e.GATEHOUSE_IDENTITY_WAIT_MS);
+  const identity = RunIdentity.parse(JSON.parse(await fs.readFile(e.GATEHOUSE_IDENTITY_FILE, 'utf8')));
   await fs.rm(e.GATEHOUSE_IDENTITY_FILE, { force: true });
   const protectFile = e.GATEHOUSE_PROTECT_FILE;
   return {

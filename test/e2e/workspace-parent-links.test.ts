@@ -39,10 +39,10 @@ describe('saving and restoring never goes through a link in a parent folder (rea
   afterAll(async () => driver?.close());
 
   it('does not read a root-only file through a folder replaced by a link', async () => {
-    const secret = asRoot(sandbox, 'cat /var/gatehouse/invoke.pub');
+    const secret = asRoot(sandbox, 'cat /var/gatehouse/protect.json');
     expect(secret.length).toBeGreaterThan(10);
     // The command user cannot read it itself.
-    expect(await sh(sandbox, 'cat /var/gatehouse/invoke.pub 2>/dev/null || echo denied')).toBe('denied\n');
+    expect(await sh(sandbox, 'cat /var/gatehouse/protect.json 2>/dev/null || echo denied')).toBe('denied\n');
     await sh(sandbox, 'rm -rf a && ln -s /var/gatehouse a && echo changed > b/keep.txt');
     const runDir = mkdtempSync(path.join(os.tmpdir(), 'gh-plinks-'));
     const saved = await saveWorkspace(sandbox.container, runDir, 'one');

@@ -30,8 +30,18 @@ export async function bindRunIdentity(container: Docker.Container, id: RunIdenti
     invokeKey: id.invokeKey,
     ...(id.proxyEnv ? { proxyEnv: JSON.stringify(id.proxyEnv) } : {}),
   });
-  await putFiles(container, STATE_DIR, [{ name: IDENTITY_FILE.slice(STATE_DIR.length + 1), content, ...OWN }]);
+  const name = IDENTITY_FILE.slice(STATE_DIR.length + 1);
+  // The marker comes after the identity in the same archive: Docker finishes an entry (its owner,
+  // mode and times) before it starts the next, so a daemon that waits for the marker never reads
+  // or deletes the identity while Docker is still setting it up.
+  await putFiles(container, STATE_DIR, [
+    { name, content, ...OWN },
+    { name: `${name}${IDENTITY_READY_SUFFIX}`, content: '', ...OWN },
+  ]);
 }
+
+/** The empty file whose arrival says the identity beside it is complete (sandbox-agent/src/config.ts). */
+export const IDENTITY_READY_SUFFIX = '.ready';
 
 /** Tells the daemon the workspace is complete (after the copy-in), with the paths to protect. */
 export async function completeWorkspace(container: Docker.Container, protect: object): Promise<void> {
