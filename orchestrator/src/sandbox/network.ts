@@ -44,13 +44,20 @@ export async function attachNats(d: Docker, network: Docker.Network, natsContain
 /** Disconnects every member, then removes the network; tolerant of parts already gone. */
 export async function removeNetwork(d: Docker, id: string): Promise<void> {
   const network = d.getNetwork(id);
-  try {
-    const info = (await network.inspect()) as { Containers?: Record<string, unknown> };
-    for (const member of Object.keys(info.Containers ?? {})) {
-      await network.disconnect({ Container: member, Force: true }).catch(() => undefined);
+  // A container still being removed (or a proxy still leaving) can hold an endpoint between the
+  // inspect and the remove: Docker answers 403 "has active endpoints". A few bounded tries settle it.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const info = (await network.inspect()) as { Containers?: Record<string, unknown> };
+      for (const member of Object.keys(info.Containers ?? {})) {
+        await network.disconnect({ Container: member, Force: true }).catch(() => undefined);
+      }
+      await network.remove();
+      return;
+    } catch (e) {
+      if (statusOf(e) === 404) return;
+      if (statusOf(e) !== 403 || attempt >= 4) throw e;
+      await new Promise((r) => setTimeout(r, 250 * attempt));
     }
-    await network.remove();
-  } catch (e) {
-    if (statusOf(e) !== 404) throw e;
   }
 }
