@@ -2,6 +2,7 @@ import type { KV } from 'nats';
 import type { LogKey } from '../events/key';
 import type { LogReplica, ReplicaFlushPoint } from '../events/replica-port';
 import type { EventReplica } from './event-replica';
+import { retryThroughFailover } from './failover-retry';
 import { encodeStoreHead } from './run-head-record';
 import type { RunFiles } from './run-files';
 
@@ -38,10 +39,14 @@ export class RunReplica implements LogReplica {
   flush(at: ReplicaFlushPoint): Promise<void> {
     const run = async () => {
       await this.events.flush();
-      await this.files.upload(at.runDir);
+      // Files and head go to buckets whose leader may be on a node just lost: tried through the failover.
+      await retryThroughFailover(() => this.files.upload(at.runDir));
       const streamSeq = this.events.lastStreamSeq;
-      if (at.head && streamSeq !== undefined)
-        await this.heads.put(this.runId, encodeStoreHead(this.key, { ...at.head, streamSeq, stream: this.stream }));
+      const head = at.head;
+      if (head && streamSeq !== undefined)
+        await retryThroughFailover(() =>
+          this.heads.put(this.runId, encodeStoreHead(this.key, { ...head, streamSeq, stream: this.stream })),
+        );
     };
     const p = this.#chain.then(run);
     this.#chain = p.catch((e: unknown) => void (this.#error ??= e instanceof Error ? e : new Error(String(e))));
