@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { retryThroughFailover } from '../../src/store/failover-retry';
 
 describe('a request to JetStream during a failover', () => {
-  const failing = (errors: unknown[]) => {
+  const failing = (errors: Error[]) => {
     let calls = 0;
     const request = () => {
       calls++;
