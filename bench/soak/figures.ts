@@ -1,0 +1,96 @@
+/**
+ * The soak's figures from the logs, pure: double executions and lost events of one run, from the
+ * store's copy of its log and every local copy a worker left in its state directory.
+ */
+export interface SoakEvent {
+  seq: number;
+  ts: string;
+  type: string;
+  hash?: string;
+  data: Record<string, unknown>;
+}
+
+export interface RunEvidence {
+  runId: string;
+  /** The store's log (`gatehouse export RUN --store`); empty when it could not be read. */
+  store: SoakEvent[];
+  /** Whether `gatehouse verify RUN --store` accepted it. */
+  verified: boolean;
+  /** Each worker state directory's copy of the run (those that have one), torn last lines dropped. */
+  locals: SoakEvent[][];
+  /** The queue's record says the run completed. */
+  completedPerQueue: boolean;
+}
+
+export interface RunFigures {
+  runId: string;
+  doubleExecutions: number;
+  lostEvents: number;
+  /** Why each lost event counts, for the report. */
+  lost: string[];
+}
+
+const STARTED = 'tool.execution.started';
+const callOf = (e: SoakEvent): string => String(e.data.callId);
+/** One event, however many copies hold it: its hash (seq and time for an unhashed fixture). */
+const identity = (e: SoakEvent): string => e.hash ?? `${e.seq}@${e.ts}`;
+
+/**
+ * doubleExecutions: per call, the distinct execution starts any copy holds (the store's, and a
+ * local copy's that never reached the store) minus one. lostEvents:
+ *   - seq gaps in the store's log (an event the chain should have and lacks);
+ *   - a store log that does not verify or cannot be read: the events a local copy has beyond it;
+ *   - a run the queue calls completed whose store log has no run.completed;
+ *   - an execution start only a local copy holds: the store must have it before the side effect
+ *     ("nothing acts before the store has it"), so one missing there was acted on and lost.
+ * Events a killed worker wrote locally after its last flush and never acted on are not counted:
+ * the run is specified to re-derive them (docs/event-store.md), and the takeover does.
+ */
+export function runFigures(r: RunEvidence): RunFigures {
+  const lost: string[] = [];
+  const seqs = new Set(r.store.map((e) => e.seq));
+  const top = r.store.length ? Math.max(...seqs) : -1;
+  for (let s = 0; s <= top; s++) if (!seqs.has(s)) lost.push(`store lacks seq ${s}`);
+  const longestLocal = Math.max(0, ...r.locals.map((l) => l.length));
+  if (!r.verified && longestLocal > r.store.length)
+    for (let s = r.store.length; s < longestLocal; s++) lost.push(`store log does not verify; a local copy has seq ${s}`);
+  if (r.completedPerQueue && r.store.at(-1)?.type !== 'run.completed')
+    lost.push('the queue says completed; the store log has no run.completed');
+
+  const starts = new Map<string, Set<string>>();
+  const storeCalls = new Set<string>();
+  for (const e of r.store)
+    if (e.type === STARTED) {
+      storeCalls.add(callOf(e));
+      (starts.get(callOf(e)) ?? starts.set(callOf(e), new Set()).get(callOf(e))!).add(identity(e));
+    }
+  for (const local of r.locals)
+    for (const e of local)
+      if (e.type === STARTED) {
+        (starts.get(callOf(e)) ?? starts.set(callOf(e), new Set()).get(callOf(e))!).add(identity(e));
+        if (!storeCalls.has(callOf(e))) lost.push(`execution of ${callOf(e)} started (local seq ${e.seq}), not in the store`);
+      }
+  let doubleExecutions = 0;
+  for (const ids of starts.values()) doubleExecutions += Math.max(0, ids.size - 1);
+  return { runId: r.runId, doubleExecutions, lostEvents: lost.length, lost };
+}
+
+/** Runs per minute from the first submit to the last run.completed. */
+export function runsPerMinute(runs: number, firstSubmitMs: number, lastCompletedMs: number): number {
+  const minutes = (lastCompletedMs - firstSubmitMs) / 60_000;
+  return minutes > 0 ? Math.round((runs / minutes) * 100) / 100 : 0;
+}
+
+/** Parses JSONL, dropping a torn last line (a process killed mid-write). */
+export function parseEvents(text: string): SoakEvent[] {
+  const out: SoakEvent[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      out.push(JSON.parse(line) as SoakEvent);
+    } catch {
+      break;
+    }
+  }
+  return out;
+}
