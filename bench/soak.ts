@@ -23,13 +23,23 @@ async function imageTags(): Promise<string[]> {
   return [images.nats, images.egress, toolchain, await ensureRuntimeImage({ prune: false }), images.sandbox];
 }
 
+/** The bench's warm-pool section; a failure is recorded in it (and the soak goes on), never hidden. */
+async function warmPoolFigures(): Promise<Record<string, unknown>> {
+  try {
+    return await benchWarmPool(log);
+  } catch (e) {
+    log(`warm pool bench failed: ${(e as Error).message}`);
+    return { error: (e as Error).message.slice(0, 2000), when: new Date().toISOString() };
+  }
+}
+
 async function main(): Promise<void> {
   if (process.argv.includes('--images')) {
     process.stdout.write(`${(await imageTags()).join('\n')}\n`);
     return;
   }
   const images = await ensureImages({ prune: false });
-  const warmPool = env.SOAK_WARM_POOL === '0' ? undefined : await benchWarmPool(log);
+  const warmPool = env.SOAK_WARM_POOL === '0' ? undefined : await warmPoolFigures();
   const engines: Engine[] = [{ name: 'main' }];
   if (env.SOAK_DOCKER_HOST2)
     engines.push({ name: 'second', dockerHost: env.SOAK_DOCKER_HOST2, certPath: env.SOAK_DOCKER_CERT_PATH2 ?? '' });
@@ -40,7 +50,9 @@ async function main(): Promise<void> {
     const report = await runSoak({
       inst: newInstallation(nats.servers.join(',')),
       engines,
-      ...(size > 1 ? { nats: { size, kill: nats.kill, restart: nats.restart } } : {}),
+      ...(size > 1
+        ? { nats: { size, kill: (n: number) => nats.kill(n), restart: (n: number) => nats.restart(n) } }
+        : {}),
       throughputRuns: num('SOAK_RUNS', 8),
       chaosRuns: num('SOAK_CHAOS_RUNS', 12),
       concurrency: num('SOAK_CONCURRENCY', 2),

@@ -80,7 +80,7 @@ export function startWorker(s: WorkerSpec): SoakWorker {
   if (s.engine.dockerHost) args.push('--docker-host', s.engine.dockerHost);
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: engineEnv(s.env, s.engine) });
   let err = '';
-  child.stderr!.on('data', (b: Buffer) => (err = (err + b.toString('utf8')).slice(-20_000)));
+  child.stderr.on('data', (b: Buffer) => (err = (err + b.toString('utf8')).slice(-20_000)));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return { name: s.name, engine: s.engine, stateDir, child, exited, stderr: () => err };
 }

@@ -26,6 +26,8 @@ export interface RunFigures {
   runId: string;
   doubleExecutions: number;
   lostEvents: number;
+  /** run.resumed events in the store's log: a takeover by another worker (or a retry) each. */
+  resumes: number;
   /** Why each lost event counts, for the report. */
   lost: string[];
 }
@@ -53,7 +55,8 @@ export function runFigures(r: RunEvidence): RunFigures {
   for (let s = 0; s <= top; s++) if (!seqs.has(s)) lost.push(`store lacks seq ${s}`);
   const longestLocal = Math.max(0, ...r.locals.map((l) => l.length));
   if (!r.verified && longestLocal > r.store.length)
-    for (let s = r.store.length; s < longestLocal; s++) lost.push(`store log does not verify; a local copy has seq ${s}`);
+    for (let s = r.store.length; s < longestLocal; s++)
+      lost.push(`store log does not verify; a local copy has seq ${s}`);
   if (r.completedPerQueue && r.store.at(-1)?.type !== 'run.completed')
     lost.push('the queue says completed; the store log has no run.completed');
 
@@ -68,11 +71,13 @@ export function runFigures(r: RunEvidence): RunFigures {
     for (const e of local)
       if (e.type === STARTED) {
         (starts.get(callOf(e)) ?? starts.set(callOf(e), new Set()).get(callOf(e))!).add(identity(e));
-        if (!storeCalls.has(callOf(e))) lost.push(`execution of ${callOf(e)} started (local seq ${e.seq}), not in the store`);
+        if (!storeCalls.has(callOf(e)))
+          lost.push(`execution of ${callOf(e)} started (local seq ${e.seq}), not in the store`);
       }
   let doubleExecutions = 0;
   for (const ids of starts.values()) doubleExecutions += Math.max(0, ids.size - 1);
-  return { runId: r.runId, doubleExecutions, lostEvents: lost.length, lost };
+  const resumes = r.store.filter((e) => e.type === 'run.resumed').length;
+  return { runId: r.runId, doubleExecutions, lostEvents: lost.length, resumes, lost };
 }
 
 /** Runs per minute from the first submit to the last run.completed. */

@@ -31,9 +31,14 @@ export interface SoakReport {
   byStatus: Record<string, number>;
   doubleExecutions: number;
   lostEvents: number;
+  /** Runs continued from the store's log by `resume` after their worker was killed (run.resumed events). */
+  resumes: number;
   runsPerMinute: { oneWorker: number | null; twoWorkers: number | null };
   chaos: { runs: number; actions: ChaosAction[]; byStatus: Record<string, number> };
-  capacity: { peakSandboxes: Record<string, number>; sandboxMemoryMiB: { samples: number; p50?: number; max?: number } };
+  capacity: {
+    peakSandboxes: Record<string, number>;
+    sandboxMemoryMiB: { samples: number; p50?: number; max?: number };
+  };
   problems: Array<Pick<RunFigures, 'runId' | 'lost'> & { doubleExecutions: number }>;
   notCompleted: Array<{ runId: string; state: string; reason?: string }>;
   durationMs: number;
@@ -152,6 +157,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       byStatus: byStatus(all),
       doubleExecutions: figures.reduce((s, f) => s + f.doubleExecutions, 0),
       lostEvents: figures.reduce((s, f) => s + f.lostEvents, 0),
+      resumes: figures.reduce((s, f) => s + f.resumes, 0),
       runsPerMinute: { oneWorker: one.rpm, twoWorkers: two.rpm },
       chaos: { runs: chaos.runs.length, actions: chaos.actions, byStatus: byStatus(chaos.runs) },
       capacity: {
@@ -175,7 +181,6 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     await sampler;
     // Sandboxes a killed worker's runs left behind, on each engine (the second one also goes with its engine).
     for (const e of o.engines)
-      for (const id of all)
-        await gatehouse(['sandbox', 'reap', '--run', id], engineEnv(o.inst.env, e));
+      for (const id of all) await gatehouse(['sandbox', 'reap', '--run', id], engineEnv(o.inst.env, e));
   }
 }
