@@ -18,6 +18,8 @@ export interface SoakOptions {
   chaosRuns: number;
   concurrency: number;
   sleepSeconds: number;
+  /** The chaos phase's command sleep: longer, so kills land while runs are in flight. */
+  chaosSleepSeconds: number;
   leaseTtl: string;
   chaos: ChaosBudget;
   /** How long a phase may wait for its runs after the last submit (the chaos phase: after the chaos too). */
@@ -41,6 +43,8 @@ export interface SoakReport {
   };
   problems: Array<Pick<RunFigures, 'runId' | 'lost'> & { doubleExecutions: number }>;
   notCompleted: Array<{ runId: string; state: string; reason?: string }>;
+  /** Runs that completed with another status than final (failed, ...), with the queue's reason. */
+  notFinal: Array<{ runId: string; status: string; reason?: string }>;
   durationMs: number;
 }
 
@@ -88,7 +92,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     o.log(`${name}: ${count} runs, ${live.length} worker(s) on ${engineList.map((e) => e.name).join(' + ')}`);
     const t0 = Date.now();
     const runs: string[] = [];
-    for (let i = 0; i < count; i++) runs.push(await submit(o.inst, soakScript(o.sleepSeconds)));
+    const script = soakScript(chaos ? o.chaosSleepSeconds : o.sleepSeconds);
+    for (let i = 0; i < count; i++) runs.push(await submit(o.inst, script));
     all.push(...runs);
     sampling = true;
     let ended = false;
@@ -172,6 +177,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       notCompleted: all
         .filter((id) => states.get(id)?.state !== 'completed')
         .map((id) => ({ runId: id, state: states.get(id)?.state ?? 'unknown', reason: states.get(id)?.reason ?? '' })),
+      notFinal: all
+        .filter((id) => states.get(id)?.state === 'completed' && states.get(id)?.status !== 'final')
+        .map((id) => ({ runId: id, status: states.get(id)?.status ?? '?', reason: states.get(id)?.reason ?? '' })),
       durationMs: Date.now() - began,
     };
   } finally {

@@ -30,6 +30,7 @@ describe('the soak, small', () => {
       chaosRuns: 2,
       concurrency: 1,
       sleepSeconds: 8,
+      chaosSleepSeconds: 8,
       leaseTtl: '3s',
       chaos: { workerKills: 1, sandboxKills: 0, natsKills: 0, maxMs: 40_000, gapMs: [5000, 7000], natsDownMs: 0 },
       waitMs: 60_000,
