@@ -35,6 +35,8 @@ export interface SoakReport {
   lostEvents: number;
   /** Runs continued from the store's log by `resume` after their worker was killed (run.resumed events). */
   resumes: number;
+  /** Events only a killed worker's local copy held, written after its last flush and never acted on. */
+  unflushedLocalEvents: number;
   runsPerMinute: { oneWorker: number | null; twoWorkers: number | null };
   chaos: { runs: number; actions: ChaosAction[]; byStatus: Record<string, number> };
   capacity: {
@@ -163,6 +165,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       doubleExecutions: figures.reduce((s, f) => s + f.doubleExecutions, 0),
       lostEvents: figures.reduce((s, f) => s + f.lostEvents, 0),
       resumes: figures.reduce((s, f) => s + f.resumes, 0),
+      unflushedLocalEvents: figures.reduce((s, f) => s + f.unflushedLocal, 0),
       runsPerMinute: { oneWorker: one.rpm, twoWorkers: two.rpm },
       chaos: { runs: chaos.runs.length, actions: chaos.actions, byStatus: byStatus(chaos.runs) },
       capacity: {

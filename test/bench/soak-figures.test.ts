@@ -40,8 +40,19 @@ describe('soak figures', () => {
   it('two starts of one call (in the store, or one only in a fenced local copy) are a double execution', () => {
     const twice = [...clean.slice(0, 3), started(3, 'c1'), ev(4, 'run.completed')];
     expect(runFigures(run({ store: twice })).doubleExecutions).toBe(1);
-    const forked = [ev(0, 'run.started'), started(1, 'c1', 'other-hash')];
+    const forked = [
+      ev(0, 'run.started'),
+      started(1, 'c1', 'other-hash'),
+      ev(2, 'tool.execution.completed', { callId: 'c1' }, 'x'),
+    ];
     expect(runFigures(run({ locals: [forked] })).doubleExecutions).toBe(1);
+    // Appended, then the flush before invoking never returned: it did not run.
+    const neverRan = [ev(0, 'run.started'), started(1, 'c1', 'other-hash')];
+    expect(runFigures(run({ locals: [neverRan] }))).toMatchObject({
+      doubleExecutions: 0,
+      lostEvents: 0,
+      unflushedLocal: 1, // run.started is the store's own event
+    });
   });
 
   it('a seq gap, a missing run.completed, an unverified store behind a local copy, a local-only start: lost', () => {
@@ -49,14 +60,17 @@ describe('soak figures', () => {
     expect(runFigures(run({ store: clean.slice(0, 3) })).lost).toEqual([
       'the queue says completed; the store log has no run.completed',
     ]);
-    expect(
-      runFigures(run({ store: clean.slice(0, 2), verified: false, locals: [clean], completedPerQueue: false }))
-        .lostEvents,
-    ).toBe(2);
-    const acted = [...clean.slice(0, 3), started(3, 'c2')];
+    const acted = [
+      ...clean.slice(0, 3),
+      started(3, 'c2', 'L3'),
+      ev(4, 'tool.execution.completed', { callId: 'c2' }, 'L4'),
+    ];
     expect(runFigures(run({ locals: [acted] })).lost).toEqual([
-      'execution of c2 started (local seq 3), not in the store',
+      'execution of c2 ran (local seq 3) and is not in the store',
     ]);
+    // The store lost the run's tail behind an acted-on start: the start, and seq 1..4 it should have had.
+    const behind = run({ store: clean.slice(0, 1), verified: false, locals: [acted], completedPerQueue: false });
+    expect(runFigures(behind).lostEvents).toBe(5);
   });
 
   it('events a killed worker wrote locally after its last flush and never acted on are not lost', () => {
