@@ -42,12 +42,25 @@ function fixture(script: unknown): { repo: string; script: string; policy: strin
   return { repo, script: path.join(dir, 'script.json'), policy: path.join(dir, 'policy.json') };
 }
 
+/** Submit attempts that failed and were tried again (a cluster still electing, a node down), for the report. */
+export const submitRetries: string[] = [];
+
+/**
+ * Submits one run. A submit that fails before the run is queued (storing the snapshot timed out on a
+ * cluster still electing its leaders) is tried again, at most 3 times; each failure is recorded.
+ */
 export async function submit(inst: Installation, script: unknown): Promise<string> {
   const f = fixture(script);
   const args = ['submit', 'soak run', '--repo', f.repo, '--model', `scripted:${f.script}`, '--policy', f.policy];
-  const r = await gatehouse([...args, '--store', inst.store, '--json'], inst.env);
-  if (r.code !== 0) throw new Error(`gatehouse submit failed (exit ${r.code}): ${r.stderr.slice(-2000)}`);
-  return (JSON.parse(r.stdout) as { runId: string }).runId;
+  let last = '';
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const r = await gatehouse([...args, '--store', inst.store, '--json'], inst.env);
+    if (r.code === 0) return (JSON.parse(r.stdout) as { runId: string }).runId;
+    last = `exit ${r.code}: ${r.stderr.trim().slice(-500)}`;
+    submitRetries.push(`${new Date().toISOString()} ${last}`);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+  }
+  throw new Error(`gatehouse submit failed 3 times (${last})`);
 }
 
 export interface RunState {

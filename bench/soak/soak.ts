@@ -2,7 +2,16 @@ import { gatehouse, engineEnv, startWorker, stopWorker, type Engine, type SoakWo
 import { chaosLoop, type ChaosAction, type ChaosBudget } from './chaos';
 import { dockerOf, memoryMiB, sandboxesOf } from './engines';
 import { runFigures, runsPerMinute, type RunFigures } from './figures';
-import { evidence, soakScript, storeLog, submit, waitForRuns, type Installation, type RunState } from './runs';
+import {
+  evidence,
+  soakScript,
+  storeLog,
+  submit,
+  submitRetries,
+  waitForRuns,
+  type Installation,
+  type RunState,
+} from './runs';
 
 /**
  * The soak: a throughput phase (one worker, then two on two engines, no chaos), then a chaos phase
@@ -47,6 +56,8 @@ export interface SoakReport {
   notCompleted: Array<{ runId: string; state: string; reason?: string }>;
   /** Runs that completed with another status than final (failed, ...), with the queue's reason. */
   notFinal: Array<{ runId: string; status: string; reason?: string }>;
+  /** Submits that failed and were tried again (the run was not queued by them). */
+  submitFailures: string[];
   durationMs: number;
 }
 
@@ -183,6 +194,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       notFinal: all
         .filter((id) => states.get(id)?.state === 'completed' && states.get(id)?.status !== 'final')
         .map((id) => ({ runId: id, status: states.get(id)?.status ?? '?', reason: states.get(id)?.reason ?? '' })),
+      submitFailures: [...submitRetries],
       durationMs: Date.now() - began,
     };
   } finally {
