@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { ensureBuiltImage, ensureImages, ensureRuntimeImage } from '@gatehouse/orchestrator';
 import { startNatsCluster } from '../test/support/nats-cluster';
-import type { Engine } from './soak/cli';
+import { killAllWorkers, type Engine } from './soak/cli';
 import { mergeResults } from './soak/results';
 import { newInstallation } from './soak/runs';
 import { runSoak } from './soak/soak';
@@ -46,6 +46,12 @@ async function main(): Promise<void> {
   else log('no SOAK_DOCKER_HOST2: both workers drive the main engine');
   const size = num('SOAK_NATS_NODES', 3);
   const nats = await startNatsCluster(images.nats, size);
+  // Stopped from outside (soak.sh's timeout, ^C): the workers and the cluster go too, not only this process.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const)
+    process.once(signal, () => {
+      killAllWorkers();
+      void nats.stop().finally(() => process.exit(signal === 'SIGTERM' ? 143 : 130));
+    });
   try {
     const report = await runSoak({
       inst: newInstallation(nats.servers.join(',')),

@@ -63,6 +63,12 @@ export function engineEnv(base: NodeJS.ProcessEnv, engine: Engine): NodeJS.Proce
   return env;
 }
 
+/** Every worker process still alive: ended by `killAllWorkers` when the soak itself is stopped. */
+const live = new Set<SoakWorker>();
+export function killAllWorkers(): void {
+  for (const w of live) w.child.kill('SIGKILL');
+}
+
 export interface WorkerSpec {
   store: string;
   env: NodeJS.ProcessEnv;
@@ -82,7 +88,10 @@ export function startWorker(s: WorkerSpec): SoakWorker {
   let err = '';
   child.stderr.on('data', (b: Buffer) => (err = (err + b.toString('utf8')).slice(-20_000)));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return { name: s.name, engine: s.engine, stateDir, child, exited, stderr: () => err };
+  const worker = { name: s.name, engine: s.engine, stateDir, child, exited, stderr: () => err };
+  live.add(worker);
+  void exited.then(() => live.delete(worker));
+  return worker;
 }
 
 /** Stops a worker: SIGTERM (it hands its runs back), SIGKILL after 15 s. */

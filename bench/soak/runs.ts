@@ -102,10 +102,11 @@ export async function waitForRuns(
 }
 
 export async function storeLog(inst: Installation, runId: string): Promise<{ events: SoakEvent[]; verified: boolean }> {
-  const exported = await gatehouse(['export', runId, '--store', inst.store], inst.env);
+  // 30 s each: a read that hangs (see docs/scaling.md) costs the figures step a bounded time.
+  const exported = await gatehouse(['export', runId, '--store', inst.store], inst.env, 30_000);
   const events = exported.code === 0 ? parseEvents(exported.stdout) : [];
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-soak-verify-'));
-  const verify = await gatehouse(['verify', runId, '--store', inst.store, '--state-dir', stateDir], inst.env);
+  const verify = await gatehouse(['verify', runId, '--store', inst.store, '--state-dir', stateDir], inst.env, 30_000);
   return { events, verified: exported.code === 0 && verify.code === 0 };
 }
 
