@@ -90,9 +90,16 @@ await build({
   external: [...deps.filter((d) => !d.startsWith('@gatehouse/')), 'vitest'],
   banner: { js: requireShim },
 });
+await build({
+  ...common,
+  entryPoints: ['bench/soak.ts'],
+  outfile: 'bench/dist/soak.mjs',
+  external: [...deps.filter((d) => !d.startsWith('@gatehouse/')), 'vitest'],
+  banner: { js: requireShim },
+});
 await build(probe);
 console.error(
-  '[gatehouse] built bench/dist/run.mjs, bench/dist/probe.mjs, images/sandbox/build/agent.mjs, ' +
+  '[gatehouse] built bench/dist/run.mjs, bench/dist/soak.mjs, bench/dist/probe.mjs, images/sandbox/build/agent.mjs, ' +
     'images/egress/build/proxy.mjs and ' +
     'orchestrator/dist/gatehouse.mjs',
 );

@@ -80,7 +80,9 @@ export async function handleJob(msg: JsMsg, c: JobContext): Promise<void> {
     const place = await placeFor(c, job);
     // 5. Run.
     const continuing = await c.hasEvents(job.runId);
-    if (continuing) await setAsideLocalCopy(c.stateDir, job.runId);
+    // Continued: the store's log is pulled fresh. Started again (an attempt that never reached the
+    // store): `run --run-id` must not find the first attempt's copy (it would refuse the id).
+    await setAsideLocalCopy(c.stateDir, job.runId);
     const args = await jobArgs(job, place, continuing);
     c.log(`${continuing ? 'continuing' : 'starting'} ${job.runId}`);
     // Silent for half the lease TTL: the child is dead before the lease (renewed every third) can pass on.
@@ -146,10 +148,10 @@ async function settle(msg: JsMsg, job: Job, outcome: ChildOutcome, c: JobContext
 }
 
 /**
- * Before a run is continued here, a local copy of it (left by a run child of this machine that died
- * with its worker) is moved out of the way: it may hold events appended after its last flush, which
- * the store never took, so the store's log must be pulled fresh. Nothing in it is lost to the
- * record: no side effect happened after the last flush without the store holding its intent.
+ * Before a run is started or continued here, a local copy of it (left by an earlier attempt, or by a
+ * run child of this machine that died with its worker) is moved out of the way: it may hold events
+ * appended after its last flush, which the store never took. Nothing in it is lost to the record:
+ * no side effect happened after the last flush without the store holding its intent.
  */
 async function setAsideLocalCopy(stateDir: string, runId: string): Promise<void> {
   const dir = runDir(stateDir, runId);
