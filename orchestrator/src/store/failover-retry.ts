@@ -15,7 +15,7 @@ export async function retryThroughFailover<T>(request: () => Promise<T>, tries =
 }
 
 function isFailover(e: unknown): boolean {
-  const code = typeof e === 'object' && e !== null && 'code' in e ? String((e).code) : '';
+  const code = typeof e === 'object' && e !== null && 'code' in e ? String(e.code) : '';
   const message = e instanceof Error ? e.message : String(e);
   return code === '503' || code === 'TIMEOUT' || /no responders|timeout|leader/i.test(message);
 }
