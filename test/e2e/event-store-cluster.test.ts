@@ -5,7 +5,7 @@ import path from 'node:path';
 import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureImages, LogKey, openEventStore, RunLog, type EventStore } from '@gatehouse/orchestrator';
-import { startNatsCluster, type NatsCluster } from '../support/nats-cluster';
+import { settled, startNatsCluster, type NatsCluster } from '../support/nats-cluster';
 
 /**
  * The event store on a three-node JetStream cluster (three replicas): a node killed while a run
@@ -19,20 +19,6 @@ function tmp(prefix: string): string {
   const d = mkdtempSync(path.join(os.tmpdir(), prefix));
   dirs.push(d);
   return d;
-}
-
-/** Retries while the cluster elects its JetStream leader (bounded: 60 tries, 30 s). */
-async function settled<T>(f: () => Promise<T>): Promise<T> {
-  let last: unknown;
-  for (let i = 0; i < 60; i++) {
-    try {
-      return await f();
-    } catch (e) {
-      last = e;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
-  throw last;
 }
 
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, headers, type JetStreamManager, type NatsConnection } from 'nats';
 import { ensureImages } from '@gatehouse/orchestrator';
-import { startNatsCluster, type NatsCluster } from '../support/nats-cluster';
+import { settled, startNatsCluster, type NatsCluster } from '../support/nats-cluster';
 
 /**
  * What issue 16's event store and run queue stand on, shown against a real three-node JetStream
@@ -13,20 +13,6 @@ let cluster: NatsCluster;
 let nc: NatsConnection;
 let jsm: JetStreamManager;
 const STREAM = 'GH_EVENTS';
-
-/** Retries while the cluster elects its JetStream leader (bounded: 60 tries, 30 s). */
-async function settled<T>(f: () => Promise<T>): Promise<T> {
-  let last: unknown;
-  for (let i = 0; i < 60; i++) {
-    try {
-      return await f();
-    } catch (e) {
-      last = e;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
-  throw last;
-}
 
 beforeAll(async () => {
   const images = await ensureImages({ prune: false });

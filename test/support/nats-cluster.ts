@@ -105,3 +105,17 @@ export async function startNatsCluster(image: string, size = 3): Promise<NatsClu
     throw e;
   }
 }
+
+/** Retries `f` (60 tries, 500 ms apart) while a cluster forms or fails over; the last failure if it never settles. */
+export async function settled<T>(f: () => Promise<T>): Promise<T> {
+  let last: unknown;
+  for (let i = 0; i < 60; i++) {
+    try {
+      return await f();
+    } catch (e) {
+      last = e;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  throw last;
+}

@@ -8,6 +8,7 @@ import {
   type NatsConnection,
   type ObjectStore,
 } from 'nats';
+import { replicasFor } from '../store/store-setup';
 import { DEFAULT_LEASE_TTL_MS } from './lease';
 import type { QueueNames } from './names';
 
@@ -42,7 +43,7 @@ export async function ensureQueue(
   opts: QueueSetupOptions = {},
 ): Promise<QueueHandles> {
   const jsm = await nc.jetstreamManager();
-  const replicas = opts.replicas ?? (nc.info?.cluster ? 3 : 1);
+  const replicas = replicasFor(nc, opts.replicas);
   const ttl = opts.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   await addOrKeep(jsm, names, replicas);
   const ns = 1_000_000;
