@@ -62,6 +62,7 @@ async function main(): Promise<void> {
       throughputRuns: num('SOAK_RUNS', 8),
       chaosRuns: num('SOAK_CHAOS_RUNS', 16),
       concurrency: num('SOAK_CONCURRENCY', 2),
+      warmPool: num('SOAK_WORKER_POOL', 2),
       sleepSeconds: num('SOAK_SLEEP', 3),
       chaosSleepSeconds: num('SOAK_CHAOS_SLEEP', 10),
       leaseTtl: env.SOAK_LEASE_TTL ?? '6s',

@@ -5,7 +5,6 @@ import { ratio, summarize } from './stats';
 
 const N = Number(process.env.BENCH_POOL ?? 15);
 
-/** Creates sandboxes one after another; returns the totals and each phase's p50. */
 /** `n` sandboxes created and destroyed one after another: the total and each phase, p50 and p99. */
 export async function starts(driver: SandboxDriver, repoDir: string, n: number) {
   const totals: number[] = [];
@@ -24,21 +23,29 @@ export async function starts(driver: SandboxDriver, repoDir: string, n: number) 
   };
 }
 
+/** A driver's cold starts, `n` of them, the driver closed after. */
+async function coldStarts(opts: Parameters<typeof SandboxDriver.start>[0], repoDir: string, n: number) {
+  const driver = await SandboxDriver.start(opts);
+  try {
+    return await starts(driver, repoDir, n);
+  } finally {
+    await driver.close();
+  }
+}
+
 /**
  * The cold path against sandboxes claimed from a warm pool, in the same run: the claim itself
- * (taking a started sandbox and binding the run's identity to it), and the whole createSandbox
- * with the claim (copy-in and the daemon's ready included). Each claim waits for the background
- * refill first, so every one is taken from a full pool, as a worker with a sized pool sees it.
+ * (from asking the pool to a sandbox bound to the run: its identity handed over NATS and taken),
+ * and the whole createSandbox with the claim (copy-in and the daemon's ready included). Each claim
+ * waits for the background refill first, so every one is taken from a full pool, as a worker with
+ * a sized pool sees it. The cold path twice: as before this work (each network made at its
+ * sandbox's start: the baseline) and now (a network made ahead, docs/warm-pool.md).
  */
 export async function benchWarmPool(log: (m: string) => void, repoDir = path.resolve('examples', 'hello')) {
-  const cold = await SandboxDriver.start({});
-  let coldRun;
-  try {
-    log(`warm pool: cold path x${N}`);
-    coldRun = await starts(cold, repoDir, N);
-  } finally {
-    await cold.close();
-  }
+  log(`warm pool: cold path baseline (no network made ahead) x${N}`);
+  const baseline = await coldStarts({ networks: 0 }, repoDir, N);
+  log(`warm pool: cold path x${N}`);
+  const coldRun = await coldStarts({ networks: 1 }, repoDir, N);
   const warm = await SandboxDriver.start({ warmPool: { size: 2 } });
   const claims: number[] = [];
   const totals: number[] = [];
@@ -68,6 +75,8 @@ export async function benchWarmPool(log: (m: string) => void, repoDir = path.res
     coldMs: { ...coldRun.total, target: 'p50 <= 400' },
     coldPhasesP50: coldRun.phasesP50,
     coldPhasesP99: coldRun.phasesP99,
+    coldBaselineMs: baseline.total,
+    coldBaselinePhasesP50: baseline.phasesP50,
     ratioClaimToCold: { p50: ratio(claimMs.p50, coldRun.total.p50), p99: ratio(claimMs.p99, coldRun.total.p99) },
     ratioPooledToCold: { p50: ratio(pooled.p50, coldRun.total.p50), p99: ratio(pooled.p99, coldRun.total.p99) },
   };

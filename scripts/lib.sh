@@ -127,6 +127,103 @@ ensure_docker_engine() {
   die "docker engine did not answer within ${GATEHOUSE_DOCKERD_WAIT}s"
 }
 
+# ensure_crun — the crun OCI runtime, registered with the local Docker engine as `crun` (sandboxes
+# start in about half of runc's time there: orchestrator/src/sandbox/oci-runtime.ts). Root on Debian
+# only; anywhere else it says what to do and goes on (runc works, only slower). Installs Debian's
+# crun, checks it can start a container on this host at all (_gatehouse_crun_runs), adds {"runtimes":{"crun":{"path":…}}} to /etc/docker/daemon.json (merged, other keys kept),
+# and asks a running engine to reload it with SIGHUP: dockerd 20.10 re-reads `runtimes` on reload
+# (daemon/reload_unix.go reloadPlatform), so no restart. It leaves alone an engine whose command line
+# names another --config-file or adds runtimes itself (the file would conflict with its flags and
+# stop its next start), and a daemon.json it cannot parse. Run before ensure_docker_engine: an
+# engine that starts then reads the file.
+ensure_crun() {
+  if [[ -n "${DOCKER_HOST:-}" && "${DOCKER_HOST}" != "unix:///var/run/docker.sock" ]]; then
+    say "crun: DOCKER_HOST names another engine; register crun there yourself (docs/warm-pool.md)"
+    return 0
+  fi
+  if ! is_root || ! is_debian; then
+    command -v crun >/dev/null 2>&1 || say "crun is not installed; sandboxes start under runc (slower): install crun and register it in /etc/docker/daemon.json"
+    return 0
+  fi
+  command -v crun >/dev/null 2>&1 || _gatehouse_apt_install crun
+  local crun_path
+  crun_path="$(command -v crun)" || die "crun is still not on the PATH after installing it"
+  if ! _gatehouse_crun_runs "$crun_path"; then
+    say "crun cannot start a container on this host (${_GATEHOUSE_CRUN_WHY:-unknown reason}); it is not registered and sandboxes start under runc"
+    return 0
+  fi
+  local pid args
+  for pid in $(_gatehouse_host_dockerd_pids); do
+    args="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+    if [[ "$args" == *--config-file* || "$args" == *--add-runtime* ]]; then
+      say "crun: dockerd (pid $pid) runs with its own --config-file or --add-runtime; register crun there yourself"
+      return 0
+    fi
+  done
+  local file=/etc/docker/daemon.json changed
+  changed="$(node -e '
+    const fs = require("fs");
+    const [file, path] = process.argv.slice(1);
+    let cfg = {};
+    try { cfg = JSON.parse(fs.readFileSync(file, "utf8")); } catch (e) { if (e.code !== "ENOENT") { console.log("unreadable"); process.exit(0); } }
+    if (typeof cfg !== "object" || cfg === null || Array.isArray(cfg)) { console.log("unreadable"); process.exit(0); }
+    if (cfg.runtimes && cfg.runtimes.crun) { console.log("kept"); process.exit(0); }
+    cfg.runtimes = { ...(cfg.runtimes || {}), crun: { path } };
+    fs.mkdirSync(require("path").dirname(file), { recursive: true });
+    fs.writeFileSync(file + ".gatehouse-tmp", JSON.stringify(cfg, null, 2) + "\n");
+    fs.renameSync(file + ".gatehouse-tmp", file);
+    console.log("written");
+  ' "$file" "$crun_path")" || die "could not update $file"
+  case "$changed" in
+    unreadable)
+      say "crun: $file is not a JSON object; add \"runtimes\": {\"crun\": {\"path\": \"$crun_path\"}} yourself"
+      return 0
+      ;;
+    written) say "crun: registered in $file" ;;
+  esac
+  _gatehouse_docker_answers || return 0 # not running: it reads the file when it starts
+  if docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"crun"'; then
+    return 0
+  fi
+  for pid in $(_gatehouse_host_dockerd_pids); do
+    say "crun: asking dockerd (pid $pid) to reload its configuration (SIGHUP; nothing restarts)"
+    kill -HUP "$pid" 2>/dev/null || true
+  done
+  local i
+  for ((i = 1; i <= 10; i++)); do
+    if docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"crun"'; then
+      say "crun: the Docker engine lists crun"
+      return 0
+    fi
+    sleep 1
+  done
+  say "crun: the Docker engine does not list crun after a reload; sandboxes start under runc (restart dockerd to pick it up)"
+}
+
+# _gatehouse_crun_runs CRUN — whether crun can start a container here at all: it runs /bin/true in
+# a bundle over the host's root, read-only. Debian 12's crun 1.8.1 refuses a host with cgroups in
+# hybrid mode ("cgroups in hybrid mode not supported"), and an engine told to use it would fail
+# every sandbox start, so it is only registered once this passes. Sets _GATEHOUSE_CRUN_WHY.
+_GATEHOUSE_CRUN_WHY=""
+_gatehouse_crun_runs() {
+  local crun="$1" dir id out rc
+  dir="$(mktemp -d)" || return 1
+  id="gatehouse-crun-probe-$$"
+  out="$(cd "$dir" && "$crun" spec 2>&1 && node -e '
+    const fs = require("fs");
+    const c = JSON.parse(fs.readFileSync("config.json", "utf8"));
+    c.process.terminal = false;
+    c.process.args = ["/bin/true"];
+    c.root = { path: "/", readonly: true };
+    fs.writeFileSync("config.json", JSON.stringify(c));
+  ' 2>&1 && timeout 20 "$crun" run --bundle "$dir" "$id" 2>&1)"
+  rc=$?
+  "$crun" delete -f "$id" >/dev/null 2>&1 || true
+  rm -rf "$dir"
+  _GATEHOUSE_CRUN_WHY="$(printf '%s' "$out" | tail -n 1)"
+  return "$rc"
+}
+
 # ensure_npm_deps — `npm ci` at the repository root when node_modules is
 # missing or older than package-lock.json.
 ensure_npm_deps() {
@@ -183,6 +280,22 @@ ensure_patchelf() {
   say "patchelf is not installed; installing it"
   _gatehouse_apt_install patchelf
   command -v patchelf >/dev/null 2>&1 || die "patchelf is still not on the PATH after installing it"
+}
+
+# ensure_sshd — /usr/sbin/sshd, installing Debian's openssh-server if missing (root on Debian
+# only): the second Docker host (scripts/second-docker-host.sh) is an ssh:// engine too. The package
+# would start the system's sshd on every interface; a policy-rc.d that denies it is put in place for
+# the install when there is none, so only the test's own sshd ever runs.
+ensure_sshd() {
+  [[ -x /usr/sbin/sshd ]] && return 0
+  say "openssh-server is not installed; installing it (the second Docker host's ssh:// engine)"
+  local policy=/usr/sbin/policy-rc.d placed=''
+  if [[ ! -e "$policy" ]]; then
+    printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy" && placed=1
+  fi
+  _gatehouse_apt_install openssh-server || true
+  [[ -n "$placed" ]] && rm -f "$policy"
+  [[ -x /usr/sbin/sshd ]] || die "sshd is still not installed after installing openssh-server"
 }
 
 # ensure_chromium — install Debian's chromium if missing (root on Debian only): the report's

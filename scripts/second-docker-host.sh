@@ -14,6 +14,9 @@
 # pidfile, config file and cgroup parent. Its docker0 and iptables rules live inside that netns.
 # It listens only on ENGINE_IP:2376 with TLS (throwaway CA and certs in $DIR/certs), so published
 # ports are reached at ENGINE_IP, as on a real remote host. It has no route anywhere but the veth.
+# An sshd in the same netns, bound only to ENGINE_IP:22, makes it an ssh:// engine too: a throwaway
+# host key and client key in $DIR/ssh, the client key good for one thing only (its forced command
+# is `docker system dial-stdio` against this engine's socket), root by key only.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -29,8 +32,14 @@ CERTS="$DIR/certs"
 PIDFILE="$DIR/dockerd.pid"
 DOCKER_URL="tcp://$ENGINE_IP:2376"
 
+SSH_DIR="$DIR/ssh"
+SSH_URL="ssh://root@$ENGINE_IP"
+
 engine_env() {
   printf 'DOCKER_HOST=%s\nDOCKER_TLS_VERIFY=1\nDOCKER_CERT_PATH=%s\n' "$DOCKER_URL" "$CERTS/client"
+  # The same engine over SSH: the URL, the client key (for an ssh-agent) and a known_hosts with its host key.
+  printf 'DOCKER_SSH_HOST=%s\nDOCKER_SSH_KEY=%s\nDOCKER_SSH_KNOWN_HOSTS=%s\n' \
+    "$SSH_URL" "$SSH_DIR/client_key" "$SSH_DIR/known_hosts"
 }
 
 # docker2 ARGS... — the docker CLI against the second engine, given up after 10 minutes (an image load).
@@ -116,6 +125,51 @@ start_engine() {
   die "the second engine did not answer at $DOCKER_URL within ${WAIT}s"
 }
 
+start_sshd() {
+  local sshd=/usr/sbin/sshd pid i docker_bin
+  ensure_sshd
+  docker_bin="$(command -v docker)" || die "the docker CLI is needed on the engine's side of SSH (dial-stdio)"
+  mkdir -p "$SSH_DIR" /run/sshd
+  chmod 700 "$SSH_DIR"
+  [[ -s "$SSH_DIR/host_key" ]] || ssh-keygen -q -t ed25519 -N '' -C gatehouse-dh2-host -f "$SSH_DIR/host_key"
+  [[ -s "$SSH_DIR/client_key" ]] || ssh-keygen -q -t ed25519 -N '' -C gatehouse-dh2-client -f "$SSH_DIR/client_key"
+  printf 'restrict,command="%s --host unix://%s/docker.sock system dial-stdio" %s\n' \
+    "$docker_bin" "$DIR" "$(cat "$SSH_DIR/client_key.pub")" >"$SSH_DIR/authorized_keys"
+  printf '%s %s\n' "$ENGINE_IP" "$(cut -d' ' -f1,2 "$SSH_DIR/host_key.pub")" >"$SSH_DIR/known_hosts"
+  # StrictModes off: the files live under /tmp (world-writable), which sshd's checks refuse.
+  cat >"$SSH_DIR/sshd_config" <<CONF
+ListenAddress $ENGINE_IP:22
+HostKey $SSH_DIR/host_key
+PidFile $SSH_DIR/sshd.pid
+AuthorizedKeysFile $SSH_DIR/authorized_keys
+AllowUsers root
+PermitRootLogin forced-commands-only
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+AllowTcpForwarding no
+AllowAgentForwarding no
+AllowStreamLocalForwarding no
+X11Forwarding no
+PermitTunnel no
+PrintMotd no
+CONF
+  if [[ -s "$SSH_DIR/sshd.pid" ]] && kill -0 "$(cat "$SSH_DIR/sshd.pid")" 2>/dev/null; then return 0; fi
+  "$sshd" -t -f "$SSH_DIR/sshd_config" || die "the sshd configuration $SSH_DIR/sshd_config is refused"
+  ip netns exec "$NS" "$sshd" -f "$SSH_DIR/sshd_config" -E "$SSH_DIR/sshd.log" || die "sshd did not start (log: $SSH_DIR/sshd.log)"
+  for ((i = 1; i <= WAIT; i++)); do
+    if [[ -s "$SSH_DIR/sshd.pid" ]] && ip netns exec "$NS" bash -c "exec 3<>/dev/tcp/$ENGINE_IP/22" 2>/dev/null; then
+      pid="$(cat "$SSH_DIR/sshd.pid")"
+      say "sshd (pid $pid) answers at $ENGINE_IP:22"
+      return 0
+    fi
+    sleep 1
+  done
+  die "sshd did not answer at $ENGINE_IP:22 within ${WAIT}s (log: $SSH_DIR/sshd.log)"
+}
+
 cmd_start() {
   is_root || die "the second Docker host needs root (network namespace, dockerd)"
   ip link show docker0 >/dev/null 2>&1 || say "note: the main engine has no docker0 before start"
@@ -123,6 +177,7 @@ cmd_start() {
   make_certs
   make_network
   start_engine
+  start_sshd
   engine_env >"$DIR/env"
   ip link show docker0 >/dev/null 2>&1 || die "the main engine's docker0 is gone after starting the second engine"
   engine_env
@@ -130,6 +185,10 @@ cmd_start() {
 
 cmd_stop() {
   local pid i
+  if [[ -s "$SSH_DIR/sshd.pid" ]]; then
+    pid="$(cat "$SSH_DIR/sshd.pid")"
+    [[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == sshd ]] && kill -TERM "$pid" 2>/dev/null || true
+  fi
   if pid="$(engine_pid)"; then
     say "stopping the second dockerd (pid $pid)"
     kill -TERM "$pid" 2>/dev/null || true

@@ -11,6 +11,7 @@ cd "$GATEHOUSE_ROOT"
 exec </dev/null
 
 ensure_npm_deps
+ensure_crun
 ensure_docker_engine
 ensure_patchelf
 ensure_chromium

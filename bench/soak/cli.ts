@@ -74,6 +74,8 @@ export interface WorkerSpec {
   env: NodeJS.ProcessEnv;
   engine: Engine;
   concurrency: number;
+  /** Sandboxes the worker keeps started (`--warm-pool`); 0: every run starts cold. */
+  warmPool: number;
   leaseTtl: string;
   name: string;
 }
@@ -83,6 +85,7 @@ export function startWorker(s: WorkerSpec): SoakWorker {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), `gh-soak-${s.name}-`));
   const args = [CLI, 'worker', '--store', s.store, '--state-dir', stateDir, '--concurrency', String(s.concurrency)];
   args.push('--lease-ttl', s.leaseTtl);
+  if (s.warmPool > 0) args.push('--warm-pool', String(s.warmPool));
   if (s.engine.dockerHost) args.push('--docker-host', s.engine.dockerHost);
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: engineEnv(s.env, s.engine) });
   let err = '';

@@ -30,9 +30,27 @@ export interface SandboxContainer {
  */
 export async function sandboxesOf(docker: Docker, engine: string, runs: Set<string>): Promise<SandboxContainer[]> {
   const list = await docker.listContainers({ filters: { label: ['gatehouse.role=sandbox'], status: ['running'] } });
-  return list
-    .filter((c) => runs.has(c.Labels['gatehouse.run'] ?? ''))
-    .map((c) => ({ engine, id: c.Id, runId: c.Labels['gatehouse.run']! }));
+  return list.flatMap((c) => {
+    const runId = c.Labels['gatehouse.run'] ?? pooledRun(c.Labels);
+    return runId && runs.has(runId) ? [{ engine, id: c.Id, runId }] : [];
+  });
+}
+
+/**
+ * The run a claimed pooled sandbox serves: its labels were set before it had a run, so the claim
+ * record in its pool's state directory (a worker's, on this machine) names it.
+ */
+function pooledRun(labels: Record<string, string>): string | undefined {
+  const state = labels['gatehouse.state'];
+  const sandboxId = labels['gatehouse.sandbox'];
+  if (!labels['gatehouse.pool'] || !state || !sandboxId || !/^[A-Za-z0-9_-]+$/.test(sandboxId)) return undefined;
+  try {
+    const claim = JSON.parse(readFileSync(path.join(state, 'pool-claims', `${sandboxId}.json`), 'utf8')) as unknown;
+    const runId = (claim as { runId?: unknown }).runId;
+    return typeof runId === 'string' ? runId : undefined;
+  } catch {
+    return undefined; // not claimed (yet), or not a pool of this machine
+  }
 }
 
 /** Memory in use (MiB, page cache excluded, as `docker stats` shows it) of one container. */

@@ -6,6 +6,7 @@ export interface SoakEvent {
   seq: number;
   ts: string;
   type: string;
+  actor?: string;
   hash?: string;
   data: Record<string, unknown>;
 }
@@ -30,6 +31,8 @@ export interface RunFigures {
   unflushedLocal: number;
   /** run.resumed events in the store's log: a takeover by another worker (or a retry) each. */
   resumes: number;
+  /** run.resumed of actor `runtime`: a lost sandbox replaced by a fresh one in the same run child. */
+  sandboxReplacements: number;
   /** Why each lost event counts, for the report. */
   lost: string[];
 }
@@ -91,8 +94,18 @@ export function runFigures(r: RunEvidence): RunFigures {
   }
   let doubleExecutions = 0;
   for (const ids of starts.values()) doubleExecutions += Math.max(0, ids.size - 1);
-  const resumes = r.store.filter((e) => e.type === 'run.resumed').length;
-  return { runId: r.runId, doubleExecutions, lostEvents: lost.length, unflushedLocal, resumes, lost };
+  const resumed = r.store.filter((e) => e.type === 'run.resumed');
+  const sandboxReplacements = resumed.filter((e) => e.actor === 'runtime').length;
+  const resumes = resumed.length - sandboxReplacements;
+  return {
+    runId: r.runId,
+    doubleExecutions,
+    lostEvents: lost.length,
+    unflushedLocal,
+    resumes,
+    sandboxReplacements,
+    lost,
+  };
 }
 
 /** Runs per minute from the first submit to the last run.completed. */

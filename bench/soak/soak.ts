@@ -26,6 +26,8 @@ export interface SoakOptions {
   throughputRuns: number;
   chaosRuns: number;
   concurrency: number;
+  /** Each worker's `--warm-pool` (0: none). */
+  warmPool: number;
   sleepSeconds: number;
   /** The chaos phase's command sleep: longer, so kills land while runs are in flight. */
   chaosSleepSeconds: number;
@@ -44,6 +46,8 @@ export interface SoakReport {
   lostEvents: number;
   /** Runs continued from the store's log by `resume` after their worker was killed (run.resumed events). */
   resumes: number;
+  /** Lost sandboxes replaced by fresh ones, the run going on (run.resumed of actor runtime). */
+  sandboxReplacements: number;
   /** Events only a killed worker's local copy held, written after its last flush and never acted on. */
   unflushedLocalEvents: number;
   runsPerMinute: { oneWorker: number | null; twoWorkers: number | null };
@@ -53,7 +57,7 @@ export interface SoakReport {
     sandboxMemoryMiB: { samples: number; p50?: number; max?: number };
   };
   problems: Array<Pick<RunFigures, 'runId' | 'lost'> & { doubleExecutions: number }>;
-  notCompleted: Array<{ runId: string; state: string; reason?: string }>;
+  notCompleted: Array<{ runId: string; state: string; reason?: string; workerLines: string[] }>;
   /** Runs that completed with another status than final (failed, ...), with the queue's reason. */
   notFinal: Array<{ runId: string; status: string; reason?: string }>;
   /** Submits that failed and were tried again (the run was not queued by them). */
@@ -176,6 +180,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       doubleExecutions: figures.reduce((s, f) => s + f.doubleExecutions, 0),
       lostEvents: figures.reduce((s, f) => s + f.lostEvents, 0),
       resumes: figures.reduce((s, f) => s + f.resumes, 0),
+      sandboxReplacements: figures.reduce((s, f) => s + f.sandboxReplacements, 0),
       unflushedLocalEvents: figures.reduce((s, f) => s + f.unflushedLocal, 0),
       runsPerMinute: { oneWorker: one.rpm, twoWorkers: two.rpm },
       chaos: { runs: chaos.runs.length, actions: chaos.actions, byStatus: byStatus(chaos.runs) },
@@ -190,7 +195,19 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
         .map((f) => ({ runId: f.runId, doubleExecutions: f.doubleExecutions, lost: f.lost })),
       notCompleted: all
         .filter((id) => states.get(id)?.state !== 'completed')
-        .map((id) => ({ runId: id, state: states.get(id)?.state ?? 'unknown', reason: states.get(id)?.reason ?? '' })),
+        .map((id) => ({
+          runId: id,
+          state: states.get(id)?.state ?? 'unknown',
+          reason: states.get(id)?.reason ?? '',
+          // Each attempt's end as its worker logged it (the queue keeps only the last reason).
+          workerLines: workers.flatMap((w) =>
+            w
+              .stderr()
+              .split('\n')
+              .filter((l) => l.includes(id))
+              .map((l) => `${w.name}: ${l.slice(0, 2000)}`),
+          ),
+        })),
       notFinal: all
         .filter((id) => states.get(id)?.state === 'completed' && states.get(id)?.status !== 'final')
         .map((id) => ({ runId: id, status: states.get(id)?.status ?? '?', reason: states.get(id)?.reason ?? '' })),

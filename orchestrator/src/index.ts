@@ -6,6 +6,7 @@ export { fold, reduce, initialState, StateTracker, nextObservationId, type RunSt
 export { ToolPipeline, type CallResult, type ToolCall, type Observation, type PipelineDeps } from './tools/pipeline';
 export { ToolRegistry, resolveSurface } from './tools/registry';
 export { codingTools, CODING_TOOLS } from './tools/builtin/index';
+export * from './mcp/index';
 export type { Tool, ToolLimits } from './tools/tool';
 export * from './policy/index';
 export * from './approval/channels/index';

@@ -7,11 +7,13 @@ import { OutputFileError } from '../src/cli/atomic-write';
 import { PolicyCheckUsageError } from '../src/cli/policy';
 import { UsageError } from '../src/cli/usage';
 import { ConfigError, ConfigRefusedError } from '../src/config/errors';
+import { PlainFileError } from '../src/files/read-plain-file';
 import { JsonSyntaxError } from '../src/problems/json-text';
 import { SuiteError } from '../src/eval/suite-error';
 import { errorKindOf, GatehouseError, type ErrorKind } from '../src/errors';
 import { ArtifactError } from '../src/events/artifacts';
 import { LogKeyError } from '../src/events/key';
+import { McpRequestError } from '../src/mcp-server/allowed-path';
 import { RunLockedError } from '../src/events/lock';
 import { InvalidRunIdError } from '../src/events/paths';
 import { AmbiguousRunError, RunNotFoundError } from '../src/events/run-ref';
@@ -19,6 +21,7 @@ import { StateDirError } from '../src/events/state-home';
 import { EventDataError, EventLogCorruptError, LogSchemaTooNewError } from '../src/events/log-errors';
 import { ApplyError } from '../src/loop/change-set';
 import { ResumeError } from '../src/run/resume';
+import { McpResumeError } from '../src/mcp/recorded-servers';
 import { QueueUnavailableError } from '../src/queue/open-queue';
 import { SnapshotError } from '../src/queue/snapshot';
 import { SubmitError } from '../src/queue/submit';
@@ -51,9 +54,11 @@ const CLASSES: Record<string, [Error, ErrorKind]> = {
     'usage',
   ],
   ConfigRefusedError: [new ConfigRefusedError('.gatehouse/config.json is a symbolic link'), 'refused'],
+  PlainFileError: [new PlainFileError('.gatehouse/policy.json', 'not-regular', 'is a socket'), 'refused'],
   JsonSyntaxError: [new JsonSyntaxError(3, 'unexpected "}"'), 'usage'],
   ApprovalCommandError: [new ApprovalCommandError('no approval request'), 'refused'],
   ResumeError: [new ResumeError('already ended'), 'refused'],
+  McpResumeError: [new McpResumeError('run run_a cannot be resumed without mcp.fs.env.TOKEN'), 'refused'],
   SubmitError: [new SubmitError('run_a was not submitted through this queue'), 'refused'],
   SnapshotError: [new SnapshotError('the snapshot does not match its job'), 'environment'],
   QueueUnavailableError: [new QueueUnavailableError('cannot reach the NATS server'), 'environment'],
@@ -78,6 +83,7 @@ const CLASSES: Record<string, [Error, ErrorKind]> = {
   ProtocolError: [new ProtocolError('invalid result'), 'internal'],
   EventDataError: [new EventDataError('tool.intent', 'does not fit'), 'internal'],
   LogSchemaTooNewError: [new LogSchemaTooNewError('run run_a: event log x, line 1: newer'), 'refused'],
+  McpRequestError: [new McpRequestError('the repository /x is outside the folders this server accepts'), 'refused'],
   // Its kind is the one it is made with: usage for a path that cannot be written, environment otherwise.
   OutputFileError: [new OutputFileError('usage', 'cannot write /x/r.md: ENOENT'), 'usage'],
   ReplayError: [new ReplayError('refused', 'run run_a is itself a replay'), 'refused'],

@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import { Id, invocationPublicKey } from '@gatehouse/shared';
+import { awaitClaim, PoolBootstrap } from './pool-bootstrap';
 import { ProtectList } from './protect';
 import type { CommandUser } from './users';
 import { waitForFile } from './wait-file';
@@ -11,9 +12,10 @@ const Env = z.object({
   GATEHOUSE_WORKSPACE: z.string().default('/workspace'),
   GATEHOUSE_STATE_DIR: z.string().default('/var/gatehouse'),
   /**
-   * The run's identity (RunIdentity), put in by the orchestrator when it binds this sandbox to a run
-   * (at once for a cold start, at claim for a pooled one) and deleted once read. Until then the
-   * daemon holds no run, no subjects and no credentials: it is not even connected (docs/warm-pool.md).
+   * The run's identity (RunIdentity), put in by the orchestrator when it binds a cold sandbox to a
+   * run, or a pooled sandbox's one-time user (pool-bootstrap.ts), whose claim then brings the
+   * identity over NATS; deleted once read. Until then the daemon holds no run, no run subjects and
+   * no run credentials (docs/warm-pool.md).
    */
   GATEHOUSE_IDENTITY_FILE: z.string().min(1),
   /**
@@ -75,9 +77,33 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<DaemonConfig> 
   const e = parsed.data;
   // The marker arrives after the identity, in the same archive: once it exists, Docker is done with
   // the identity file (owner, mode, times), so reading and deleting it cannot race the extraction.
+  const startedAt = Date.now();
   await waitForFile(`${e.GATEHOUSE_IDENTITY_FILE}.ready`, () => true, e.GATEHOUSE_IDENTITY_WAIT_MS);
-  const identity = RunIdentity.parse(JSON.parse(await fs.readFile(e.GATEHOUSE_IDENTITY_FILE, 'utf8')));
+  const written: unknown = JSON.parse(await fs.readFile(e.GATEHOUSE_IDENTITY_FILE, 'utf8'));
   await fs.rm(e.GATEHOUSE_IDENTITY_FILE, { force: true });
+  let identity: RunIdentity;
+  const pooled = PoolBootstrap.safeParse(written);
+  if (pooled.success) {
+    // A warm pool's sandbox: the run's identity comes with the claim, over NATS.
+    const waitMs = Math.max(0, e.GATEHOUSE_IDENTITY_WAIT_MS - (Date.now() - startedAt));
+    const claim = await awaitClaim(e.GATEHOUSE_NATS_URL, pooled.data, waitMs);
+    const parsed = RunIdentity.safeParse(claim.identity);
+    const why = !parsed.success
+      ? `not a run identity: ${parsed.error.issues[0]?.message}`
+      : parsed.data.sandboxId !== pooled.data.pool.sandboxId
+        ? `an identity for sandbox ${parsed.data.sandboxId}, not this one`
+        : undefined;
+    if (why || !parsed.success) {
+      await claim.answer({ ok: false, error: why ?? 'not a run identity' });
+      throw new Error(`claim refused: ${why}`);
+    }
+    identity = parsed.data;
+    // Bound: the claim is answered and the one-time user dropped now; the run's user connects
+    // while the workspace is copied in (startDaemon), as on a cold start.
+    await claim.answer({ ok: true });
+  } else {
+    identity = RunIdentity.parse(written);
+  }
   const protectFile = e.GATEHOUSE_PROTECT_FILE;
   return {
     natsUrl: e.GATEHOUSE_NATS_URL,

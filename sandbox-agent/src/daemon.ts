@@ -21,6 +21,7 @@ import { Baseline } from './baseline';
 import type { DaemonConfig } from './config';
 import { PrimitiveError } from './errors';
 import { Journal } from './journal';
+import { McpSessions } from './mcp-sessions';
 import { log } from './log';
 import { runPrimitive, type Outcome } from './primitives/index';
 import { startFreshRepository } from './fresh-repository';
@@ -130,6 +131,8 @@ class InvocationHandler {
    * suites, under load).
    */
   private running = 0;
+  /** MCP servers running in this sandbox (primitives/mcp-session.ts). */
+  private readonly sessions = new McpSessions();
 
   constructor(
     private readonly cfg: DaemonConfig,
@@ -269,6 +272,8 @@ class InvocationHandler {
               timeoutMs: inv.timeoutMs,
               outputCap: inv.outputCap,
               user: this.cfg.user,
+              invocationId: inv.invocationId,
+              sessions: this.sessions,
               onOutput: (stream, text) =>
                 this.nc.publish(
                   this.subjects.output(inv.invocationId),
@@ -293,7 +298,7 @@ class InvocationHandler {
         // waits for it (sweeping), so no command-user process exists while the daemon works.
         // Owed after an exec, and paid once nothing is in flight: an exec that ends while another
         // call runs is swept when that call ends, not only after the next exec (red-team note).
-        if (inv.primitive === 'exec') this.sweepOwed = true;
+        if (inv.primitive === 'exec' || inv.primitive === 'mcp_session') this.sweepOwed = true;
         if (this.sweepOwed) {
           // setImmediate: even the sweep's first, synchronous look (the pids counter, maybe /proc)
           // waits until the reply has gone out.

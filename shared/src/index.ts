@@ -3,6 +3,7 @@ export * from './ids';
 export * from './subjects';
 export * from './protocol/limits';
 export * from './protocol/primitives';
+export * from './protocol/mcp-primitives';
 export * from './protocol/messages';
 export * from './protocol/codec';
 export * from './protocol/signing';

@@ -47,6 +47,22 @@ export function sandboxSubjects(runId: string, sandboxId: string): SandboxSubjec
   };
 }
 
+/**
+ * Where a pooled sandbox receives its run's identity at claim (request/reply, orchestrator ->
+ * daemon). Disjoint from every sandbox's subjects by its last token (`identity` is none of
+ * sandboxSubjects'), even for a run whose id were `_pool`.
+ */
+export function poolIdentitySubject(sandboxId: string): string {
+  Id.parse(sandboxId);
+  return `${SUBJECT_ROOT}._pool.${sandboxId}.identity`;
+}
+
+/** Where a pooled daemon says, once, that it listens on its identity subject (the pool then offers it). */
+export function poolWaitingSubject(sandboxId: string): string {
+  Id.parse(sandboxId);
+  return `${SUBJECT_ROOT}._pool.${sandboxId}.waiting`;
+}
+
 /** What a sandbox's NATS user may do: subscribe to its inbound subjects, publish its outbound ones. */
 export function sandboxPermissions(runId: string, sandboxId: string): { publish: string[]; subscribe: string[] } {
   const s = sandboxSubjects(runId, sandboxId);

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,7 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltImage, ensureImages, ensureRuntimeImage } from '@gatehouse/orchestrator';
 import * as secondHost from '../support/second-docker-host';
+import { startSshAgent } from '../support/ssh-agent';
 
 /**
  * Several Docker hosts: `gatehouse run --docker-host` against a second engine that is "remote"
@@ -74,63 +75,69 @@ afterAll(() => {
   secondHost.stop();
 }, 300_000);
 
+/**
+ * `gatehouse run --docker-host URL` of a scripted run whose sandbox prints its own container id
+ * (its hostname) and waits, while gatehouse's containers are listed on both engines (bounded: 180 s).
+ */
+async function runWatchingEngines(dockerHost: string, env: NodeJS.ProcessEnv) {
+  const dir = repo();
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'gh-hosts-run-'));
+  writeFileSync(
+    path.join(tmp, 'script.json'),
+    JSON.stringify({
+      turns: [
+        { toolCalls: [{ name: 'bash', input: { command: 'echo "sandbox-id=$(hostname)" && sleep 4' } }] },
+        { final: 'Printed the sandbox id.' },
+      ],
+    }),
+  );
+  writeFileSync(path.join(tmp, 'policy.json'), JSON.stringify({ mode: 'sandboxed-auto' }));
+  // An agent-phase allow list starts a per-run egress proxy; nothing is ever sent through it.
+  writeFileSync(path.join(tmp, 'config.json'), JSON.stringify({ egress: { agent: ['gatehouse-test.invalid'] } }));
+  const args = [
+    cli,
+    'run',
+    'print where you run',
+    '--repo',
+    dir,
+    '--model',
+    `scripted:${path.join(tmp, 'script.json')}`,
+    '--policy',
+    path.join(tmp, 'policy.json'),
+    '--config',
+    path.join(tmp, 'config.json'),
+    '--docker-host',
+    dockerHost,
+    '--json',
+    '--state-dir',
+    path.join(tmp, 'state'),
+  ];
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  let done = false;
+  void exited.then(() => (done = true));
+
+  const onHost2 = new Map<string, string>();
+  const onHost1 = new Set<string>();
+  const deadline = Date.now() + 180_000;
+  while (!done && Date.now() < deadline) {
+    for (const c of await host2.docker.listContainers({ all: true, filters: { label: ['gatehouse.role'] } }))
+      onHost2.set(c.Id, c.Labels['gatehouse.role']!);
+    for (const c of await main.listContainers({ all: true, filters: { label: ['gatehouse.role'] } })) onHost1.add(c.Id);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  if (!done) child.kill('SIGKILL');
+  return { code: await exited, stdout, stderr, onHost1, onHost2 };
+}
+
 describe('gatehouse run --docker-host (a second engine, TLS, its own network namespace)', () => {
   it('runs the sandbox, egress proxy and NATS on host 2, none on host 1; host 1 is unaffected', async () => {
-    const dir = repo();
-    const tmp = mkdtempSync(path.join(os.tmpdir(), 'gh-hosts-run-'));
-    // The sandbox prints its own container id (its hostname) and waits, so both engines can be asked.
-    writeFileSync(
-      path.join(tmp, 'script.json'),
-      JSON.stringify({
-        turns: [
-          { toolCalls: [{ name: 'bash', input: { command: 'echo "sandbox-id=$(hostname)" && sleep 4' } }] },
-          { final: 'Printed the sandbox id.' },
-        ],
-      }),
-    );
-    writeFileSync(path.join(tmp, 'policy.json'), JSON.stringify({ mode: 'sandboxed-auto' }));
-    // An agent-phase allow list starts a per-run egress proxy; nothing is ever sent through it.
-    writeFileSync(path.join(tmp, 'config.json'), JSON.stringify({ egress: { agent: ['gatehouse-test.invalid'] } }));
-    const args = [
-      cli,
-      'run',
-      'print where you run',
-      '--repo',
-      dir,
-      '--model',
-      `scripted:${path.join(tmp, 'script.json')}`,
-      '--policy',
-      path.join(tmp, 'policy.json'),
-      '--config',
-      path.join(tmp, 'config.json'),
-      '--docker-host',
-      host2.env.DOCKER_HOST,
-      '--json',
-      '--state-dir',
-      path.join(tmp, 'state'),
-    ];
-    const child = spawn(process.execPath, args, { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    let done = false;
-    void exited.then(() => (done = true));
-
-    // While it runs: gatehouse's containers as each engine lists them (bounded: 180 s).
-    const onHost2 = new Map<string, string>();
-    const onHost1 = new Set<string>();
-    const deadline = Date.now() + 180_000;
-    while (!done && Date.now() < deadline) {
-      for (const c of await host2.docker.listContainers({ all: true, filters: { label: ['gatehouse.role'] } }))
-        onHost2.set(c.Id, c.Labels['gatehouse.role']!);
-      for (const c of await main.listContainers({ all: true, filters: { label: ['gatehouse.role'] } }))
-        onHost1.add(c.Id);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    if (!done) child.kill('SIGKILL');
-    expect(await exited, stderr).toBe(0);
+    const { code, stdout, stderr, onHost1, onHost2 } = await runWatchingEngines(host2.env.DOCKER_HOST, cliEnv());
+    expect(code, stderr).toBe(0);
 
     const events = stdout
       .trim()
@@ -189,4 +196,41 @@ describe('gatehouse run --docker-host (a second engine, TLS, its own network nam
     expect(down.status, down.stderr).toBe(1);
     expect(down.stderr).toContain('cannot reach the Docker engine at tcp://127.0.0.1:1');
   }, 150_000);
+
+  it('drives host 2 over ssh:// (its own sshd, agent key, host key checked): the sandbox runs there', async () => {
+    const agent = await startSshAgent([host2.ssh.key]);
+    try {
+      const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', SSH_AUTH_SOCK: agent.sock };
+      for (const k of ['DOCKER_HOST', 'DOCKER_TLS_VERIFY', 'DOCKER_CERT_PATH']) delete env[k];
+      env.GATEHOUSE_SSH_KNOWN_HOSTS = host2.ssh.knownHosts;
+      const { code, stdout, stderr, onHost1, onHost2 } = await runWatchingEngines(host2.ssh.url, env);
+      expect(code, stderr).toBe(0);
+      const last = stdout.trim().split('\n').at(-1)!;
+      expect(JSON.parse(last)).toMatchObject({ type: 'run.completed', data: { status: 'final' } });
+      const sandboxId = /sandbox-id=([0-9a-f]{12})/.exec(stdout)?.[1];
+      expect(sandboxId, stdout).toBeDefined();
+      const sandbox = [...onHost2.keys()].find((id) => id.startsWith(sandboxId!));
+      expect(sandbox, `host 2 listed ${[...onHost2.keys()].join(', ')}`).toBeDefined();
+      expect(onHost2.get(sandbox!)).toBe('sandbox');
+      expect([...onHost1].some((id) => id.startsWith(sandboxId!))).toBe(false);
+
+      // Another host key for that address (as if someone else answered there): refused, nothing runs.
+      const wrong = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-hosts-known-')), 'known_hosts');
+      const other = path.join(path.dirname(wrong), 'other');
+      spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', other]);
+      const otherPub = readFileSync(`${other}.pub`, 'utf8').split(' ').slice(0, 2).join(' ');
+      writeFileSync(wrong, `${host2.address} ${otherPub}\n`);
+      const script = path.join(path.dirname(wrong), 'script.json');
+      writeFileSync(script, JSON.stringify({ turns: [{ final: 'nothing to do' }] }));
+      const refused = spawnSync(
+        process.execPath,
+        [cli, 'run', 'x', '--repo', repo(), '--model', `scripted:${script}`, '--docker-host', host2.ssh.url],
+        { encoding: 'utf8', env: { ...env, GATEHOUSE_SSH_KNOWN_HOSTS: wrong }, timeout: 60_000 },
+      );
+      expect(refused.status, refused.stderr).toBe(1);
+      expect(refused.stderr).toContain(`cannot reach the Docker engine at ${host2.ssh.url}`);
+    } finally {
+      await agent.stop();
+    }
+  }, 400_000);
 });

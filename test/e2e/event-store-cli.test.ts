@@ -59,6 +59,25 @@ function gatehouse(args: string[], env: NodeJS.ProcessEnv = {}) {
 
 const runIdOf = (stdout: string): string => (JSON.parse(stdout.split('\n')[0]!) as { runId: string }).runId;
 
+/** `gatehouse run TASK` of a scripted model through the store, the policy above, in `stateDir`. */
+function runThroughStore(task: string, turns: unknown[], stateDir: string) {
+  return gatehouse([
+    'run',
+    task,
+    '--repo',
+    repo(),
+    '--policy',
+    policy(),
+    '--model',
+    `scripted:${script(turns)}`,
+    '--json',
+    '--state-dir',
+    stateDir,
+    '--store',
+    store,
+  ]);
+}
+
 beforeAll(async () => {
   const images = await ensureImages({ prune: false });
   server = await startNatsCluster(images.nats, 1);
@@ -78,21 +97,7 @@ describe('gatehouse --store (real CLI, sandbox and JetStream)', () => {
       { toolCalls: [{ name: 'bash', input: { command: 'echo hello > hello.txt' } }] },
       { final: 'Wrote hello.txt as obs-1 shows.' },
     ];
-    const r = gatehouse([
-      'run',
-      'say hello',
-      '--repo',
-      repo(),
-      '--policy',
-      policy(),
-      '--model',
-      `scripted:${script(turns)}`,
-      '--json',
-      '--state-dir',
-      stateDir,
-      '--store',
-      store,
-    ]);
+    const r = runThroughStore('say hello', turns, stateDir);
     expect(r.status, r.stderr).toBe(0);
     const runId = runIdOf(r.stdout);
     const local = readFileSync(path.join(stateDir, 'runs', runId, 'events.jsonl'));
@@ -129,21 +134,7 @@ describe('gatehouse --store (real CLI, sandbox and JetStream)', () => {
       { toolCalls: [{ name: 'bash', input: { command: 'echo ask >> a.log' } }] },
       { final: 'Done as obs-1 and obs-2 show.' },
     ];
-    const r = gatehouse([
-      'run',
-      'pause here',
-      '--repo',
-      repo(),
-      '--policy',
-      policy(),
-      '--model',
-      `scripted:${script(turns)}`,
-      '--json',
-      '--state-dir',
-      stateDir,
-      '--store',
-      store,
-    ]);
+    const r = runThroughStore('pause here', turns, stateDir);
     expect(r.status, r.stderr).toBe(3);
     const runId = runIdOf(r.stdout);
 

@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureImages, LogKey, openEventStore, RunLog, type EventStore } from '@gatehouse/orchestrator';
+import { ensureImages, openEventStore, RunLog, type EventStore } from '@gatehouse/orchestrator';
+import { appendOutput, appendStarted, TempDirs } from '../support/event-store-testbed';
 import { settled, startNatsCluster, type NatsCluster } from '../support/nats-cluster';
 
 /**
@@ -13,13 +12,8 @@ import { settled, startNatsCluster, type NatsCluster } from '../support/nats-clu
  */
 let cluster: NatsCluster;
 let store: EventStore | undefined;
-const dirs: string[] = [];
-
-function tmp(prefix: string): string {
-  const d = mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
+const dirs = new TempDirs();
+const tmp = (prefix: string): string => dirs.make(prefix);
 
 beforeAll(async () => {
   const images = await ensureImages({ prune: false });
@@ -29,16 +23,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await store?.close().catch(() => undefined);
   await cluster?.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  dirs.remove();
 });
 
 describe('the event store on a three-node cluster', () => {
   it('loses no event when a node is killed while a run writes through', async () => {
-    const keyDir = tmp('gh-store-key-');
-    const key = LogKey.fromBytes(randomBytes(32), {
-      keyFile: path.join(keyDir, 'log.key'),
-      headsDir: path.join(keyDir, 'heads'),
-    });
+    const key = dirs.key();
     const s = await settled(() => openEventStore(cluster.servers.join(','), key));
     store = s;
     const nc = await connect({ servers: cluster.servers });
@@ -48,16 +38,8 @@ describe('the event store on a three-node cluster', () => {
     const stateDir = tmp('gh-store-state-');
     const runId = 'run_cluster';
     const log = RunLog.create(stateDir, runId, { key, replica: s.replicaFor(runId, { lastStreamSeq: 0 }) });
-    log.append('run.started', 'user', { task: 'cluster', mode: 'confirm-each', surface: ['bash'] });
-    const output = (n: number) =>
-      log.append('model.output', 'model', {
-        turn: n,
-        text: `turn ${n}`,
-        toolCalls: [],
-        stopReason: 'end_turn',
-        usage: { inputTokens: 1, outputTokens: 1 },
-        retries: 0,
-      });
+    appendStarted(log, 'cluster');
+    const output = (n: number) => appendOutput(log, n);
     for (let n = 1; n <= 50; n++) output(n);
     await log.flush();
     await cluster.kill(1);

@@ -1,13 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import {
-  ensureImages,
   EventLogCorruptError,
-  LogKey,
   openEventStore,
   RunFencedError,
   RunLog,
@@ -15,70 +11,32 @@ import {
   StoreUrlError,
   verifyLog,
   type EventStore,
+  type LogKey,
 } from '@gatehouse/orchestrator';
-import { startNatsCluster, type NatsCluster } from '../support/nats-cluster';
+import { appendOutput, appendStarted, StoreTestbed } from '../support/event-store-testbed';
 
 /**
  * The JetStream event store against a real single JetStream server (gatehouse's NATS image): runs
  * written through, a retried append stored once, a second writer fenced, a forged message refused,
  * a run pulled into an empty state directory and opened there.
  */
-let server: NatsCluster;
+let bed: StoreTestbed;
 let url: string;
 let nc: NatsConnection;
-const dirs: string[] = [];
-const stores: EventStore[] = [];
-
-function tmp(prefix: string): string {
-  const d = mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
-
-/** A key of the test's own (never the installation's), with its heads in their own folder. */
-function testKey(): LogKey {
-  const d = tmp('gh-store-key-');
-  return LogKey.fromBytes(randomBytes(32), { keyFile: path.join(d, 'log.key'), headsDir: path.join(d, 'heads') });
-}
-
-async function open(key: LogKey): Promise<EventStore> {
-  const s = await openEventStore(url, key);
-  stores.push(s);
-  return s;
-}
-
-function started(log: RunLog): void {
-  log.append('run.started', 'user', { task: 'store test', mode: 'confirm-each', surface: ['bash'] });
-}
-
-function output(log: RunLog, n: number): void {
-  log.append('model.output', 'model', {
-    turn: n,
-    text: `turn ${n}`,
-    toolCalls: [],
-    stopReason: 'end_turn',
-    usage: { inputTokens: 1, outputTokens: 1 },
-    retries: 0,
-  });
-}
+const tmp = (prefix: string): string => bed.dirs.make(prefix);
+const testKey = (): LogKey => bed.dirs.key();
+const open = (key: LogKey): Promise<EventStore> => bed.open(key);
+const started = (log: RunLog): void => appendStarted(log, 'store test');
+const output = appendOutput;
 
 beforeAll(async () => {
-  const images = await ensureImages({ prune: false });
-  server = await startNatsCluster(images.nats, 1);
-  url = server.servers[0]!;
-  for (let i = 0; i < 40 && !nc; i++) {
-    nc = await connect({ servers: url }).catch(async () => {
-      await new Promise((r) => setTimeout(r, 250));
-      return undefined as unknown as NatsConnection;
-    });
-  }
+  bed = await StoreTestbed.start();
+  url = bed.url;
+  nc = bed.nc;
 }, 120_000);
 
 afterAll(async () => {
-  for (const s of stores) await s.close().catch(() => undefined);
-  await nc?.close().catch(() => undefined);
-  await server?.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  await bed?.stop();
 });
 
 describe('the JetStream event store', () => {

@@ -100,7 +100,10 @@ describe('sandbox hardening, read back from Docker and from inside', () => {
     expect(networks[0]).toBe(net.Name);
     expect(net.Internal).toBe(true);
     expect(net.Options?.['com.docker.network.bridge.inhibit_ipv4']).toBe('true');
-    expect(net.Labels).toMatchObject({ 'gatehouse.role': 'run-network', 'gatehouse.run': 'run_hardening' });
+    expect(net.Labels).toMatchObject({ 'gatehouse.role': 'run-network', 'gatehouse.sandbox': sandbox.sandboxId });
+    // A network made ahead of its run (network-pool.ts) is its sandbox's alone and names no run;
+    // one made at the sandbox's start names its run too.
+    expect(net.Labels?.['gatehouse.run'] ?? 'run_hardening').toBe('run_hardening');
   });
 
   it('keeps its NATS credentials out of the environment and deletes the file once read', async () => {

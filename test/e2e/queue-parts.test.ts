@@ -12,17 +12,19 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import tarStream from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureImages } from '@gatehouse/orchestrator';
+import { LogKey } from '../../orchestrator/src/events/key';
 import { Lease } from '../../orchestrator/src/queue/lease';
 import { queueNames } from '../../orchestrator/src/queue/names';
 import { ensureQueue, type QueueHandles } from '../../orchestrator/src/queue/queue-setup';
 import { extractSnapshot, putSnapshot } from '../../orchestrator/src/queue/snapshot';
+import { readRunRecord, sealRunRecord, updateRunRecord } from '../../orchestrator/src/queue/run-record';
 import { queueStatus } from '../../orchestrator/src/queue/status';
-import { submitRun } from '../../orchestrator/src/queue/submit';
-import { startNatsCluster, type NatsCluster } from '../support/nats-cluster';
+import { submitResume, submitRun } from '../../orchestrator/src/queue/submit';
+import { connectWithin, startNatsCluster, type NatsCluster } from '../support/nats-cluster';
 
 /**
  * The run queue's parts on a real JetStream server (gatehouse's NATS image): leases, repository
@@ -36,27 +38,15 @@ beforeAll(async () => {
   const images = await ensureImages({ prune: false });
   server = await startNatsCluster(images.nats, 1);
   nc = await connectWithin(server.servers[0]!, 20_000);
-  q = await ensureQueue(nc, queueNames('0123456789abcdef'), { leaseTtlMs: 1500 });
+  const keyDir = mkdtempSync(path.join(os.tmpdir(), 'gh-queue-key-'));
+  const key = LogKey.load({ env: { GATEHOUSE_KEY_FILE: path.join(keyDir, 'log.key') } });
+  q = await ensureQueue(nc, queueNames(key.id), key, { leaseTtlMs: 1500 });
 }, 120_000);
 
 afterAll(async () => {
   await nc?.close();
   await server?.stop();
 });
-
-async function connectWithin(url: string, ms: number): Promise<NatsConnection> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      const c = await connect({ servers: url, timeout: 2000 });
-      await c.jetstreamManager().then((m) => m.getAccountInfo());
-      return c;
-    } catch (e) {
-      if (Date.now() > until) throw e;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-}
 
 const holder = (worker: string) => ({ worker, host: 'test', since: new Date().toISOString() });
 
@@ -167,5 +157,58 @@ describe('submitting', () => {
     expect(s.queue.pending).toBeGreaterThanOrEqual(1);
     expect(s.runs.find((r) => r.runId === runId)).toMatchObject({ state: 'queued', task: 'say hi' });
     expect(await q.snapshots.info(`${runId}.tar`)).not.toBeNull();
+  });
+});
+
+describe("a run's record, forged by someone who can write the runs bucket but lacks the key", () => {
+  it('is shown by status as not trusted, and submit --resume signs no job from it', async () => {
+    const { runId } = await submitRun(nc, q, { task: 'pause me', repoDir: repo(), flags: { model: 'scripted:x' } });
+    const genuine = await readRunRecord(q.runs, runId);
+    expect(genuine).toMatchObject({ record: { state: 'queued' } });
+    const record = (genuine as { record: Record<string, unknown> }).record;
+    // The forger pauses the run, on a snapshot of their own: unsigned, then with a made-up MAC,
+    // then with a MAC under another installation's key.
+    const forged = { ...record, state: 'paused', snapshot: { name: 'evil.tar', sha256: 'e'.repeat(64), bytes: 1 } };
+    const otherKey = LogKey.load({
+      env: { GATEHOUSE_KEY_FILE: path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-other-key-')), 'log.key') },
+    });
+    for (const text of [
+      JSON.stringify(forged),
+      JSON.stringify({ ...forged, mac: 'a'.repeat(64) }),
+      sealRunRecord(otherKey, forged as never),
+    ]) {
+      await q.runs.kv.put(runId, text);
+      const s = await queueStatus(nc, q);
+      expect(s.runs.find((r) => r.runId === runId)).toBeUndefined();
+      expect(s.unverified).toContainEqual({ runId, problem: expect.stringMatching(/MAC/) as unknown });
+      const pendingBefore = s.queue.pending;
+      await expect(submitResume(nc, q, runId)).rejects.toThrow(/is not trusted/);
+      expect((await queueStatus(nc, q)).queue.pending).toBe(pendingBefore);
+      // A worker's update does not sign over it either: the forgery stays visible.
+      expect(await updateRunRecord(q.runs, runId, { state: 'running' })).toBe('unverified');
+      expect((await q.runs.kv.get(runId))?.string()).toBe(text);
+    }
+  });
+});
+
+describe('a full queue', () => {
+  it('refuses a submit with what to do: nothing queued, the record says failed, the snapshot is gone', async () => {
+    const jsm = await nc.jetstreamManager();
+    const info = await jsm.streams.info(q.names.stream);
+    // Bounded at what it holds now: the next job is one too many (the bounds come back on the next ensureQueue).
+    await jsm.streams.update(q.names.stream, { ...info.config, max_msgs: Math.max(1, info.state.messages) });
+    try {
+      if (info.state.messages === 0)
+        await submitRun(nc, q, { task: 'fills it', repoDir: repo(), flags: { model: 'scripted:x' } });
+      const before = (await queueStatus(nc, q)).runs.map((r) => r.runId);
+      await expect(
+        submitRun(nc, q, { task: 'one too many', repoDir: repo(), flags: { model: 'scripted:x' } }),
+      ).rejects.toThrow(/queue GATEHOUSE_QUEUE_\w+ is full .*Start workers/);
+      const added = (await queueStatus(nc, q)).runs.filter((r) => !before.includes(r.runId));
+      expect(added).toMatchObject([{ state: 'failed', reason: expect.stringMatching(/^not queued/) as unknown }]);
+      expect((await q.snapshots.info(`${added[0]!.runId}.tar`))?.deleted).toBe(true);
+    } finally {
+      await jsm.streams.update(q.names.stream, { ...info.config });
+    }
   });
 });

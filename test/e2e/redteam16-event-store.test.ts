@@ -1,18 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type NatsConnection } from 'nats';
-import {
-  ensureImages,
-  EventLogCorruptError,
-  LogKey,
-  openEventStore,
-  RunLog,
-  type EventStore,
-} from '@gatehouse/orchestrator';
-import { startNatsCluster, type NatsCluster } from '../support/nats-cluster';
+import type { NatsConnection } from 'nats';
+import { EventLogCorruptError, RunLog, type EventStore, type LogKey } from '@gatehouse/orchestrator';
+import { appendOutput, appendStarted, StoreTestbed } from '../support/event-store-testbed';
 
 /**
  * Red team (issue 16): a writer with NATS access to the event store but without the log key, on a
@@ -20,39 +11,17 @@ import { startNatsCluster, type NatsCluster } from '../support/nats-cluster';
  * KV bucket, and replace files in the object store; a run pulled from the store must be refused,
  * or the change detected, each time.
  */
-let server: NatsCluster;
-let url: string;
+let bed: StoreTestbed;
 let nc: NatsConnection;
-const dirs: string[] = [];
-const stores: EventStore[] = [];
-
-function tmp(prefix: string): string {
-  const d = mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
-
-function testKey(): LogKey {
-  const d = tmp('gh-rt16-key-');
-  return LogKey.fromBytes(randomBytes(32), { keyFile: path.join(d, 'log.key'), headsDir: path.join(d, 'heads') });
-}
-
-function output(log: RunLog, n: number): void {
-  log.append('model.output', 'model', {
-    turn: n,
-    text: `turn ${n}`,
-    toolCalls: [],
-    stopReason: 'end_turn',
-    usage: { inputTokens: 1, outputTokens: 1 },
-    retries: 0,
-  });
-}
+const tmp = (prefix: string): string => bed.dirs.make(prefix);
+const testKey = (): LogKey => bed.dirs.key('gh-rt16-key-');
+const output = appendOutput;
 
 /** A run of `n` outputs written through to the store; its lines as the writer wrote them. */
 async function storedRun(key: LogKey, store: EventStore, runId: string, n: number): Promise<string[]> {
   const stateDir = tmp('gh-rt16-state-');
   const log = RunLog.create(stateDir, runId, { key, replica: store.replicaFor(runId, { lastStreamSeq: 0 }) });
-  log.append('run.started', 'user', { task: 'red team', mode: 'confirm-each', surface: ['bash'] });
+  appendStarted(log, 'red team');
   for (let i = 1; i <= n; i++) output(log, i);
   await log.flush();
   log.close();
@@ -63,9 +32,7 @@ async function storedRun(key: LogKey, store: EventStore, runId: string, n: numbe
 
 async function setup(): Promise<{ key: LogKey; store: EventStore }> {
   const key = testKey();
-  const store = await openEventStore(url, key);
-  stores.push(store);
-  return { key, store };
+  return { key, store: await bed.open(key) };
 }
 
 async function refused(store: EventStore, runId: string, reason: RegExp): Promise<void> {
@@ -77,22 +44,12 @@ async function refused(store: EventStore, runId: string, reason: RegExp): Promis
 }
 
 beforeAll(async () => {
-  const images = await ensureImages({ prune: false });
-  server = await startNatsCluster(images.nats, 1);
-  url = server.servers[0]!;
-  for (let i = 0; i < 40 && !nc; i++) {
-    nc = await connect({ servers: url }).catch(async () => {
-      await new Promise((r) => setTimeout(r, 250));
-      return undefined as unknown as NatsConnection;
-    });
-  }
+  bed = await StoreTestbed.start();
+  nc = bed.nc;
 }, 120_000);
 
 afterAll(async () => {
-  for (const s of stores) await s.close().catch(() => undefined);
-  await nc?.close().catch(() => undefined);
-  await server?.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  await bed?.stop();
 });
 
 describe('redteam16: the event store against a writer without the log key', () => {
@@ -157,7 +114,7 @@ describe('redteam16: the event store against a writer without the log key', () =
     const runId = 'run_rt16truncate';
     const stateDir = tmp('gh-rt16-state-');
     const log = RunLog.create(stateDir, runId, { key, replica: store.replicaFor(runId, { lastStreamSeq: 0 }) });
-    log.append('run.started', 'user', { task: 'red team', mode: 'confirm-each', surface: ['bash'] });
+    appendStarted(log, 'red team');
     for (let i = 1; i <= 2; i++) output(log, i);
     await log.flush();
     const heads = await nc.jetstream().views.kv(`GATEHOUSE_HEADS_${key.id}`);

@@ -1,19 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureImages } from '@gatehouse/orchestrator';
-import { startNatsCluster, type NatsCluster } from '../support/nats-cluster';
-import {
-  gatehouse,
-  installationEnv,
-  policyFile,
-  repoWith,
-  scriptFile,
-  startWorkerProcess,
-  storeEvents,
-  waitFor,
-  type Event,
-  type WorkerProcess,
-} from '../support/queue-cli';
+import { gatehouse, installationEnv, repoWith, storeEvents, waitFor } from '../support/queue-cli';
+import { executionsPerCall, QueueFleet } from '../support/queue-fleet';
 
 /**
  * Red team (issue 16), a stale worker: a real `gatehouse worker` SIGSTOPped mid-run for longer than
@@ -22,25 +10,15 @@ import {
  * log verifies from the store, and the woken worker, which lost the lease while stopped, settles
  * nothing: the run stays completed as its new holder left it.
  */
-let nats: NatsCluster;
-let store: string;
-const workers: WorkerProcess[] = [];
-const reapAfter: Array<{ runId: string; env: NodeJS.ProcessEnv }> = [];
+let fleet: QueueFleet;
 
 beforeAll(async () => {
-  const images = await ensureImages({ prune: false });
-  nats = await startNatsCluster(images.nats, 1);
-  store = nats.servers[0]!;
+  fleet = await QueueFleet.start();
 }, 120_000);
 
+// Stopped workers are continued before they are killed (QueueFleet.stop).
 afterAll(async () => {
-  for (const w of workers) {
-    if (w.child.pid !== undefined) process.kill(w.child.pid, 'SIGCONT');
-    w.child.kill('SIGKILL');
-  }
-  await Promise.all(workers.map((w) => w.exited));
-  for (const { runId, env } of reapAfter) gatehouse(['sandbox', 'reap', '--run', runId], env);
-  await nats?.stop();
+  await fleet?.stop();
 });
 
 /** The processes whose parent is `pid` (from /proc: the worker's run children). */
@@ -59,20 +37,7 @@ function childrenOf(pid: number): number[] {
   return out;
 }
 
-function runState(env: NodeJS.ProcessEnv, runId: string): string | undefined {
-  const r = gatehouse(['status', '--store', store, '--json'], env);
-  if (r.status !== 0) return undefined;
-  return (JSON.parse(r.stdout) as { runs: Array<{ runId: string; state: string }> }).runs.find((x) => x.runId === runId)
-    ?.state;
-}
-
-const executions = (events: Event[]) => {
-  const counts = new Map<string, number>();
-  for (const e of events)
-    if (e.type === 'tool.execution.started')
-      counts.set(String(e.data.callId), (counts.get(String(e.data.callId)) ?? 0) + 1);
-  return counts;
-};
+const runState = (env: NodeJS.ProcessEnv, runId: string) => fleet.runState(env, runId);
 
 describe('redteam16: a worker stopped (SIGSTOP) past its lease TTL, then continued', () => {
   it('its run child dies before the takeover, nothing runs twice, and the woken worker settles nothing', async () => {
@@ -85,25 +50,12 @@ describe('redteam16: a worker stopped (SIGSTOP) past its lease TTL, then continu
         { final: 'a.txt and b.txt written (obs-3).' },
       ],
     };
-    const r = gatehouse(
-      [
-        'submit',
-        'do it',
-        '--repo',
-        repoWith({ 'README.md': '# stop\n' }),
-        '--model',
-        `scripted:${scriptFile(script)}`,
-      ].concat(['--policy', policyFile(), '--store', store, '--json']),
-      env,
-    );
-    expect(r.status, r.stderr).toBe(0);
-    const runId = (JSON.parse(r.stdout) as { runId: string }).runId;
-    reapAfter.push({ runId, env });
+    const runId = fleet.submit(env, script, { repo: repoWith({ 'README.md': '# stop\n' }) });
+    fleet.reapAfter(runId, env);
 
-    const first = startWorkerProcess(store, env, ['--lease-ttl', '3s']);
-    workers.push(first);
+    const first = fleet.worker(env, ['--lease-ttl', '3s']);
     const sleeping = await waitFor(
-      () => storeEvents(store, runId, env).filter((e) => e.type === 'tool.execution.started').length >= 2,
+      () => storeEvents(fleet.store, runId, env).filter((e) => e.type === 'tool.execution.started').length >= 2,
       90_000,
       500,
     );
@@ -116,8 +68,7 @@ describe('redteam16: a worker stopped (SIGSTOP) past its lease TTL, then continu
     const childGone = await waitFor(() => !childrenOf(first.child.pid!).includes(child!), 2900, 100);
     expect(childGone, "the stopped worker's run child still runs past the lease TTL").toBe(true);
 
-    const second = startWorkerProcess(store, env, ['--lease-ttl', '3s', '--exit-when-idle', '20s']);
-    workers.push(second);
+    const second = fleet.worker(env, ['--lease-ttl', '3s', '--exit-when-idle', '20s']);
     const completed = await waitFor(() => runState(env, runId) === 'completed', 150_000, 1000);
     expect(completed, second.stderr()).toBe(true);
 
@@ -127,10 +78,10 @@ describe('redteam16: a worker stopped (SIGSTOP) past its lease TTL, then continu
     expect(first.stderr()).toMatch(/lost the lease/);
     expect(runState(env, runId), first.stderr()).toBe('completed');
 
-    const events = storeEvents(store, runId, env);
+    const events = storeEvents(fleet.store, runId, env);
     expect(events.at(-1)?.type).toBe('run.completed');
-    for (const [call, n] of executions(events)) expect(n, call).toBe(1);
+    for (const [call, n] of executionsPerCall(events)) expect(n, call).toBe(1);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
-    expect(gatehouse(['verify', runId, '--store', store], env).status).toBe(0);
+    expect(gatehouse(['verify', runId, '--store', fleet.store], env).status).toBe(0);
   }, 300_000);
 });

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -136,6 +136,25 @@ describe('resume after a crash keeps completed work (real CLI, real sandbox)', (
       type: 'run.completed',
       data: { status: 'final', filesChanged: ['a.txt', 'b.txt'] },
     });
+  });
+
+  it('taken over in another state directory (a queue worker on the same engine), the orphan is saved there', () => {
+    const { stateDir, runId } = crashedAfterSecondWrite();
+    // The taking-over worker has the run's log (from the store) in its own state directory; the
+    // orphan's label names the dead one's.
+    const other = mkdtempSync(path.join(os.tmpdir(), 'gh-state-'));
+    cpSync(path.join(stateDir, 'runs', runId), path.join(other, 'runs', runId), { recursive: true });
+    const resumed = gatehouse(other, ['resume', runId]);
+    expect(resumed.status, resumed.stdout + resumed.stderr).toBe(0);
+    expect(resumed.stdout).toMatch(/files changed: a\.txt, b\.txt/);
+    const log = logOf(other, runId);
+    expect(log.filter((e) => e.type === 'run.resumed').at(-1)!.data).toMatchObject({
+      workspaceFrom: 'previous-sandbox',
+      files: ['a.txt', 'b.txt'],
+    });
+    expect(log.at(-1)).toMatchObject({ type: 'run.completed', data: { status: 'final' } });
+    expect(salvagesOf(other, runId)).toHaveLength(1);
+    expect(sandboxesOf(runId)).toEqual([]);
   });
 
   it('a salvage is restored only when its MAC-ed record vouches for it: planted or edited ones are not', () => {

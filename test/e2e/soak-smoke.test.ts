@@ -29,6 +29,8 @@ describe('the soak, small', () => {
       throughputRuns: 0,
       chaosRuns: 2,
       concurrency: 1,
+      // Each worker keeps a pooled sandbox: runs are served from it, and a killed worker's pool is reaped.
+      warmPool: 1,
       sleepSeconds: 8,
       chaosSleepSeconds: 8,
       leaseTtl: '3s',
@@ -49,5 +51,7 @@ describe('the soak, small', () => {
     // The kill hit a run in flight: another worker continued it from the store's log.
     expect(report.resumes).toBeGreaterThanOrEqual(1);
     expect(report.runsPerMinute).toEqual({ oneWorker: null, twoWorkers: null });
+    // Claimed pooled sandboxes are the runs' (through their claim records), and were seen running.
+    expect(report.capacity.peakSandboxes.main).toBeGreaterThanOrEqual(1);
   }, 150_000);
 });

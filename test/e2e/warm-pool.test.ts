@@ -3,8 +3,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '@gatehouse/shared';
-import { LABEL, reapOrphans, type SandboxDriver } from '@gatehouse/orchestrator';
+import { connect, credsAuthenticator } from 'nats';
+import { newId, poolIdentitySubject } from '@gatehouse/shared';
+import { LABEL, poolBootstrapCreds, reapOrphans, type SandboxDriver } from '@gatehouse/orchestrator';
 import { makeRepo, rootExec, sh, startDriver } from '../support/sandbox';
 
 /** Polls `ok` every 100 ms for at most `ms`; fails with `what` if it never holds. */
@@ -29,8 +30,16 @@ async function pooledContainers(driver: SandboxDriver, stateDir: string) {
   );
 }
 
+/** ESTABLISHED (01) TCP connections to NATS's port 4222 (0x107E) in a sandbox's network namespace. */
+async function natsConnections(s: Parameters<typeof rootExec>[1]): Promise<number> {
+  const tcp = await rootExec(driver, s, ['cat', '/proc/net/tcp', '/proc/net/tcp6']);
+  expect(tcp.exitCode).toBe(0);
+  return tcp.output.split('\n').filter((l) => /:107E 01 /.test(l)).length;
+}
+
+let driver: SandboxDriver;
+
 describe('warm pool', () => {
-  let driver: SandboxDriver;
   let stateDir: string;
   const tags: string[] = [];
 
@@ -46,21 +55,73 @@ describe('warm pool', () => {
     rmSync(stateDir, { recursive: true, force: true });
   });
 
-  it('a pooled sandbox holds no run, no credentials and no NATS connection before its claim', async () => {
+  it('a pooled sandbox holds no run and no credentials of a run before its claim', async () => {
     const waiting = await pooledContainers(driver, stateDir);
     expect(waiting.length).toBe(2);
     for (const c of waiting) {
       const info = await driver.docker.getContainer(c.Id).inspect();
       expect(info.Config.Env.join('\n')).not.toMatch(/GATEHOUSE_RUN_ID|CREDS|SU[A-Z2-7]{56}/);
       const sbx = { info: { containerId: c.Id } } as Parameters<typeof rootExec>[1];
+      // Its one-time user was read and deleted: only the empty marker that followed it stays.
       const state = await rootExec(driver, sbx, ['ls', '-A', '/var/gatehouse']);
-      expect(state.output.trim()).toBe('');
-      // No TCP connection in the sandbox's network namespace to NATS's port 4222 (0x107E).
-      const tcp = await rootExec(driver, sbx, ['cat', '/proc/net/tcp', '/proc/net/tcp6']);
-      expect(tcp.exitCode).toBe(0);
-      expect(tcp.output).not.toMatch(/:107E\s/);
+      expect(state.output.trim().split(/\s+/)).toEqual(['identity.json.ready']);
+      // One connection to NATS's port 4222 (0x107E), ESTABLISHED (01): the one-time user's.
+      expect(await natsConnections(sbx)).toBe(1);
     }
   });
+
+  it("a pooled sandbox's one-time user gets only its own identity: another cannot read or steal it", async () => {
+    const [first, second] = (await pooledContainers(driver, stateDir)).map((c) => c.Labels[LABEL.sandbox]!);
+    // The one-time user the second sandbox holds (minted alike, as isolation.test.ts does for run users).
+    const asSecond = await connect({
+      servers: driver.nats.url,
+      authenticator: credsAuthenticator(
+        new TextEncoder().encode(await poolBootstrapCreds(driver.nats.identity, second!)),
+      ),
+    });
+    const errors: string[] = [];
+    void (async () => {
+      for await (const s of asSecond.status())
+        if (String(s.type) === 'error') errors.push(typeof s.data === 'string' ? s.data : JSON.stringify(s.data));
+    })();
+    try {
+      const received: string[] = [];
+      const denied: string[] = [];
+      const subjects = [poolIdentitySubject(first!), 'gh._pool.*.identity', 'gh.>', '>'];
+      for (const subject of subjects)
+        asSecond.subscribe(subject, {
+          callback: (err, msg) => (err ? denied.push(subject) : received.push(msg.subject)),
+        });
+      // Control: its own subject is allowed (and hears what is sent there).
+      const own: string[] = [];
+      asSecond.subscribe(poolIdentitySubject(second!), { callback: (_e, m) => own.push(m.subject) });
+      await asSecond.flush();
+      driver.nc.publish(poolIdentitySubject(first!), new TextEncoder().encode('{"not":"an identity"}'));
+      driver.nc.publish(poolIdentitySubject(second!), new TextEncoder().encode('{}'));
+      // Nor may it publish a forged identity to the first one.
+      asSecond.publish(poolIdentitySubject(first!), new TextEncoder().encode('forged'));
+      await asSecond.flush();
+      await new Promise((r) => setTimeout(r, 1200));
+      expect(received).toEqual([]);
+      expect(denied.sort()).toEqual([...subjects].sort());
+      expect(own).toEqual([poolIdentitySubject(second!)]);
+      expect(errors).toContain('PERMISSIONS_VIOLATION');
+    } finally {
+      await asSecond.close();
+    }
+    // The first sandbox got a message that is no identity: it refused it and is gone, never offered.
+    await until('the sandbox that got a bad identity is gone', async () =>
+      (await pooledContainers(driver, stateDir)).every(
+        (c) => c.Labels[LABEL.sandbox] !== first || c.State !== 'running',
+      ),
+    );
+    await until(
+      'the pool refilled',
+      async () =>
+        (await pooledContainers(driver, stateDir)).filter((c) => c.State === 'running').length === 2 &&
+        driver.pool!.available(driver.images.sandbox) === 2,
+    );
+  }, 120_000);
 
   it('a claim binds the run: it serves on the run subjects, the claim is recorded, no two runs share one', async () => {
     const before = (await pooledContainers(driver, stateDir)).map((c) => c.Id);
@@ -74,10 +135,12 @@ describe('warm pool', () => {
     expect(a.info.containerId).not.toBe(b.info.containerId);
     expect((await sh(a, 'cat hello.txt')).trim()).toBe('from the host');
     expect((await sh(b, 'echo $((6*7))')).trim()).toBe('42');
-    // The identity went in once and was deleted by the daemon: nothing of it stays to be read.
+    // The identity came over NATS, never onto the disk; the one-time user's file was deleted when read.
     const state = await rootExec(driver, a, ['ls', '-A', '/var/gatehouse']);
     // (Its empty marker, identity.json.ready, stays: it holds nothing.)
     expect(state.output.split(/\s+/)).not.toContain('identity.json');
+    // Bound: connected as the run's user, the one-time user's connection dropped.
+    await until('one NATS connection left', async () => (await natsConnections(a)) === 1, 10_000);
     const claimFile = path.join(stateDir, 'pool-claims', `${a.sandboxId}.json`);
     expect(JSON.parse(execFileSync('cat', [claimFile], { encoding: 'utf8' }))).toMatchObject({
       runId: a.runId,

@@ -2,6 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { connect, type NatsConnection } from 'nats';
 import type Docker from 'dockerode';
 import { docker as dockerClient } from '@gatehouse/orchestrator';
 import { ownerLabel } from '@gatehouse/shared';
@@ -118,4 +119,19 @@ export async function settled<T>(f: () => Promise<T>): Promise<T> {
     }
   }
   throw last;
+}
+
+/** A connection to `url` once the server answers with JetStream ready (it may still be starting), within `ms`. */
+export async function connectWithin(url: string, ms: number): Promise<NatsConnection> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      const c = await connect({ servers: url, timeout: 2000 });
+      await c.jetstreamManager().then((m) => m.getAccountInfo());
+      return c;
+    } catch (e) {
+      if (Date.now() > until) throw e;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }

@@ -19,6 +19,7 @@ import {
   type Observation,
   type Sandbox,
   type ToolLimits,
+  type ToolRegistry,
 } from '@gatehouse/orchestrator';
 
 // Loaded once per test file: the shell classifier's parser is WebAssembly and initialises asynchronously.
@@ -58,12 +59,14 @@ export function pipelineFor(
     limits?: Partial<ToolLimits>;
     channel?: ApprovalChannel;
     policy?: ApprovalPolicy;
+    /** Tools beyond the built-in ones (an MCP server's): the registry to use. */
+    registry?: ToolRegistry;
   } = {},
 ): PipelineHarness {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'gh-state-'));
   const runId = newId('run');
   const log = RunLog.create(stateDir, runId);
-  const registry = codingTools();
+  const registry = opts.registry ?? codingTools();
   const mode = opts.mode ?? 'sandboxed-auto';
   const surface = opts.surface ?? resolveSurface(registry, { mode });
   const tracker = new StateTracker();

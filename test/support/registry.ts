@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +15,8 @@ export interface TestRegistry {
   port: number;
   /** Publishes a package of one file (`index.js` exporting `value`) and returns its name@version. */
   publish(name: string, version: string, value: string): Promise<string>;
+  /** Publishes a package folder as it is (its package.json names it) and returns its name@version. */
+  publishDir(dir: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -80,6 +82,20 @@ export async function startRegistry(host: string, port: number): Promise<TestReg
   });
   const { token } = (await user.json()) as { token?: string };
   if (!token) throw new Error(`verdaccio gave no token (${user.status})`);
+  const publishDir = async (dir: string): Promise<string> => {
+    const npmrc = path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-npmrc-')), '.npmrc');
+    try {
+      writeFileSync(npmrc, `registry=${url}/\n//${host}:${port}/:_authToken=${token}\n`);
+      await run('npm', ['publish', '--ignore-scripts', '--userconfig', npmrc, '--registry', `${url}/`], {
+        cwd: dir,
+        timeout: 60_000,
+      });
+      const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name: string; version: string };
+      return `${pkg.name}@${pkg.version}`;
+    } finally {
+      rmSync(path.dirname(npmrc), { recursive: true, force: true });
+    }
+  };
   const publish = async (name: string, version: string, value: string): Promise<string> => {
     const pkg = mkdtempSync(path.join(os.tmpdir(), 'gh-pkg-'));
     try {
@@ -93,5 +109,5 @@ export async function startRegistry(host: string, port: number): Promise<TestReg
       rmSync(pkg, { recursive: true, force: true });
     }
   };
-  return { url, host, port, publish, stop };
+  return { url, host, port, publish, publishDir, stop };
 }

@@ -16,6 +16,8 @@ const script = path.join(root, 'scripts/second-docker-host.sh');
 export interface SecondDockerHost {
   /** DOCKER_HOST, DOCKER_TLS_VERIFY and DOCKER_CERT_PATH for this engine. */
   env: { DOCKER_HOST: string; DOCKER_TLS_VERIFY: string; DOCKER_CERT_PATH: string };
+  /** The same engine over SSH: its URL, the client key to give an agent, a known_hosts holding its host key. */
+  ssh: { url: string; key: string; knownHosts: string };
   /** The address the engine and its published ports are reached at. */
   address: string;
   /** A client of this engine (never of the main one). */
@@ -34,7 +36,7 @@ export function start(): SecondDockerHost {
       .split('\n')
       .filter((l) => /^DOCKER_[A-Z_]+=/.test(l))
       .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-  ) as SecondDockerHost['env'];
+  ) as SecondDockerHost['env'] & Record<string, string>;
   if (!env.DOCKER_HOST || !env.DOCKER_CERT_PATH)
     throw new Error(`second-docker-host.sh start printed no engine:\n${out}`);
   const url = new URL(env.DOCKER_HOST.replace(/^tcp:/, 'https:'));
@@ -47,7 +49,15 @@ export function start(): SecondDockerHost {
     cert: cert('cert.pem'),
     key: cert('key.pem'),
   });
-  return { env, address: url.hostname, docker };
+  const ssh = { url: env.DOCKER_SSH_HOST!, key: env.DOCKER_SSH_KEY!, knownHosts: env.DOCKER_SSH_KNOWN_HOSTS! };
+  if (!ssh.url || !ssh.key || !ssh.knownHosts)
+    throw new Error(`second-docker-host.sh start printed no SSH engine:\n${out}`);
+  const tls = {
+    DOCKER_HOST: env.DOCKER_HOST,
+    DOCKER_TLS_VERIFY: env.DOCKER_TLS_VERIFY,
+    DOCKER_CERT_PATH: env.DOCKER_CERT_PATH,
+  };
+  return { env: tls, ssh, address: url.hostname, docker };
 }
 
 /** Copies these images from the main engine (there is no registry); those already there are skipped. */

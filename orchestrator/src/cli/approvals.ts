@@ -87,25 +87,48 @@ function view(runId: string, r: RequestState): Record<string, unknown> {
   };
 }
 
+/** How an approval is answered: gatehouse approve|deny, the plan answers, or mcp serve's approve tool. */
+export interface AnswerOptions {
+  stateDir?: string;
+  decision: 'grant' | 'deny';
+  scope?: 'once' | 'run';
+  reason?: string;
+  onBehalfOf?: string;
+  /** Plan mode (plan-answers.ts): a plan's changes, an escalation's choice, a question instead of a rejection. */
+  plan?: { changes?: PlanChanges; choice?: RecoveryChoice; clarify?: true };
+}
+
+/** An answer as recorded: the event, the run whose log holds it (a sub-agent's, maybe), and what it said. */
+export interface RecordedAnswer {
+  event: EventEnvelope;
+  treeRoot: string;
+  owner: string;
+  tool: string;
+  said: string;
+}
+
 /**
  * `gatehouse approve RUN REQUEST` / `gatehouse deny RUN REQUEST --reason …`: the answer is appended
  * to the run's log (taking its writer lock, so not while the run itself is live) by the person at
  * this account; `gatehouse resume RUN` then acts on it.
  */
-export function answerCommand(
-  ref: string,
-  requestId: string,
-  o: {
-    stateDir?: string;
-    decision: 'grant' | 'deny';
-    scope?: 'once' | 'run';
-    reason?: string;
-    json?: boolean;
-    onBehalfOf?: string;
-    /** Plan mode (plan-answers.ts): a plan's changes, an escalation's choice, a question instead of a rejection. */
-    plan?: { changes?: PlanChanges; choice?: RecoveryChoice; clarify?: true };
-  },
-): number {
+export function answerCommand(ref: string, requestId: string, o: AnswerOptions & { json?: boolean }): number {
+  const a = recordAnswer(ref, requestId, o);
+  if (o.json) process.stdout.write(`${JSON.stringify(a.event)}\n`);
+  else
+    process.stdout.write(
+      `${a.said}: ${requestId} ${a.tool}${a.owner !== a.treeRoot ? ` (sub-agent ${a.owner})` : ''} — continue with: ` +
+        `gatehouse resume ${a.treeRoot}\n`,
+    );
+  return 0;
+}
+
+/**
+ * Appends the answer to a pending request of the run (or of a sub-agent under it) and returns it;
+ * writes nothing to stdout. Refused (ApprovalCommandError, nothing recorded) when there is no such
+ * request, it was answered already, or the answer does not fit it.
+ */
+export function recordAnswer(ref: string, requestId: string, o: AnswerOptions): RecordedAnswer {
   const { stateDir, runId: treeRoot } = resolveRun(ref, o);
   // The request may belong to a sub-agent of the named run: it is answered in that agent's log.
   const owner = treePending(stateDir, treeRoot).find((p) => p.request.requestId === requestId)?.runId ?? treeRoot;
@@ -173,14 +196,7 @@ export function answerCommand(
             cause,
           );
     log.sync();
-    if (o.json) process.stdout.write(`${JSON.stringify(event)}\n`);
-    else
-      process.stdout.write(
-        `${saidOf(plan, o.scope ?? 'once')}: ${requestId} ` +
-          `${r.tool}${runId !== treeRoot ? ` (sub-agent ${runId})` : ''} — continue with: gatehouse resume ` +
-          `${treeRoot}\n`,
-      );
-    return 0;
+    return { event, treeRoot, owner: runId, tool: r.tool, said: saidOf(plan, o.scope ?? 'once') };
   } finally {
     log.close();
   }

@@ -29,6 +29,8 @@ import { GatehouseCommand } from './gatehouse-command';
 import { visible } from '../approval/channels/screen';
 import { answerThroughStore, pullBeforeReading, STORE_HELP } from './store-flag';
 import { exportCommand } from './export-command';
+import { registerMcpCommand } from './mcp-command';
+import { registerMemoryCommands } from './memory-commands';
 
 // First: a reader that goes away (`| head`) ends output quietly, for every command (closed-output.ts).
 guardOutput();
@@ -112,6 +114,8 @@ registerReplayCommand(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF }
 registerPlanCommand(program, { stateDirHelp: STATE_DIR_HELP, runRef: RUN_REF });
 registerQueueCommands(program);
 registerEvalCommand(program, { stateDirHelp: STATE_DIR_HELP });
+registerMcpCommand(program);
+registerMemoryCommands(program, { stateDirHelp: STATE_DIR_HELP });
 
 program
   .command('approvals')
@@ -232,14 +236,17 @@ program
   .description(
     'print the decision, the matching rule and the reason for one tool call (or, with --batch, one per line), as JSON',
   )
-  .option('--tool <name>', 'tool name, e.g. bash')
+  .option('--tool <name>', 'tool name, e.g. bash, or an MCP tool mcp__SERVER__TOOL')
   .option('--input <json>', 'the call\'s input, e.g. \'{"command":"npm test"}\'')
+  .option('--annotations <json>', "an MCP tool's annotations, e.g. '{\"destructiveHint\":true}'")
+  .option('--input-schema <json>', "an MCP tool's input schema, checked as a run checks it (default: any object)")
   .option(
     '--batch <file>',
     'JSON lines {"tool": ..., "input": ...} from FILE (- for stdin), one decision per line out; exit 1 if any ' +
       'line was bad',
   )
   .option('--policy <file>', 'policy file (default: REPO/.gatehouse/policy.json if present)')
+  .option('--config <file>', 'project config, trusted whole, as for run (its policy and MCP servers count)')
   .option('--mode <mode>', Mode.options.join(' | '), parseMode)
   .option('--repo <dir>', 'repository whose default policy applies', parseRepo, '.')
   .action(async (o: Parameters<typeof policyCheckCommand>[0]) => {

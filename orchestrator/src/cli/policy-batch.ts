@@ -2,7 +2,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { isClosedPipeError } from './closed-output';
-import { policyChecker, PolicyCheckUsageError, type PolicyCheckOptions } from './policy';
+import { policyChecker, PolicyCheckUsageError, type McpCallFacts, type PolicyCheckOptions } from './policy';
 
 /**
  * `gatehouse policy check --batch FILE|-`: one JSON call per line in (`{"tool": ..., "input": ...}`,
@@ -20,9 +20,11 @@ export const MAX_LINE_CHARS = 1 << 20;
 /** Output is written in chunks of about this size (one write per decision would dominate the cost). */
 const CHUNK_CHARS = 64 * 1024;
 
-const KEYS = new Set(['tool', 'input', 'id']);
+const KEYS = new Set(['tool', 'input', 'id', 'annotations', 'inputSchema']);
 
-function parseCall(text: string): { tool: string; input: unknown; id?: string | number } | string {
+type BatchCall = { tool: string; input: unknown; id?: string | number; mcp: McpCallFacts };
+
+function parseCall(text: string): BatchCall | string {
   if (text.length > MAX_LINE_CHARS) return `the line is ${text.length} characters; at most ${MAX_LINE_CHARS} are read`;
   let raw: unknown;
   try {
@@ -37,14 +39,18 @@ function parseCall(text: string): { tool: string; input: unknown; id?: string | 
   const extra = Object.keys(o).filter((k) => !KEYS.has(k));
   if (extra.length) {
     const keys = extra.map((k) => JSON.stringify(k)).join(', ');
-    return `unknown key(s) ${keys}: a line has "tool", "input" and optionally "id"`;
+    return `unknown key(s) ${keys}: a line has "tool", "input" and optionally "id", "annotations", "inputSchema"`;
   }
   if (typeof o.tool !== 'string') return '"tool" is missing or not a string';
   if (!('input' in o)) return '"input" is missing';
   if (o.id !== undefined && typeof o.id !== 'string' && typeof o.id !== 'number') {
     return '"id" must be a string or a number';
   }
-  return { tool: o.tool, input: o.input, ...(o.id !== undefined ? { id: o.id } : {}) };
+  const mcp: McpCallFacts = {
+    ...(o.annotations !== undefined ? { annotations: o.annotations } : {}),
+    ...(o.inputSchema !== undefined ? { inputSchema: o.inputSchema } : {}),
+  };
+  return { tool: o.tool, input: o.input, ...(o.id !== undefined ? { id: o.id } : {}), mcp };
 }
 
 /** Buffered writes that wait for 'drain', and notice a reader that went away (EPIPE) instead of crashing. */
@@ -113,7 +119,7 @@ export async function policyCheckBatch(
       let result: Record<string, unknown>;
       if (typeof call === 'string') result = { line: lineNo, error: call };
       else {
-        const r = checker.decide(call.tool, call.input);
+        const r = checker.decide(call.tool, call.input, call.mcp);
         const where = { line: lineNo, ...(call.id !== undefined ? { id: call.id } : {}) };
         result = r.ok ? { ...where, ...r.json } : { ...where, error: r.error };
       }

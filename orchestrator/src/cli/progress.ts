@@ -173,6 +173,12 @@ export function humanProgress(
         write(`  ! sandbox lost: ${d.reason}`);
         break;
       }
+      case 'run.resumed': {
+        // A person's resume is their own command; gatehouse's (a lost sandbox replaced) is news.
+        if (e.actor === 'runtime')
+          write(`  ↻ continued in a fresh sandbox, workspace from the ${e.data.workspaceFrom}`);
+        break;
+      }
       default:
         break;
     }

@@ -13,6 +13,8 @@ import { startWorker } from '../queue/worker';
 import { parseCount, parseDuration, parseMode, parseRepo, parseUsd } from './option-parsers';
 import { UsageError } from './usage';
 import { dockerHostOption } from './docker-host-option';
+import { registerQueuePrune } from './queue-prune-command';
+import { startWorkerPool } from './worker-pool';
 
 /** `--store nats://…`, else GATEHOUSE_STORE: the queue lives beside the event store. */
 export function storeUrl(flag: string | undefined, env: Readonly<Record<string, string | undefined>> = process.env) {
@@ -93,6 +95,7 @@ interface WorkerFlags {
   stateDir?: string;
   leaseTtl?: number;
   exitWhenIdle?: number;
+  warmPool?: number;
 }
 
 async function workerCommand(o: WorkerFlags): Promise<number> {
@@ -100,12 +103,16 @@ async function workerCommand(o: WorkerFlags): Promise<number> {
   const leaseTtlMs = o.leaseTtl ?? 15_000;
   const { nc, queue, installation } = await openQueue(url, { name: 'gatehouse worker', leaseTtlMs });
   const log = (line: string): void => void process.stderr.write(`gatehouse worker: ${line}\n`);
+  const stateDir = o.stateDir ?? path.join(os.homedir(), '.local/state/gatehouse/worker');
+  // Its children claim from it: the pool's socket rides in their environment (inherited).
+  const pool = o.warmPool ? await startWorkerPool(o.warmPool, path.resolve(stateDir), log, o.dockerHost) : undefined;
+  if (pool) Object.assign(process.env, pool.env);
   const worker = startWorker({
     nc,
     queue,
     store: url.url,
     cli: process.argv[1]!,
-    stateDir: o.stateDir ?? path.join(os.homedir(), '.local/state/gatehouse/worker'),
+    stateDir,
     // The same path on every worker: a run taken over finds its repository where it was.
     workRoot: path.join(os.tmpdir(), 'gatehouse-queue', installation),
     concurrency: o.concurrency,
@@ -120,6 +127,7 @@ async function workerCommand(o: WorkerFlags): Promise<number> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   await worker.done;
+  await pool?.close();
   await nc.close();
   return 0;
 }
@@ -173,6 +181,7 @@ export function registerQueueCommands(program: Command): void {
     .option('--state-dir <dir>', "the worker's local copy of its runs' logs")
     .option('--lease-ttl <duration>', 'how long a run stays held without renewal (default 15s)', parseDuration)
     .option('--exit-when-idle <duration>', 'stop after this long with nothing to do', parseDuration)
+    .option('--warm-pool <n>', 'keep n sandboxes started for its runs to claim (docs/warm-pool.md)', parseCount)
     .action(async (o: WorkerFlags) => {
       process.exitCode = await workerCommand(o);
     });
@@ -184,4 +193,5 @@ export function registerQueueCommands(program: Command): void {
     .action(async (o: { store?: string; json?: boolean }) => {
       process.exitCode = await statusCommand(o);
     });
+  registerQueuePrune(program, STORE_HELP, (flag) => storeUrl(flag));
 }

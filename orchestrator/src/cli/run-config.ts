@@ -1,4 +1,8 @@
-import { loadProjectConfig, readSetupEnv, type ConfigPolicy, type ResolvedConfig } from '../config/index';
+import path from 'node:path';
+import { canonicalJson, sha256Hex } from '@gatehouse/shared';
+import { ConfigError, loadProjectConfig, readSetupEnv, type ConfigPolicy, type ResolvedConfig } from '../config/index';
+import { narrowByRepository } from '../config/narrow';
+import { readConfigFile } from '../config/read-config';
 import type { PolicySource } from '../policy/index';
 import { DEFAULT_BUDGETS, type Budgets } from '../run/budgets';
 
@@ -6,6 +10,11 @@ import { DEFAULT_BUDGETS, type Budgets } from '../run/budgets';
 export interface RunConfigFlags {
   repo: string;
   config?: string;
+  /**
+   * A config that can only narrow, read like the repository's own (`gatehouse mcp serve` passes its
+   * caller's config here). Its policy is not read: whoever passes it puts that into --policy.
+   */
+  narrowConfig?: string;
   image?: string;
   /** `--check CMD`: trusted, like --image; it replaces every config's check. */
   check?: string;
@@ -31,12 +40,13 @@ export function loadRunConfig(flags: RunConfigFlags): {
   policy: { trustedPolicy?: PolicySource; repoPolicy?: PolicySource };
 } {
   const setupEnv = readSetupEnv(flags.setupEnv ?? []);
-  const config = loadProjectConfig({
+  let config = loadProjectConfig({
     repoDir: flags.repo,
     ...(flags.config !== undefined ? { configFile: flags.config } : {}),
     ...(flags.image !== undefined ? { image: flags.image } : {}),
     ...(flags.check !== undefined ? { check: flags.check } : {}),
   });
+  if (flags.narrowConfig !== undefined) config = narrowedBy(config, flags.narrowConfig, flags.repo);
   if (config.ignored.length > 0)
     process.stderr.write(
       `gatehouse: not taken from the repository's config (pass --config FILE to trust it): ` +
@@ -74,5 +84,19 @@ export function budgetFlags(flags: Pick<RunConfigFlags, 'maxTokens' | 'maxCost' 
     ...(flags.maxTokens !== undefined ? { maxTokens: flags.maxTokens } : {}),
     ...(flags.maxCost !== undefined ? { maxCostUsd: flags.maxCost } : {}),
     ...(flags.maxWall !== undefined ? { wallClockMs: flags.maxWall } : {}),
+  };
+}
+
+/** The config narrowed further by one more untrusted file (narrow.ts), its policy left out (see RunConfigFlags). */
+function narrowedBy(config: ResolvedConfig, file: string, repoDir: string): ResolvedConfig {
+  const read = readConfigFile(path.resolve(file), path.resolve(repoDir));
+  if (read.problems.length > 0) throw new ConfigError(read.problems);
+  const { policy: _left, ...rest } = read.config ?? {};
+  const { values, ignored } = narrowByRepository(config, { ...read, config: rest });
+  return {
+    ...values,
+    source: `${config.source} narrowed by ${read.file}`,
+    ignored: [...config.ignored, ...ignored.map((i) => `${read.file}: ${i}`)],
+    sha256: sha256Hex(canonicalJson({ config: config.sha256, narrowedBy: read.raw ?? null })),
   };
 }

@@ -29,6 +29,8 @@ import { onOutputClosed } from './closed-output';
 import { exitCodeFor } from './exit-codes';
 import { SETUP_FAILED } from '../run/types';
 import { configFromRecord } from '../run/recorded-environment';
+import { mcpServersForResume } from '../mcp/recorded-servers';
+import { resumeConfigMcp } from './resume-config';
 import { loadRunConfig, runBudgets } from './run-config';
 import { DEFAULT_BUDGETS } from '../run/budgets';
 import { priceFor } from '../usage/price-for';
@@ -38,6 +40,9 @@ import { usageLine } from './usage-line';
 import { startTelemetry } from '../telemetry/start-telemetry';
 import { packageVersion } from '../sandbox/paths';
 import { openChosenStore } from './store-flag';
+import { openRunMemory } from '../memory/recall-for-run';
+import { UsageError } from './usage';
+import { checkRepositoryPin } from '../mcp-server/repository-pin';
 
 export interface RunFlags {
   repo: string;
@@ -69,6 +74,12 @@ export interface RunFlags {
   runId?: string;
   /** Which budget flags were given on the command line (not defaults): those win over the config's. */
   explicit?: { maxTurns: boolean; maxToolCalls: boolean };
+  /** `--memory`: recall remembered records into the context and offer `remember` (docs/memory.md). */
+  memory?: boolean;
+  /** `--memory-budget N`: estimated tokens the recalled records may take. */
+  memoryBudget?: number;
+  /** `--repo-pin DEV:INO` (mcp serve): --repo must still be the folder the server checked. */
+  repoPin?: string;
 }
 
 export type ResumeFlags = Pick<
@@ -88,10 +99,13 @@ export type ResumeFlags = Pick<
 > & {
   /** The repository the run is expected to work on (it must be the one the run recorded). */
   repo?: string;
+  /** `--config FILE`: the trusted config the run started with, for what its log does not keep (MCP env, headers). */
+  config?: string;
 };
 
 /** `gatehouse run TASK`, and `gatehouse plan GOAL` (planMode: plan, gate, execute the approved plan). */
 export async function runCommand(task: string, flags: RunFlags, opts: { planMode?: boolean } = {}): Promise<number> {
+  if (flags.repoPin !== undefined) checkRepositoryPin(flags.repo, flags.repoPin);
   // Everything a person must fix (model spec, key, config, policy file) fails here, before anything starts.
   const provider = createProvider(flags.model);
   const { config, setupEnv, policy: configPolicy } = loadRunConfig(flags);
@@ -100,6 +114,7 @@ export async function runCommand(task: string, flags: RunFlags, opts: { planMode
     ...(flags.policy ? { policyFile: flags.policy } : {}),
     ...configPolicy,
     ...(flags.mode ? { mode: flags.mode } : {}),
+    ...(config.mcp ? { mcpServers: Object.keys(config.mcp) } : {}),
   });
   if (policy.ignored.length > 0)
     process.stderr.write(
@@ -116,6 +131,10 @@ export async function runCommand(task: string, flags: RunFlags, opts: { planMode
   const repoDir = realRepoPath(flags.repo);
   const stateDir = stateDirForRun(repoDir, { flag: flags.stateDir });
   const tree = repoTree(repoDir);
+  if (flags.memoryBudget !== undefined && !flags.memory) throw new UsageError('--memory-budget needs --memory');
+  const memory = flags.memory
+    ? await openRunMemory({ repoDir, stateDir: flags.stateDir, tokenBudget: flags.memoryBudget })
+    : undefined;
   return session(flags, stateDir, runId, policy, (env) =>
     runAgent({
       ...env,
@@ -130,6 +149,7 @@ export async function runCommand(task: string, flags: RunFlags, opts: { planMode
       modelSpec: recordedSpec(flags.model),
       provider,
       ...(opts.planMode ? { planMode: true } : {}),
+      ...(memory ? { memory } : {}),
     }),
   );
 }
@@ -160,9 +180,16 @@ export async function resumeCommand(ref: string, flags: ResumeFlags): Promise<nu
   if (warning) process.stderr.write(`gatehouse: ${warning}\n`);
   const provider = createProvider(started.model);
   const policy = await recordedPolicy(started.policy, Mode.parse(started.mode));
-  const projectConfig = configFromRecord(started.config);
+  const recorded = configFromRecord(started.config);
+  // Its MCP servers as they started, their env and header values from the config given now (docs/mcp.md).
+  const mcp = mcpServersForResume(runId, started.config?.environment?.mcp, resumeConfigMcp(flags.config));
+  const projectConfig = recorded && mcp ? { ...recorded, mcp } : recorded;
   // The run keeps the budgets and price it started with, unless a budget flag given now says otherwise.
   const { budgets, price } = resumeBudgets(stateDir, runId, started, events, flags);
+  // A run started with --memory keeps it: a remember call it paused on can be stored once granted.
+  const memory = started.surface.includes('remember')
+    ? await openRunMemory({ repoDir: started.repo ?? '.', stateDir: flags.stateDir })
+    : undefined;
   return session(
     flags,
     stateDir,
@@ -177,6 +204,7 @@ export async function resumeCommand(ref: string, flags: ResumeFlags): Promise<nu
         // The sandboxes are made as at the start; setup secrets are not kept, so a setup that must
         // run again (its cache gone) runs without them.
         ...(projectConfig ? { projectConfig } : {}),
+        ...(memory ? { memory } : {}),
       }),
     { reap: false },
   );

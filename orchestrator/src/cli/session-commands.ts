@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import {
   collect,
   parseCount,
@@ -107,7 +107,18 @@ export function registerSessionCommands(program: Command, h: Help): void {
         .description('run an agent on a task, in a sandbox holding a copy of the repository')
         .argument('<task>', 'what the agent should do')
         .requiredOption('--model <spec>', MODEL_HELP)
-        .option('--run-id <id>', "the run's id (a queue worker passes the job's; refused if that run exists)"),
+        .option('--run-id <id>', "the run's id (a queue worker passes the job's; refused if that run exists)")
+        .option('--memory', 'recall remembered records into the context and offer the remember tool (docs/memory.md)')
+        .option('--memory-budget <tokens>', 'estimated tokens recalled records may take (default 1000)', parseCount)
+        // For `gatehouse mcp serve` (docs/mcp-server.md): its caller's config, which can only narrow.
+        .addOption(
+          new Option(
+            '--narrow-config <file>',
+            'a config that can only narrow, like REPO/.gatehouse/config.json',
+          ).hideHelp(),
+        )
+        // Also for mcp serve: the folder it checked REPO as (mcp-server/repository-pin.ts); another is refused.
+        .addOption(new Option('--repo-pin <dev:ino>', 'the folder --repo must still be').hideHelp()),
     ),
     h,
   ).action(async (task: string, o: Parameters<typeof runCommand>[1], cmd: Command) => {
@@ -129,6 +140,11 @@ export function registerSessionCommands(program: Command, h: Help): void {
         '--repo <dir>',
         "the run's repository (default: the current directory must be in it); another one is refused",
         parseRepo,
+      )
+      .option(
+        '--config <file>',
+        "the trusted config the run started with: its MCP servers' env and header values, which the log does not " +
+          'keep (docs/mcp.md); nothing else is taken from it',
       ),
     h,
   ).action(async (run: string, o: Parameters<typeof resumeCommand>[1], cmd: Command) => {

@@ -29,9 +29,16 @@ export function watchWorkerLink(env: NodeJS.ProcessEnv = process.env): void {
   // renewing its lease: silence for the worker's deadline (set below its lease TTL) counts as death.
   const silentMs = Number(env.GATEHOUSE_WORKER_LINK_MS);
   if (Number.isFinite(silentMs) && silentMs > 0) {
-    const deadline = setTimeout(gone, silentMs);
+    let heardAt = Date.now();
+    // After a pause of this process itself (its event loop blocked by a long synchronous step, a
+    // starved machine), the timer fires before the poll phase has read the beats waiting in the
+    // pipe: they are read first (setImmediate runs after the poll), and only silence kills.
+    const deadline = setTimeout(() => setImmediate(() => Date.now() - heardAt >= silentMs && gone()), silentMs);
     deadline.unref();
-    link.on('data', () => void deadline.refresh());
+    link.on('data', () => {
+      heardAt = Date.now();
+      deadline.refresh();
+    });
   }
   link.resume();
   // Watching must not keep the run alive once it is done.

@@ -84,6 +84,12 @@ export function narrowByRepository(
   // never be stopped by it. Only the person running gatehouse sets prices.
   for (const key of Object.keys(c.prices ?? {})) ignored.push(`prices.${key} (only the trusted config sets prices)`);
 
+  // An MCP server's command runs in the sandbox outside the policy gate, and a URL server is reached
+  // from the orchestrator: like setup, only the person running gatehouse declares them.
+  for (const name of Object.keys(c.mcp ?? {}))
+    if (JSON.stringify(c.mcp?.[name]) !== JSON.stringify(trusted.mcp?.[name]))
+      ignored.push(`mcp.${name} (only the trusted config declares MCP servers)`);
+
   // The policy is narrowed where policies are (policy/index.ts): passed on as untrusted, unless
   // the trusted configuration has its own, which the repository cannot add to (as with --policy).
   if (c.policy !== undefined) {

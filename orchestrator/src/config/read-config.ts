@@ -1,8 +1,10 @@
 import { lstatSync, readFileSync, statSync } from 'node:fs';
+import { MAX_SETTINGS_FILE_BYTES, PlainFileError, readPlainFile } from '../files/read-plain-file';
 import path from 'node:path';
 import { policyRules } from '../policy/policy-rules';
 import { parseJsonText } from '../problems/json-text';
 import { problemsFromIssues, type FileProblem } from '../problems/file-problems';
+import { isMcpSecretPath } from './mcp-schema';
 import { ProjectConfigFile } from './schema';
 
 /** One config file as read: its JSON (hashed for the record), its settings if valid, every problem. */
@@ -17,8 +19,9 @@ export interface ConfigFileRead {
 
 /**
  * Reads and checks one config file, collecting every problem rather than stopping at the first.
- * `repoDir` marks the repository's own file: its policy path must then stay inside the repository
- * and reach its file through no symbolic link.
+ * `repoDir` marks an untrusted file (the repository's own, or one a caller gave the MCP server): it
+ * must be a small regular file (a FIFO would stall the read), and its policy path must stay inside
+ * the repository and reach its file through no symbolic link.
  */
 export function readConfigFile(file: string, repoDir?: string): ConfigFileRead {
   const problems: FileProblem[] = [];
@@ -29,8 +32,12 @@ export function readConfigFile(file: string, repoDir?: string): ConfigFileRead {
   });
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text =
+      repoDir === undefined
+        ? readFileSync(file, 'utf8')
+        : readPlainFile(file, MAX_SETTINGS_FILE_BYTES).toString('utf8');
   } catch (e) {
+    if (e instanceof PlainFileError) return problem({ path: '', message: `cannot read the config file: it ${e.why}` });
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory' : (e as Error).message;
     return problem({ path: '', message: `cannot read the config file: ${why}` });
@@ -41,7 +48,8 @@ export function readConfigFile(file: string, repoDir?: string): ConfigFileRead {
   for (const d of json.duplicates)
     problems.push({ file, path: d.path, line: d.line, column: d.column, message: 'this key is given twice' });
   const parsed = ProjectConfigFile.safeParse(json.value);
-  if (!parsed.success) problems.push(...problemsFromIssues(parsed.error.issues, json.value, ProjectConfigFile, file));
+  if (!parsed.success)
+    problems.push(...problemsFromIssues(parsed.error.issues, json.value, ProjectConfigFile, file).map(withoutSecret));
   const policy = (json.value as { policy?: unknown } | null)?.policy;
   let policyFile: string | undefined;
   if (typeof policy === 'object' && policy !== null && !Array.isArray(policy))
@@ -89,4 +97,10 @@ function repoPolicyFileProblem(full: string, repoDir: string): string | undefine
     }
   }
   return statSync(full).isFile() ? undefined : `${rel} is not a file`;
+}
+
+/** A problem at an MCP server's env, headers or URL names the place, never the value (it may be a credential). */
+function withoutSecret(p: FileProblem): FileProblem {
+  if (!isMcpSecretPath(p.path) || !/, got /.test(p.message)) return p;
+  return { ...p, message: `${p.message.replace(/, got [\s\S]*$/, '')} (the value is not shown)` };
 }

@@ -4,6 +4,7 @@ import { parseEgressList } from '@gatehouse/shared';
 import { parseEgressEntry } from './egress-entry';
 import { globProblem } from './glob-syntax';
 import { imageProblem } from './image-ref';
+import { McpServers } from './mcp-schema';
 import { ConfigRecovery } from './recovery-schema';
 
 /**
@@ -109,6 +110,8 @@ export const ProjectConfigFile = z.strictObject(
     prices: ConfigPrices.optional(),
     /** Plan mode's recovery recipes by failure class (recovery-schema.ts); a repository's can only narrow them. */
     recovery: ConfigRecovery.optional(),
+    /** MCP servers by name (mcp-schema.ts, docs/mcp.md); the trusted config's only (narrow.ts). */
+    mcp: McpServers.optional(),
     /** A policy object (the policy file's schema, checked by the loader) or the path of a policy file. */
     policy: z
       .union([z.string().min(1), z.record(z.string(), z.unknown())], {

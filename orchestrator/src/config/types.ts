@@ -1,4 +1,5 @@
 import type { Budgets } from '../run/budgets';
+import type { McpServers } from './mcp-schema';
 import type { Limits } from './schema';
 import type { PriceOverrides } from '../usage/price-for';
 import type { RecoveryConfig } from '../plan/recovery-recipes';
@@ -28,6 +29,8 @@ export interface ResolvedConfig {
   /** Model prices from the trusted config, over the built-in table (usage/price-for.ts). */
   prices?: PriceOverrides;
   policy?: ConfigPolicy;
+  /** MCP servers (docs/mcp.md), from the trusted config only. */
+  mcp?: McpServers;
   /** Plan mode's recovery recipes as configured (absent: the defaults); plan/recovery-recipes.ts fills in the rest. */
   recovery?: RecoveryConfig;
   /** What the repository's config asked for and did not get, each with its key, for the person to see. */

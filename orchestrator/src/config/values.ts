@@ -37,6 +37,7 @@ export function trustedValues(read: ConfigFileRead | undefined, imageFlag: strin
     budgets: budgetsOf(c.budgets),
     ...(c.check !== undefined ? { check: c.check } : {}),
     ...(c.recovery !== undefined ? { recovery: c.recovery } : {}),
+    ...(c.mcp !== undefined && Object.keys(c.mcp).length > 0 ? { mcp: c.mcp } : {}),
     ...(c.prices !== undefined && read ? { prices: { prices: c.prices, source: read.file } } : {}),
   };
   if (read?.policyFile) values.policy = { file: read.policyFile, trusted: true };

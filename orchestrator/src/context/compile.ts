@@ -24,8 +24,9 @@ export interface CompileOptions {
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
 
 /**
- * What the model sees this turn, projected from the run's events: the task, each turn's proposals
- * and the observations they produced, and any feedback. Over the budget, the oldest observations
+ * What the model sees this turn, projected from the run's events: the task (with what memory
+ * recalled for it, from `memory.recalled`), each turn's proposals and the observations they
+ * produced, and any feedback. Over the budget, the oldest observations
  * are replaced by a marked reference; the log keeps them whole.
  */
 export function compileContext(events: readonly EventEnvelope[], o: CompileOptions): CompiledContext {
@@ -42,6 +43,11 @@ export function compileContext(events: readonly EventEnvelope[], o: CompileOptio
     planNotes = [];
   };
   for (const e of events) {
+    // Remembered records (memory/recall.ts) join the task's message: marked as remembered, not observed.
+    if (e.type === 'memory.recalled' && e.data.content !== '' && messages[0]?.role === 'user') {
+      messages[0] = { role: 'user', content: `${messages[0].content}\n\n${e.data.content}` };
+      continue;
+    }
     const note = planMessage(e) ?? recoveryMessage(e, events);
     if (note !== undefined) {
       planNotes.push(note);

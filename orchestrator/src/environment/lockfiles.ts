@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fs, type Dirent } from 'node:fs';
 import path from 'node:path';
+import { PlainFileError, readPlainFile } from '../files/read-plain-file';
 
 /**
  * Files that pin a project's dependencies: when one changes, what setup installs may change, so the
@@ -54,11 +55,14 @@ const SKIPPED_DIRS = new Set([
 /** Bounds on the walk, so a huge or hostile tree cannot stall the run's start. */
 const MAX_DEPTH = 6;
 const MAX_ENTRIES = 200_000;
+/** Far past any real lockfile (the largest package-lock.json seen are tens of MiB). */
+const MAX_LOCKFILE_BYTES = 256 * 1024 * 1024;
 
 /**
  * The SHA-256 of every lockfile in the repository (relative path → hex), walked without following
  * symlinks. A symlinked lockfile is hashed by its target text, which is what changes when it is
- * repointed.
+ * repointed. One that is not a regular file (a FIFO would block the read forever) or is too large
+ * is not read: what it is stands in for its content.
  */
 export async function lockfileHashes(repoDir: string): Promise<Record<string, string>> {
   const found: Record<string, string> = {};
@@ -78,11 +82,20 @@ export async function lockfileHashes(repoDir: string): Promise<Record<string, st
         if (depth < MAX_DEPTH && !SKIPPED_DIRS.has(e.name)) await walk(child, depth + 1);
       } else if (LOCKFILE_NAMES.has(e.name)) {
         const full = path.join(repoDir, child);
-        const content = e.isSymbolicLink() ? `symlink:${await fs.readlink(full)}` : await fs.readFile(full);
+        const content = e.isSymbolicLink() ? `symlink:${await fs.readlink(full)}` : lockfileContent(full);
         found[child] = createHash('sha256').update(content).digest('hex');
       }
     }
   };
   await walk('', 0);
   return found;
+}
+
+function lockfileContent(file: string): Buffer | string {
+  try {
+    return readPlainFile(file, MAX_LOCKFILE_BYTES);
+  } catch (e) {
+    if (e instanceof PlainFileError) return `not read:${e.why}`;
+    throw e;
+  }
 }

@@ -62,6 +62,7 @@ function isInside(child: string, dir: string): boolean {
 const DERIVE = {
   event: 'gatehouse event mac v1\n',
   head: 'gatehouse head mac v1\n',
+  memory: 'gatehouse memory record mac v1\n',
   sign: 'gatehouse ed25519 seed v1',
   id: 'gatehouse key id v1',
 };
@@ -141,6 +142,17 @@ export class LogKey {
   checkEventMac(hash: string, mac: string): 'ok' | 'bad' | 'foreign' {
     if (!mac.startsWith(`${this.id}:`)) return 'foreign';
     return equal(mac, this.macEvent(hash)) ? 'ok' : 'bad';
+  }
+
+  /** The MAC a memory record carries (memory/memory-store.ts): `<key id>:<HMAC>` over its canonical JSON. */
+  macRecord(text: string): string {
+    return `${this.id}:${createHmac('sha256', this.#secret).update(DERIVE.memory).update(text).digest('hex')}`;
+  }
+
+  /** 'ok', 'bad' (this key, wrong MAC: edited) or 'foreign' (another installation's key, or none). */
+  checkRecordMac(text: string, mac: string): 'ok' | 'bad' | 'foreign' {
+    if (!mac.startsWith(`${this.id}:`)) return 'foreign';
+    return equal(mac, this.macRecord(text)) ? 'ok' : 'bad';
   }
 
   macHead(text: string): string {

@@ -95,6 +95,7 @@ export class RunLog {
   /** Set when a write failed part-way: the file may end in a partial line, so appending stops. */
   #broken: Error | undefined;
   readonly #replica: LogReplica | undefined;
+  #closing: Promise<void> = Promise.resolve();
 
   private constructor(args: {
     runId: string;
@@ -375,13 +376,19 @@ export class RunLog {
     return this.#prevHash;
   }
 
+  /** Resolves once the replica holds what `close()` handed it (before another log of the run writes to it). */
+  closed(): Promise<void> {
+    return this.#closing;
+  }
+
   /** Sync, then release the file. Appending afterwards throws. */
   close(): void {
     if (this.#fd === undefined) return;
     try {
       if (!this.#broken) this.sync();
-      // Not awaited (close stays synchronous): the store's owner waits for it (EventStore.close).
-      this.#replica?.flush({ runDir: this.runDir, head: this.#head() }).catch(() => undefined);
+      // Not awaited (close stays synchronous): the store's owner waits for it (EventStore.close), or `closed()`.
+      this.#closing = this.#replica?.flush({ runDir: this.runDir, head: this.#head() }) ?? Promise.resolve();
+      this.#closing.catch(() => undefined);
     } finally {
       closeSync(this.#fd);
       this.#fd = undefined;

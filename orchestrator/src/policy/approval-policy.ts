@@ -16,6 +16,14 @@ export interface PolicyRequest {
   input: unknown;
   readOnly: boolean;
   sideEffect: SideEffect;
+  /** What the tool's own definition claims (MCP annotations): may make a decision stricter, never looser. */
+  hints?: ToolHints;
+}
+
+/** An MCP server's annotations as the policy reads them (docs/mcp.md): only ever toward asking. */
+export interface ToolHints {
+  destructive?: boolean;
+  openWorld?: boolean;
 }
 
 export interface Decision {

@@ -1,7 +1,10 @@
 import type { LoadedPolicy, PolicyRule, RuleList } from './file';
 import type { Mode } from './mode';
 import type { ApprovalPolicy, Decision, PolicyRequest, RunFacts } from './approval-policy';
+import { decideMcp } from './mcp-decision';
+import { isMcpName } from './mcp-names';
 import { pathDenial } from './path-denial';
+import { memoryToolDefault } from './memory-tools';
 import { planToolDefault } from './plan-tools';
 import { pathSubject, subjectKind } from './rules';
 import { shapeOf } from './shape';
@@ -23,6 +26,7 @@ export function createPolicy(policy: LoadedPolicy, mode: Mode, classifier: Shell
     paths: pathDenial(policy.rules),
     decide(req: PolicyRequest, facts: RunFacts = NO_FACTS): Decision {
       if (req.tool === 'bash') return decideCommand(index, mode, classify(commandOf(req.input)), facts);
+      if (isMcpName(req.tool)) return decideMcp((t, l, s) => index.find(t, l, s), modeDefault, mode, req, facts);
       return decideCall(index, mode, req, facts);
     },
   };
@@ -53,7 +57,7 @@ function decideCall(index: RuleIndex, mode: Mode, req: PolicyRequest, facts: Run
       };
     }
   }
-  const planned = planToolDefault(req.tool, mode);
+  const planned = planToolDefault(req.tool, mode) ?? memoryToolDefault(req.tool, mode);
   if (planned) return { ...planned, risk, shape };
   // A sub-agent is sandboxed and held to a narrowed copy of this policy, so delegating is treated
   // like a write: allowed in sandboxed-auto, asked once per shape in confirm-novel.

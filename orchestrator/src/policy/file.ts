@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { MAX_SETTINGS_FILE_BYTES, PlainFileError, readPlainFile } from '../files/read-plain-file';
 import path from 'node:path';
 import { canonicalJson, sha256Hex } from '@gatehouse/shared';
 import { problemText, type FileProblem } from '../problems/file-problems';
@@ -48,15 +49,23 @@ export interface CompileOptions {
    * the registry has since dropped matches nothing instead of refusing the run.
    */
   recorded?: boolean;
+  /** The MCP servers the run's config declares: a rule naming another is refused (rules.ts). */
+  mcpServers?: readonly string[];
+  /**
+   * The file may be hostile (a repository's, or named by one): read only if it is a small regular
+   * file, its last component no symbolic link (read-plain-file.ts).
+   */
+  untrusted?: boolean;
 }
 
 /** Reads, validates and checks a policy file: every problem in it at once, each naming its entry. */
-export function loadPolicyFile(file: string, classifier: ShellClassifier): LoadedPolicy {
+export function loadPolicyFile(file: string, classifier: ShellClassifier, opts: CompileOptions = {}): LoadedPolicy {
   const full = path.resolve(file);
   let text: string;
   try {
-    text = readFileSync(full, 'utf8');
+    text = opts.untrusted ? readPlainFile(full, MAX_SETTINGS_FILE_BYTES).toString('utf8') : readFileSync(full, 'utf8');
   } catch (e) {
+    if (e instanceof PlainFileError) throw new PolicyFileError(`cannot read policy file ${full}: it ${e.why}`);
     throw new PolicyFileError(
       `cannot read policy file ${full}: ` +
         `${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
@@ -75,7 +84,7 @@ export function loadPolicyFile(file: string, classifier: ShellClassifier): Loade
     column: d.column,
     message: 'this key is given twice',
   }));
-  return compileChecked(json.value, full, classifier, {}, duplicates);
+  return compileChecked(json.value, full, classifier, opts, duplicates);
 }
 
 export function compilePolicy(
@@ -94,7 +103,10 @@ function compileChecked(
   opts: CompileOptions,
   earlier: readonly FileProblem[],
 ): LoadedPolicy {
-  const read = policyRules(json, source, opts.recorded ? { unknownTools: 'keep' } : {});
+  const read = policyRules(json, source, {
+    ...(opts.recorded ? { unknownTools: 'keep' as const } : {}),
+    ...(opts.mcpServers ? { mcpServers: opts.mcpServers } : {}),
+  });
   const problems = [...earlier, ...read.problems];
   for (const { rule, entry } of read.rules) problems.push(...ruleExampleProblems(rule, entry, classifier, source));
   if (problems.length > 0 || !read.file) throw new PolicyFileError(problems, source);

@@ -1,7 +1,14 @@
 import { existsSync, lstatSync } from 'node:fs';
 import path from 'node:path';
 import { createPolicy } from './engine';
-import { compilePolicy, emptyPolicy, loadPolicyFile, PolicyFileError, type LoadedPolicy } from './file';
+import {
+  compilePolicy,
+  emptyPolicy,
+  loadPolicyFile,
+  PolicyFileError,
+  type CompileOptions,
+  type LoadedPolicy,
+} from './file';
 import { DEFAULT_MODE, type Mode } from './mode';
 import { repositoryPolicy, type RepositoryPolicyPart } from './repository-policy';
 import type { ApprovalPolicy } from './approval-policy';
@@ -25,6 +32,7 @@ export {
   type PolicyRequest,
   type RunFacts,
   type SideEffect,
+  type ToolHints,
 } from './approval-policy';
 export { parseRule, RuleSyntaxError } from './rules';
 export {
@@ -72,6 +80,8 @@ export async function resolveRunPolicy(opts: {
   repoPolicy?: PolicySource;
   repoDir: string;
   mode?: Mode;
+  /** The MCP servers the config declares (docs/mcp.md): when there are any, a rule naming another is refused. */
+  mcpServers?: readonly string[];
 }): Promise<RunPolicy> {
   if (opts.policyFile !== undefined && opts.trustedPolicy !== undefined)
     throw new PolicyFileError(
@@ -79,19 +89,24 @@ export async function resolveRunPolicy(opts: {
     );
   const classifier = await loadShellClassifier();
   const ignored: string[] = [];
+  const compile: CompileOptions = opts.mcpServers?.length ? { mcpServers: opts.mcpServers } : {};
   const trusted: PolicySource | undefined = opts.policyFile ? { file: opts.policyFile } : opts.trustedPolicy;
   let loaded: LoadedPolicy;
   if (trusted) {
-    loaded = loadSource(trusted, classifier);
+    loaded = loadSource(trusted, classifier, compile);
     if (opts.repoPolicy) ignored.push("the repository config's policy (a trusted policy was given)");
   } else {
     const parts: RepositoryPolicyPart[] = [];
     const repoDefault = path.join(opts.repoDir, DEFAULT_POLICY_PATH);
     if (existsSync(repoDefault)) {
       refuseSymlinks(opts.repoDir, repoDefault);
-      parts.push({ full: loadPolicyFile(repoDefault, classifier), label: '' });
+      parts.push({ full: loadPolicyFile(repoDefault, classifier, { ...compile, untrusted: true }), label: '' });
     }
-    if (opts.repoPolicy) parts.push({ full: loadSource(opts.repoPolicy, classifier), label: 'config policy: ' });
+    if (opts.repoPolicy)
+      parts.push({
+        full: loadSource(opts.repoPolicy, classifier, { ...compile, untrusted: true }),
+        label: 'config policy: ',
+      });
     if (parts.length === 0) loaded = emptyPolicy(classifier);
     else {
       const repo = repositoryPolicy(parts, classifier);
@@ -108,10 +123,10 @@ export async function resolveRunPolicy(opts: {
   };
 }
 
-function loadSource(source: PolicySource, classifier: ShellClassifier): LoadedPolicy {
+function loadSource(source: PolicySource, classifier: ShellClassifier, opts: CompileOptions): LoadedPolicy {
   return 'file' in source
-    ? loadPolicyFile(source.file, classifier)
-    : compilePolicy(source.inline, source.source, classifier);
+    ? loadPolicyFile(source.file, classifier, opts)
+    : compilePolicy(source.inline, source.source, classifier, opts);
 }
 
 /** A policy reached through a symlink could be anyone's file: refused. */

@@ -1,6 +1,7 @@
 import { workspaceKey } from '@gatehouse/shared';
 import { GatehouseError } from '../errors';
 import { closeMatches } from '../problems/close-match';
+import { parseMcpName } from './mcp-names';
 import { isToolName, RULE_TOOL_NAMES, subjectOf, type SubjectKind } from './tool-names';
 
 /**
@@ -41,6 +42,11 @@ export class RuleSyntaxError extends GatehouseError {
 
 export interface ParseRuleOptions {
   /**
+   * The MCP servers the run's config declares: a rule naming another server is refused (its tools
+   * are listed only once the run starts, so a rule's tool part cannot be checked at load).
+   */
+  mcpServers?: readonly string[];
+  /**
    * A rule naming a tool that does not exist is refused (it would never match), unless the policy
    * is one a run recorded: that is compiled as it was then, a name the registry has since dropped
    * matching nothing, so the run can still be resumed.
@@ -56,7 +62,10 @@ export function parseRule(text: string, opts: ParseRuleOptions = {}): Rule {
     );
   const tool = m[1] as string;
   const pattern = m[2];
-  if (!isToolName(tool) && opts.unknownTools !== 'keep') throw new RuleSyntaxError(noSuchTool(text, tool));
+  const mcp = parseMcpName(tool);
+  if (!isToolName(tool) && !mcp && opts.unknownTools !== 'keep') throw new RuleSyntaxError(noSuchTool(text, tool));
+  if (mcp && opts.mcpServers && !opts.mcpServers.includes(mcp.server) && opts.unknownTools !== 'keep')
+    throw new RuleSyntaxError(noSuchServer(text, mcp.server, opts.mcpServers));
   if (pattern === undefined) return { text, tool, pattern: undefined, test: undefined, head: undefined };
   if (pattern.trim() === '')
     throw new RuleSyntaxError(`"${text}": the pattern is empty; write ${tool} alone to cover every call`);
@@ -81,8 +90,21 @@ function noSuchTool(text: string, tool: string): string {
   const close = closeMatches(tool, RULE_TOOL_NAMES);
   const hint = close.length
     ? `did you mean ${close.slice(0, 2).join(' or ')}?`
-    : `the tools: ${RULE_TOOL_NAMES.join(', ')}`;
+    : tool.startsWith('mcp_')
+      ? 'an MCP rule is mcp__SERVER or mcp__SERVER__TOOL (docs/mcp.md)'
+      : `the tools: ${RULE_TOOL_NAMES.join(', ')}`;
   return `"${text}": no such tool \`${tool}\`; ${hint}`;
+}
+
+/** "no MCP server `fss` in the config; did you mean fs?" */
+function noSuchServer(text: string, server: string, servers: readonly string[]): string {
+  const close = closeMatches(server, servers);
+  const hint = close.length
+    ? `did you mean ${close.slice(0, 2).join(' or ')}?`
+    : servers.length
+      ? `the config declares: ${servers.join(', ')}`
+      : 'the config declares none ("mcp" in the project config, docs/mcp.md)';
+  return `"${text}": no MCP server \`${server}\` in the config; ${hint}`;
 }
 
 /** Command patterns: `*` is any run of characters (spaces included), `?` one character; the rest is literal. */

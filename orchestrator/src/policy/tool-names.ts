@@ -1,3 +1,5 @@
+import { isMcpName } from './mcp-names';
+
 /** What a rule's pattern is matched against: a command's text, a workspace path, or nothing (no pattern). */
 export type SubjectKind = 'command' | 'path' | 'none';
 
@@ -21,6 +23,7 @@ export const TOOL_SUBJECTS = {
   git_status: 'none',
   read_artifact: 'none',
   delegate: 'none',
+  remember: 'none',
   submit_plan: 'none',
   complete_task: 'none',
 } as const satisfies Record<string, SubjectKind>;
@@ -51,7 +54,11 @@ export function isToolName(name: string): name is ToolName {
   return Object.hasOwn(RULE_TOOL_SUBJECTS, name);
 }
 
-/** What a rule's pattern for `tool` is matched against (a name that is no tool takes none). */
+/**
+ * What a rule's pattern for `tool` is matched against (a name that is no tool takes none). An MCP
+ * tool's or server's rule (`mcp__fs__write_file(src/**)`, mcp-names.ts) matches the paths its calls name.
+ */
 export function subjectOf(tool: string): SubjectKind {
-  return isToolName(tool) ? RULE_TOOL_SUBJECTS[tool] : 'none';
+  if (isToolName(tool)) return RULE_TOOL_SUBJECTS[tool];
+  return isMcpName(tool) ? 'path' : 'none';
 }

@@ -106,7 +106,14 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return node;
 }
 
-type Def = { innerType?: z.ZodType; element?: z.ZodType; shape?: Record<string, z.ZodType>; options?: z.ZodType[] };
+type Def = {
+  innerType?: z.ZodType;
+  element?: z.ZodType;
+  shape?: Record<string, z.ZodType>;
+  options?: z.ZodType[];
+  /** A record's values (the config's MCP servers by name). */
+  valueType?: z.ZodType;
+};
 
 /** The keys an object in the schema has at a path (optional and default wrappers looked through). */
 function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
@@ -118,6 +125,7 @@ function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
     return withShape ?? d;
   };
   let node: Def | undefined = def(schema);
-  for (const p of path) node = def(typeof p === 'number' ? node?.element : node?.shape?.[String(p)]);
+  for (const p of path)
+    node = def(typeof p === 'number' ? node?.element : (node?.shape?.[String(p)] ?? node?.valueType));
   return Object.keys(node?.shape ?? {});
 }

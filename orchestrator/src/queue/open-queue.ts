@@ -19,7 +19,8 @@ export async function openQueue(
   where: StoreUrl,
   opts: QueueSetupOptions & { name?: string } = {},
 ): Promise<{ nc: NatsConnection; queue: QueueHandles; installation: string }> {
-  const installation = LogKey.load({}).id;
+  const key = LogKey.load({});
+  const installation = key.id;
   let nc: NatsConnection;
   try {
     nc = await connect({
@@ -36,7 +37,7 @@ export async function openQueue(
   }
   try {
     const replicas = opts.replicas ?? where.replicas;
-    const queue = await ensureQueue(nc, queueNames(installation), { ...opts, ...(replicas ? { replicas } : {}) });
+    const queue = await ensureQueue(nc, queueNames(installation), key, { ...opts, ...(replicas ? { replicas } : {}) });
     return { nc, queue, installation };
   } catch (e) {
     await nc.close().catch(() => undefined);

@@ -1,6 +1,7 @@
 import {
   AckPolicy,
   DeliverPolicy,
+  DiscardPolicy,
   RetentionPolicy,
   StorageType,
   type JetStreamManager,
@@ -8,15 +9,17 @@ import {
   type NatsConnection,
   type ObjectStore,
 } from 'nats';
+import type { LogKey } from '../events/key';
 import { replicasFor } from '../store/store-setup';
 import { DEFAULT_LEASE_TTL_MS } from './lease';
 import type { QueueNames } from './names';
+import type { RunRecords } from './run-record';
 
 export interface QueueHandles {
   names: QueueNames;
   leases: KV;
   workers: KV;
-  runs: KV;
+  runs: RunRecords;
   snapshots: ObjectStore;
 }
 
@@ -40,6 +43,7 @@ export function ackWaitMs(leaseTtlMs: number): number {
 export async function ensureQueue(
   nc: NatsConnection,
   names: QueueNames,
+  key: LogKey,
   opts: QueueSetupOptions = {},
 ): Promise<QueueHandles> {
   const jsm = await nc.jetstreamManager();
@@ -60,18 +64,42 @@ export async function ensureQueue(
       if (!/consumer already exists|consumer name already in use/i.test(e.message)) throw e;
     });
   const js = nc.jetstream();
-  const [leases, workers, runs, snapshots] = await Promise.all([
+  const [leases, workers, runsKv, snapshots] = await Promise.all([
     js.views.kv(names.leases, { ttl, replicas, history: 1 }),
     js.views.kv(names.workers, { ttl: Math.max(ttl, 10_000), replicas, history: 1 }),
-    js.views.kv(names.runs, { replicas, history: 1 }),
+    // A record is small (its task and reason are cut short): a bigger value is no record of ours.
+    js.views.kv(names.runs, { replicas, history: 1, maxValueSize: 64 * 1024 }),
     js.views.os(names.snapshots, { replicas, storage: StorageType.File }),
   ]);
-  return { names, leases, workers, runs, snapshots };
+  return { names, leases, workers, runs: { kv: runsKv, key }, snapshots };
 }
+
+/**
+ * Bounds on the job stream. A job leaves when a worker acknowledges or terminates it, so only jobs
+ * no worker has taken stay; these bound them when no worker runs for a long time. A full queue
+ * refuses the next submit (discard new) rather than dropping a queued run without a word. A job
+ * is small (a task, a policy, a config, a scripted model's turns), whatever the repository's size.
+ * JetStream reserves `max_bytes` of the server's file store for the stream, so it is kept modest.
+ */
+export const QUEUE_LIMITS = {
+  max_msgs: 10_000,
+  max_bytes: 128 * 1024 * 1024,
+  max_msg_size: 8 * 1024 * 1024,
+  discard: DiscardPolicy.New,
+} as const;
 
 async function addOrKeep(jsm: JetStreamManager, names: QueueNames, replicas: number): Promise<void> {
   try {
-    await jsm.streams.info(names.stream);
+    const info = await jsm.streams.info(names.stream);
+    // A stream made before the bounds existed gets them (JetStream lets these change in place).
+    const c = info.config;
+    if (
+      c.max_msgs !== QUEUE_LIMITS.max_msgs ||
+      c.max_bytes !== QUEUE_LIMITS.max_bytes ||
+      c.max_msg_size !== QUEUE_LIMITS.max_msg_size ||
+      c.discard !== QUEUE_LIMITS.discard
+    )
+      await jsm.streams.update(names.stream, { ...c, ...QUEUE_LIMITS });
     return;
   } catch (e) {
     if (!/stream not found/i.test((e as Error).message)) throw e;
@@ -85,6 +113,7 @@ async function addOrKeep(jsm: JetStreamManager, names: QueueNames, replicas: num
       num_replicas: replicas,
       // A submit sent twice (a retry after a lost ack) is one job: its message id is the run id.
       duplicate_window: 10 * 60 * 1_000_000_000,
+      ...QUEUE_LIMITS,
     })
     .catch((e: Error) => {
       if (!/stream name already in use/i.test(e.message)) throw e;

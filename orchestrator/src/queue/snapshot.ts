@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ObjectStore } from 'nats';
 import tar from 'tar-fs';
 import { GatehouseError } from '../errors';
+import { consumeObject } from '../store/index';
 import type { Snapshot } from './job';
 
 /** The snapshot of a repository could not be made, stored or taken back: the message says which and why. */
@@ -58,34 +59,39 @@ export async function putSnapshot(
  * tar are skipped; tar-fs keeps every entry inside the folder (no `..`, nothing through a link).
  */
 export async function extractSnapshot(store: ObjectStore, snapshot: Snapshot, dest: string): Promise<void> {
-  const got = await store.get(snapshot.name);
-  if (!got)
-    throw new SnapshotError(`the snapshot ${snapshot.name} is not in the object store (deleted, or never stored)`);
   await fs.mkdir(path.dirname(dest), { recursive: true });
-  const tmp = `${dest}.partial-${randomBytes(4).toString('hex')}`;
-  const hash = createHash('sha256');
+  let got: true | null;
   try {
-    await pipeline(
-      Readable.fromWeb(got.data),
-      new Transform({
-        transform(chunk: Buffer, _enc, done) {
-          hash.update(chunk);
-          done(null, chunk);
-        },
-      }),
-      tar.extract(tmp, { ignore: (_name, header) => !header || !EXTRACTED_TYPES.has(header.type) }),
-    );
-    const problem = await got.error;
-    if (problem) throw new SnapshotError(`reading the snapshot ${snapshot.name} failed: ${problem.message}`);
-    const sha = hash.digest('hex');
-    if (sha !== snapshot.sha256)
-      throw new SnapshotError(
-        `the snapshot ${snapshot.name} does not match its job (sha256 ${sha}, not ${snapshot.sha256})`,
-      );
-    await fs.rename(tmp, dest);
+    // Bounded: a stream that stalls (its node frozen or failing over) is read again from the start.
+    got = await consumeObject(store, snapshot.name, async (chunks) => {
+      const tmp = `${dest}.partial-${randomBytes(4).toString('hex')}`;
+      const hash = createHash('sha256');
+      try {
+        await pipeline(
+          Readable.from(chunks),
+          new Transform({
+            transform(chunk: Buffer, _enc, done) {
+              hash.update(chunk);
+              done(null, chunk);
+            },
+          }),
+          tar.extract(tmp, { ignore: (_name, header) => !header || !EXTRACTED_TYPES.has(header.type) }),
+        );
+        const sha = hash.digest('hex');
+        if (sha !== snapshot.sha256)
+          throw new SnapshotError(
+            `the snapshot ${snapshot.name} does not match its job (sha256 ${sha}, not ${snapshot.sha256})`,
+          );
+        await fs.rename(tmp, dest);
+        return true as const;
+      } finally {
+        await fs.rm(tmp, { recursive: true, force: true });
+      }
+    });
   } catch (e) {
-    await fs.rm(tmp, { recursive: true, force: true });
     if (e instanceof SnapshotError) throw e;
     throw new SnapshotError(`extracting the snapshot ${snapshot.name} failed: ${(e as Error).message}`);
   }
+  if (!got)
+    throw new SnapshotError(`the snapshot ${snapshot.name} is not in the object store (deleted, or never stored)`);
 }

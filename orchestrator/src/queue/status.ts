@@ -1,13 +1,16 @@
-import type { NatsConnection } from 'nats';
+import type { KV, NatsConnection } from 'nats';
+import { listKeys } from '../store/index';
 import { LeaseHolder } from './lease';
 import type { QueueHandles } from './queue-setup';
-import { RunRecord } from './run-record';
+import { openRunRecord, type RunRecord } from './run-record';
 
 export interface QueueStatus {
   queue: { pending: number; taken: number };
   workers: Array<Record<string, unknown>>;
   leases: Array<{ runId: string } & LeaseHolder>;
   runs: RunRecord[];
+  /** Records in the runs bucket that do not verify with the installation's key: shown, never trusted. */
+  unverified: Array<{ runId: string; problem: string }>;
 }
 
 /** Everything `gatehouse status` shows, read from the queue's stream and buckets. */
@@ -15,30 +18,33 @@ export async function queueStatus(nc: NatsConnection, q: QueueHandles): Promise<
   const jsm = await nc.jetstreamManager();
   const info = await jsm.consumers.info(q.names.stream, q.names.consumer);
   const workers: QueueStatus['workers'] = [];
-  for (const entry of await entries(q.workers)) workers.push(entry.value as Record<string, unknown>);
+  for (const entry of await entries(q.workers, 'workers')) workers.push(entry.value as Record<string, unknown>);
   const leases: QueueStatus['leases'] = [];
-  for (const entry of await entries(q.leases)) {
+  for (const entry of await entries(q.leases, 'leases')) {
     const holder = LeaseHolder.safeParse(entry.value);
     if (holder.success) leases.push({ runId: entry.key, ...holder.data });
   }
   const runs: RunRecord[] = [];
-  for (const entry of await entries(q.runs)) {
-    const run = RunRecord.safeParse(entry.value);
-    if (run.success) runs.push(run.data);
+  const unverified: QueueStatus['unverified'] = [];
+  for (const entry of await entries(q.runs.kv, 'runs', false)) {
+    const opened = openRunRecord(q.runs.key, entry.key, entry.value as string);
+    if ('record' in opened) runs.push(opened.record);
+    else unverified.push({ runId: entry.key, problem: opened.unverified });
   }
   runs.sort((a, b) => a.submittedAt.localeCompare(b.submittedAt));
-  return { queue: { pending: info.num_pending, taken: info.num_ack_pending }, workers, leases, runs };
+  return { queue: { pending: info.num_pending, taken: info.num_ack_pending }, workers, leases, runs, unverified };
 }
 
-async function entries(kv: QueueHandles['runs']): Promise<Array<{ key: string; value: unknown }>> {
+/** The bucket's entries, parsed as JSON (entries that are not are skipped) or as their text. */
+async function entries(kv: KV, bucket: string, json = true): Promise<Array<{ key: string; value: unknown }>> {
   const out: Array<{ key: string; value: unknown }> = [];
-  const keys: string[] = [];
-  for await (const k of await kv.keys()) keys.push(k);
+  // Bounded: a bucket's key listing waits forever through a failover in nats.js alone (store/bounded-reads.ts).
+  const keys = await listKeys(kv, `the keys of its ${bucket} bucket`);
   for (const key of keys.slice(0, 10_000)) {
     const e = await kv.get(key);
     if (!e || e.operation !== 'PUT') continue;
     try {
-      out.push({ key, value: JSON.parse(e.string()) });
+      out.push({ key, value: json ? JSON.parse(e.string()) : e.string() });
     } catch {
       // Not ours: skipped.
     }
@@ -65,5 +71,11 @@ export function statusLines(s: QueueStatus): string[] {
       `  ${r.runId} ${r.state}${r.status ? ` (${r.status})` : ''}${r.worker ? ` on ${r.worker}` : ''}: ` +
         `${r.task.slice(0, 60)}${r.pending?.length ? ` - waiting for ${r.pending.join(', ')}` : ''}`,
     );
+  if (s.unverified.length) {
+    lines.push(
+      `records that do not verify (${s.unverified.length}), not trusted: the run's log in the store says where it is:`,
+    );
+    for (const u of s.unverified) lines.push(`  ${u.runId} NOT TRUSTED: ${u.problem}`);
+  }
   return lines;
 }

@@ -1,7 +1,6 @@
 import { headers, type NatsConnection } from 'nats';
 import { newId } from '@gatehouse/shared';
 import { GatehouseError } from '../errors';
-import { LogKey } from '../events/key';
 import { sealJob, type Job, type JobFlags } from './job';
 import type { QueueHandles } from './queue-setup';
 import { readRunRecord, updateRunRecord } from './run-record';
@@ -45,7 +44,14 @@ export async function submitRun(
       submittedAt: job.submittedAt,
     },
   );
-  await publishJob(nc, q, job, runId);
+  try {
+    await publishJob(nc, q, job, runId);
+  } catch (e) {
+    // Not queued: the record says so and the snapshot goes, so neither waits for a job that never comes.
+    await updateRunRecord(q.runs, runId, { state: 'failed', reason: `not queued: ${(e as Error).message}` });
+    await q.snapshots.delete(snapshot.name).catch(() => undefined);
+    throw e;
+  }
   return { runId, job };
 }
 
@@ -54,7 +60,14 @@ export async function submitRun(
  * The run must have been submitted through this queue: its snapshot is the repository it resumes on.
  */
 export async function submitResume(nc: NatsConnection, q: QueueHandles, runId: string): Promise<Job> {
-  const record = await readRunRecord(q.runs, runId);
+  const read = await readRunRecord(q.runs, runId);
+  if (read && 'unverified' in read)
+    throw new SubmitError(
+      `the record of run ${runId} in ${q.names.runs} is not trusted: ${read.unverified}; ` +
+        'nothing was queued. Check who can write to the NATS server; ' +
+        'the run can be resumed where it ran with gatehouse resume',
+    );
+  const record = read?.record;
   if (!record?.snapshot)
     throw new SubmitError(
       `run ${runId} was not submitted through this queue (no record of it in ${q.names.runs}); ` +
@@ -64,7 +77,12 @@ export async function submitResume(nc: NatsConnection, q: QueueHandles, runId: s
     throw new SubmitError(`run ${runId} is ${record.state} already; gatehouse status shows where`);
   const job: Job = { v: 1, kind: 'resume', runId, snapshot: record.snapshot, submittedAt: new Date().toISOString() };
   await updateRunRecord(q.runs, runId, { state: 'queued' });
-  await publishJob(nc, q, job, `${runId}:resume:${job.submittedAt}`);
+  try {
+    await publishJob(nc, q, job, `${runId}:resume:${job.submittedAt}`);
+  } catch (e) {
+    await updateRunRecord(q.runs, runId, { state: record.state });
+    throw e;
+  }
   return job;
 }
 
@@ -72,5 +90,22 @@ async function publishJob(nc: NatsConnection, q: QueueHandles, job: Job, msgId: 
   const h = headers();
   h.set('Nats-Msg-Id', msgId);
   // Sealed with the key the queue's name comes from (openQueue): the workers of this installation hold it.
-  await nc.jetstream().publish(q.names.subject, sealJob(LogKey.load({}), job), { headers: h });
+  try {
+    await nc.jetstream().publish(q.names.subject, sealJob(q.runs.key, job), { headers: h });
+  } catch (e) {
+    // nats.js puts the server's reason (`maximum messages exceeded`) in chainedError; its message is the code.
+    const err = e as Error & { chainedError?: Error };
+    const m = [err.message, err.chainedError?.message].filter(Boolean).join(': ');
+    if (/maximum (messages|bytes) exceeded|resource limits exceeded/i.test(m))
+      throw new SubmitError(
+        `the queue ${q.names.stream} is full (${m}): nothing was queued. Start workers to take the waiting ` +
+          'runs (gatehouse status shows them), then submit again',
+      );
+    if (/message size exceeds|maximum payload/i.test(m))
+      throw new SubmitError(
+        `the job for ${job.runId} is too big for the queue (${m}): nothing was queued. ` +
+          'Submit a smaller policy, config or model script',
+      );
+    throw new SubmitError(`queueing ${job.runId} on ${q.names.stream} failed (${m}): nothing was queued`);
+  }
 }

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { NatsConnection } from 'nats';
+import { retryThroughFailover } from '../store/index';
 import { handleJob, type JobContext } from './handle-job';
 import { DEFAULT_LEASE_TTL_MS } from './lease';
 import type { QueueHandles } from './queue-setup';
@@ -82,14 +83,27 @@ export function startWorker(o: WorkerOptions): WorkerHandle {
 
   const loop = async (): Promise<void> => {
     await announce();
-    const consumer = await o.nc.jetstream().consumers.get(o.queue.names.stream, o.queue.names.consumer);
+    // A worker started while the queue's stream elects a leader waits that out rather than dying.
+    const consumer = await retryThroughFailover(() =>
+      o.nc.jetstream().consumers.get(o.queue.names.stream, o.queue.names.consumer),
+    );
     let idleSince = Date.now();
+    let failing = false;
     while (!stopping) {
       if (inFlight.size >= o.concurrency) {
         await Promise.race(inFlight);
         continue;
       }
-      const msg = await consumer.next({ expires: 1000 }).catch(() => null);
+      const msg = await consumer.next({ expires: 1000 }).then(
+        (m) => ((failing = false), m),
+        async (e: Error) => {
+          // A failover answers at once (no responders, 503): without a pause this loop would spin on it.
+          if (!failing) o.log(`taking a job failed (${e.message}); trying again every second`);
+          failing = true;
+          await new Promise((r) => setTimeout(r, 1000));
+          return null;
+        },
+      );
       if (stopping) {
         msg?.nak();
         break;

@@ -3,6 +3,7 @@ import { oneLine } from '../approval/channels/screen';
 import { narrowPolicy } from '../agents/narrow';
 import { StateTracker } from '../events/state';
 import type { ApprovalPolicy } from '../policy/index';
+import { recordedMcpTools } from '../mcp/recorded-tools';
 import { codingTools } from '../tools/builtin/index';
 import { recordedCalls, type RecordedCall, type ReplayedDecision } from './recorded-calls';
 import { recordedSubRuns, type RecordedSubRun } from './recorded-tree';
@@ -65,8 +66,12 @@ function decideRun(
   t: Tally,
 ): void {
   const first = events[0];
-  const surface = first && isEvent(first, 'run.started') ? first.data.surface : [];
   const registry = codingTools();
+  // MCP tools join a run after it started (docs/mcp.md): as its log recorded them.
+  const mcp = recordedMcpTools(events);
+  registry.add(mcp);
+  const started = first && isEvent(first, 'run.started') ? first.data.surface : [];
+  const surface = [...started, ...mcp.map((t) => t.name)];
   // The gate decided on the state folded from the events before each intent (approved shapes).
   const tracker = new StateTracker();
   let at = 0;

@@ -7,6 +7,7 @@ import { planSurface } from '../plan/plan-driver';
 import { planSystemPrompt } from '../plan/plan-prompt';
 import { DEFAULT_BUDGETS, type Budgets } from '../run/budgets';
 import { runSystemPrompt } from '../run/run-system-prompt';
+import { recordedMcpTools } from '../mcp/recorded-tools';
 import { codingTools } from '../tools/builtin/index';
 
 /** What the loop gave compileContext when the log does not say: its default (drive.ts). */
@@ -46,7 +47,11 @@ export function* rebuildTurns(events: readonly EventEnvelope[]): Generator<Rebui
   if (!first || !isEvent(first, 'run.started')) return;
   const started = first.data;
   const registry = codingTools();
-  const tools = registry.describe(started.surface);
+  // MCP tools joined the surface once the sandbox was up (mcp.listed), after the ones run.started names.
+  const mcp = recordedMcpTools(events);
+  registry.add(mcp);
+  const surface = [...started.surface, ...mcp.map((t) => t.name)];
+  const tools = registry.describe(surface);
   // The check decides (and is named in the prompt of) the root run only; a sub-agent is judged by its parent.
   const root = !first.parentRunId && (started.lineage?.length ?? 1) <= 1;
   const check = root ? started.config?.environment?.check : undefined;
@@ -62,7 +67,7 @@ export function* rebuildTurns(events: readonly EventEnvelope[]): Generator<Rebui
       const context = compileContext(events.slice(0, i), {
         system: system(budgets),
         task: started.task,
-        tools: planMode ? registry.describe(planSurface(state.plan, started.surface, registry)) : tools,
+        tools: planMode ? registry.describe(planSurface(state.plan, surface, registry)) : tools,
         tokenBudget: e.data.contextTokenBudget ?? DEFAULT_CONTEXT_TOKEN_BUDGET,
       });
       yield {

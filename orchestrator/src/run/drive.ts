@@ -14,9 +14,12 @@ import { approvedScope } from '../plan/approved-scope';
 import type { ToolLimits } from '../tools/tool';
 import { activeWallMs, runUsage } from '../events/state';
 import { addUsage, childrenUsage } from '../usage/tree-usage';
+import { withMcpTools } from '../mcp/run-mcp-tools';
 import { preflightRun, prepareRunEnvironment, sandboxOptionsFor, type ReadyEnvironment } from './environment';
 import { runSystemPrompt } from './run-system-prompt';
+import { memoryPort } from '../memory/memory-port';
 import { RunFencedError } from '../store/store-errors';
+import { afterSandboxLoss } from './sandbox-replacement';
 import { SETUP_FAILED, type AgentRunResult, type ResumeRun, type RunEnvironment, type RunHandle } from './types';
 
 export const DEFAULT_LIMITS: ToolLimits = {
@@ -153,6 +156,19 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
       lost.abort();
     });
     const limits = { ...DEFAULT_LIMITS, ...o.limits };
+    // MCP servers' tools join once the sandbox they run in is up (mcp/run-mcp-tools.ts).
+    const surface = await withMcpTools({
+      servers: o.projectConfig?.mcp,
+      egress: o.projectConfig?.egress ?? { agent: [], deny: [] },
+      mode: o.policy.mode,
+      depth: o.agent?.depth ?? 0,
+      registry: h.registry,
+      surface: h.surface,
+      sandbox: gated,
+      log: plog,
+      // Resumed: the tools the model was shown, checked against what the servers offer now.
+      ...(h.resume ? { resumedFrom: log.events() } : {}),
+    });
     const first = log.events()[0];
     const lineage = (first?.type === 'run.started' ? first.data.lineage : undefined) ?? [runId];
     const agent = o.agent ?? { depth: 0, maxDepth: 2, paths: ['**'], maxParallel: 4 };
@@ -175,7 +191,7 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
         lineage,
         depth: agent.depth,
         maxDepth: agent.maxDepth,
-        ...taskAgentScope(st.plan, { surface: h.surface, paths: agent.paths }),
+        ...taskAgentScope(st.plan, { surface, paths: agent.paths }),
         observations: new Set(st.observations.map((x) => x.id)),
         remaining: {
           turns: o.budgets.maxTurns - st.turns - handed.turns,
@@ -231,13 +247,13 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
     });
     // Plan mode (`gatehouse plan`): the same loop and pipeline, with the plan's scope and hooks (plan/plan-loop.ts).
     const planParts = tracker.state.plan.planMode
-      ? planRunParts({ tracker, registry: h.registry, surface: h.surface, resume: h.resume })
+      ? planRunParts({ tracker, registry: h.registry, surface, resume: h.resume })
       : undefined;
     const pipelineDeps: PipelineDeps = {
       log: plog,
       tracker,
       registry: h.registry,
-      surface: h.surface,
+      surface,
       policy: o.policy,
       sandbox: gated,
       limits,
@@ -247,6 +263,7 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
       resumeDelegate: (callId, sig) => delegator.resume(callId, sig),
       ...(o.channel ? { channel: o.channel } : {}),
       ...(planParts ? { planScope: planParts.planScope } : {}),
+      ...(o.memory && h.surface.includes('remember') ? { memory: memoryPort(o.memory, plog, runId) } : {}),
     };
     pipeline = new ToolPipeline(pipelineDeps);
     o.provider.resumeAfter?.(tracker.state.turns);
@@ -259,7 +276,7 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
       pipeline,
       system: planParts ? planParts.system(runSystemPrompt(o.budgets)) : runSystemPrompt(o.budgets, check),
       task: h.task,
-      tools: h.registry.describe(h.surface),
+      tools: h.registry.describe(surface),
       budgets: o.budgets,
       ...(o.price ? { price: o.price } : {}),
       childUsage: () => {
@@ -292,7 +309,28 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
         : {}),
     });
     await checkpoints.idle();
-    if (sandbox.lost) return end({ status: 'failed', stopReason: `sandbox_lost: ${sandbox.lost.reason}` });
+    if (sandbox.lost) {
+      const stopReason = `sandbox_lost: ${sandbox.lost.reason}`;
+      const next = await afterSandboxLoss({
+        events: log.events(),
+        runDir: raw.runDir,
+        stateDir: o.stateDir,
+        registry: h.registry,
+        depth: agent.depth,
+        cancelled: o.signal.aborted,
+      });
+      if (!next.replace) return end({ status: 'failed', stopReason: `${stopReason} (not continued: ${next.why})` });
+      // The caller continues the run in a fresh sandbox (resume), after the store has this log's every event.
+      await raw.flush();
+      raw.close();
+      // Already flushed: only a takeover (fenced) matters here; anything else the next log's flush meets again.
+      await raw.closed().catch((e: unknown) => {
+        if (e instanceof RunFencedError) throw e;
+      });
+      const { runDir } = raw;
+      const unended = { runId, runDir, repoDir: h.repoDir, filesChanged: [], applied: false, pendingRequests: [] };
+      return { status: 'failed', stopReason, ...unended, continueInFreshSandbox: true };
+    }
     if (h.finish) await h.finish(sandbox, outcome);
     if (outcome.status === 'paused') {
       const saved = (await checkpoints.take()).manifest;

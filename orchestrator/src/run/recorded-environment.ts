@@ -1,9 +1,13 @@
 import type { EventDataOf } from '@gatehouse/shared';
 import type { ResolvedConfig } from '../config/types';
+import { recordMcpServers } from '../mcp/recorded-servers';
 
 type Recorded = NonNullable<NonNullable<EventDataOf<'run.started'>['config']>['environment']>;
 
-/** The parts of the config that make a run's sandboxes, as run.started records them (names of secrets only). */
+/**
+ * The parts of the config that make a run's sandboxes and start its MCP servers, as run.started
+ * records them (names of secrets only: mcp/recorded-servers.ts).
+ */
 export function recordedEnvironment(c: ResolvedConfig, secretNames: readonly string[]): Recorded {
   const limits: Record<string, number> = {};
   for (const [k, v] of Object.entries(c.limits)) if (typeof v === 'number') limits[k] = v;
@@ -15,12 +19,14 @@ export function recordedEnvironment(c: ResolvedConfig, secretNames: readonly str
     copy: { exclude: [...c.copy.exclude], include: [...c.copy.include] },
     limits,
     setupSecrets: [...secretNames],
+    ...(c.mcp && Object.keys(c.mcp).length > 0 ? { mcp: recordMcpServers(c.mcp) } : {}),
   };
 }
 
 /**
  * The config a resumed run is held to: the one it started with, as recorded. Its policy and budgets
- * are restored on their own (resume.ts), so they are not part of this.
+ * are restored on their own (resume.ts), so they are not part of this, nor are its MCP servers,
+ * whose values the log does not keep (mcp/recorded-servers.ts puts them back).
  */
 export function configFromRecord(config: EventDataOf<'run.started'>['config']): ResolvedConfig | undefined {
   const env = config?.environment;

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { SAFE_GIT, SAFE_GIT_ENV } from '@gatehouse/shared';
+import { PlainFileError, readPlainFile } from '../files/read-plain-file';
 
 /**
  * What a repository held when a run started, so resume can tell whether it changed since.
@@ -46,7 +47,15 @@ function fileDigest(file: string, budget: { left: number }): string {
   const x = st.mode & 0o111 ? 'x' : '-';
   if (st.size > budget.left) return `file${x}:${st.size}:${st.mtimeMs}`;
   budget.left -= st.size;
-  return `file${x}:${createHash('sha256').update(readFileSync(file)).digest('hex')}`;
+  let content: Buffer;
+  try {
+    // Not readFileSync: a file swapped for a FIFO after the lstat above would block it forever.
+    content = readPlainFile(file, st.size);
+  } catch (e) {
+    if (e instanceof PlainFileError) return `changed:${e.problem}`;
+    throw e;
+  }
+  return `file${x}:${createHash('sha256').update(content).digest('hex')}`;
 }
 
 function hashPaths(root: string, rels: readonly string[], head = ''): string {

@@ -132,19 +132,28 @@ function uncovered(
   );
 }
 
-/** Completed calls that could have changed the workspace, in log order. */
+/**
+ * Completed calls that could have changed the workspace, in log order. A call whose result never
+ * came back (`lost`) from a sandbox the log says was lost is not one: whatever it did to the
+ * workspace died with that sandbox, and the model was told its outcome is unknown (its effects
+ * outside the workspace, if any, are not undone by any restore).
+ */
 export function changingCalls(
   events: readonly EventEnvelope[],
   registry: ToolRegistry,
 ): Array<{ seq: number; tool: string; callId: string }> {
-  const calls = new Map<string, { tool?: string; input?: unknown }>();
+  const calls = new Map<string, { tool?: string; input?: unknown; sandboxId?: string }>();
+  const lostSandboxes = new Set(events.flatMap((e) => (e.type === 'sandbox.lost' ? [e.data.sandboxId] : [])));
   const out: Array<{ seq: number; tool: string; callId: string }> = [];
   for (const e of events) {
     if (e.type === 'tool.intent') calls.set(e.data.callId, { tool: e.data.tool });
     else if (e.type === 'tool.validation' && e.data.ok)
       calls.set(e.data.callId, { ...calls.get(e.data.callId), input: e.data.input });
+    else if (e.type === 'tool.execution.started' && e.data.sandboxId !== undefined)
+      calls.set(e.data.callId, { ...calls.get(e.data.callId), sandboxId: e.data.sandboxId });
     else if (e.type === 'tool.execution.completed' && e.data.status !== 'rejected') {
       const c = calls.get(e.data.callId);
+      if (e.data.status === 'lost' && c?.sandboxId !== undefined && lostSandboxes.has(c.sandboxId)) continue;
       const tool = c?.tool ? registry.get(c.tool) : undefined;
       const changes = !tool || c?.input === undefined || (tool.sideEffect !== 'delegate' && !tool.isReadOnly(c.input));
       if (changes) out.push({ seq: e.seq, tool: c?.tool ?? 'unknown', callId: e.data.callId });

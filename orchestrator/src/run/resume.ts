@@ -9,7 +9,7 @@ import { codingTools } from '../tools/builtin/index';
 import { drive } from './drive';
 import { runRedactor } from './run-redactor';
 import { tee } from './tee';
-import type { AgentRunResult, RunEnvironment, RunHandle } from './types';
+import type { AgentRunResult, ResumeCause, RunEnvironment, RunHandle } from './types';
 import type { LogPort } from '../tools/ports';
 import { chooseWorkspace } from './restore-point';
 
@@ -33,6 +33,7 @@ export async function resumeAgent(
   runId: string,
   o: RunEnvironment,
   finishFor?: (log: LogPort & { events(): readonly EventEnvelope[] }) => RunHandle['finish'],
+  cause?: ResumeCause,
 ): Promise<AgentRunResult> {
   // With a store, the replica continues from the stream's last event, which must be this log's last.
   const { log: raw } = RunLog.open(o.stateDir, runId, {
@@ -66,9 +67,10 @@ export async function resumeAgent(
       process.emitWarning(`${restore.ignored}; the run continues from ${restore.from}`, 'GatehouseWarning');
 
     const log = tee(raw, tracker, o.onEvent);
-    for (const e of events) o.onEvent?.(e);
+    // Continued in this process (a lost sandbox replaced), the watcher has seen every event already.
+    if (!cause) for (const e of events) o.onEvent?.(e);
     handed = true;
-    return await drive(o, resumeAgent, {
+    const result = await drive(o, resumeAgent, {
       raw,
       log,
       tracker,
@@ -81,7 +83,8 @@ export async function resumeAgent(
       prepare: async (sandbox: Sandbox) => {
         if (restore.manifest) await restoreSaved(sandbox, raw.runDir, restore.manifest);
         else if (restore.legacy) await restore.legacy(sandbox);
-        log.append('run.resumed', 'user', {
+        // Gatehouse's own resume (a lost sandbox replaced) is the runtime's; anyone else's is a person's.
+        log.append('run.resumed', cause ? 'runtime' : 'user', {
           fromSeq: state.lastSeq,
           workspaceFrom: restore.from,
           files: restore.files,
@@ -89,6 +92,7 @@ export async function resumeAgent(
         });
       },
     });
+    return result.continueInFreshSandbox ? await resumeAgent(runId, o, finishFor, { after: 'sandbox-lost' }) : result;
   } finally {
     if (!handed) raw.close();
   }

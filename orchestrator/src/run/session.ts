@@ -9,6 +9,7 @@ import { runRedactor } from './run-redactor';
 import { tee } from './tee';
 import type { AgentRunOptions, AgentRunResult } from './types';
 import { recordedEnvironment } from './recorded-environment';
+import { recallForRun } from '../memory/recall-for-run';
 
 /**
  * One agent run from start to end: its log, its sandbox (a copy of the repository), the pipeline
@@ -17,7 +18,11 @@ import { recordedEnvironment } from './recorded-environment';
 export async function runAgent(o: AgentRunOptions): Promise<AgentRunResult> {
   const runId = o.runId ?? newId('run');
   const registry = codingTools();
-  const surface = resolveSurface(registry, { mode: o.policy.mode, plan: o.planMode === true });
+  const surface = resolveSurface(registry, {
+    mode: o.policy.mode,
+    plan: o.planMode === true,
+    memory: o.memory !== undefined,
+  });
   const raw = RunLog.create(o.stateDir, runId, {
     redactor: runRedactor(o),
     ...(o.eventStore ? { replica: o.eventStore.replicaFor(runId, { lastStreamSeq: 0 }) } : {}),
@@ -47,10 +52,12 @@ export async function runAgent(o: AgentRunOptions): Promise<AgentRunResult> {
         }
       : {}),
   });
+  // What memory recalls is on record before the first turn: the context and replay are built from it.
+  if (o.memory) log.append('memory.recalled', 'runtime', recallForRun(o.memory, o.task));
   // With a store, the run is on record there (events and head) before anything is prepared: a worker
   // that dies from here on leaves a run another worker can continue rather than one it must refuse.
   if (o.eventStore) await raw.flush();
-  return drive(o, resumeAgent, {
+  const result = await drive(o, resumeAgent, {
     raw,
     log,
     tracker,
@@ -60,4 +67,6 @@ export async function runAgent(o: AgentRunOptions): Promise<AgentRunResult> {
     repoDir: o.repoDir,
     resume: false,
   });
+  // Its sandbox was lost and the run goes on: resumed in a fresh one, from its last checkpoint.
+  return result.continueInFreshSandbox ? resumeAgent(runId, o, undefined, { after: 'sandbox-lost' }) : result;
 }

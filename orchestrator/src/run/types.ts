@@ -17,6 +17,7 @@ import type { RepoTree } from './repo-tree';
 import type { ResolvedConfig } from '../config/types';
 import type { PriceInForce } from '../usage/model-price';
 import type { LogReplica } from '../events/replica-port';
+import type { RunMemory } from '../memory/memory-port';
 
 /** How the stop reason of a run whose environment could not be prepared begins (exit code 5). */
 export const SETUP_FAILED = 'setup_failed';
@@ -79,6 +80,11 @@ export interface RunEnvironment {
    * phase, the model or a sub-agent.
    */
   setupEnv?: Readonly<Record<string, string>>;
+  /**
+   * Memory across runs (`--memory`, docs/memory.md): records recalled into a new run's context, and
+   * the `remember` tool on its surface. Absent: neither.
+   */
+  memory?: RunMemory;
 }
 
 export interface AgentRunOptions extends RunEnvironment {
@@ -108,6 +114,16 @@ export interface AgentRunResult extends LoopOutcome {
   pendingRequests: RequestState[];
   /** The model usage of the run and its sub-agents, as run.completed records it (absent when paused). */
   usage?: RunUsage;
+  /**
+   * The run's sandbox was lost and the run is not over: its log is closed without an end, to be
+   * resumed in a fresh sandbox (runAgent and resumeAgent do; run/sandbox-replacement.ts decides).
+   */
+  continueInFreshSandbox?: true;
+}
+
+/** Why a run is resumed: a person (or their queue) asked, or gatehouse replaces a lost sandbox itself. */
+export interface ResumeCause {
+  after: 'sandbox-lost';
 }
 
 export interface RunHandle {
@@ -133,4 +149,5 @@ export type ResumeRun = (
   runId: string,
   env: RunEnvironment,
   finishFor?: (log: LogPort & { events(): readonly EventEnvelope[] }) => RunHandle['finish'],
+  cause?: ResumeCause,
 ) => Promise<AgentRunResult>;

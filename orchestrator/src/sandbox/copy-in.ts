@@ -63,6 +63,24 @@ export async function copyRepository(
   repoDir: string,
   opts: CopyOptions = {},
 ): Promise<CopyReport> {
+  return sendCopy(container, await planCopy(repoDir, opts));
+}
+
+/** What copyRepository sends, decided on the host alone: made while the sandbox starts (driver.ts). */
+export interface CopyPlan {
+  repoDir: string;
+  items: PackItem[];
+  report: CopyReport;
+}
+
+/** Packs the planned entries, reading each file as it goes, into the sandbox's workspace. */
+export async function sendCopy(container: Docker.Container, plan: CopyPlan): Promise<CopyReport> {
+  await container.putArchive(nodeStream(packItems(plan.repoDir, plan.items)), { path: WORKSPACE });
+  return plan.report;
+}
+
+/** The entries to copy, their owners and modes, and the report: git's listing and the policy's checks. */
+export async function planCopy(repoDir: string, opts: CopyOptions = {}): Promise<CopyPlan> {
   const rules = opts.rules;
   const withholds = (rel: string): boolean =>
     rules !== undefined && rel !== '' && (rules.readDenied(rel) || rules.readDeniedBelow(rel));
@@ -118,8 +136,7 @@ export async function copyRepository(
   }
   report.copied = items.length - 1;
   for (const item of items) if (item.rel !== '') copiedPaths.add(item.rel);
-  await container.putArchive(nodeStream(packItems(repoDir, items)), { path: WORKSPACE });
-  return report;
+  return { repoDir, items, report };
 }
 
 /** The listed entries and every folder above them, the root ('') first, parents before children. */

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type Docker from 'dockerode';
 import { GatehouseError, type ErrorKind } from '../errors';
 import { DockerUnavailableError } from './errors';
+import { hostKeyVerifier, knownHostKeys, knownHostsFiles } from './ssh-known-hosts';
 
 /**
  * Which Docker engine gatehouse drives: the local socket, or another host's engine over TCP (with
@@ -91,15 +92,7 @@ export function dockerHostFromEnv(env: NodeJS.ProcessEnv = process.env): DockerH
  */
 export function dockerOptions(host: DockerHost, env: NodeJS.ProcessEnv = process.env): Docker.DockerOptions {
   if (host.kind === 'unix') return { socketPath: host.socketPath! };
-  if (host.kind === 'ssh') {
-    return {
-      protocol: 'ssh',
-      host: host.address!,
-      port: host.port!,
-      ...(host.username ? { username: host.username } : {}),
-      sshOptions: { agent: env.SSH_AUTH_SOCK },
-    };
-  }
+  if (host.kind === 'ssh') return sshOptions(host, env);
   if (!host.tls) return { protocol: 'http', host: host.address!, port: host.port! };
   const dir = env.DOCKER_CERT_PATH || path.join(os.homedir(), '.docker');
   const read = (name: string) => {
@@ -120,6 +113,34 @@ export function dockerOptions(host: DockerHost, env: NodeJS.ProcessEnv = process
     ca: read('ca.pem'),
     cert: read('cert.pem'),
     key: read('key.pem'),
+  };
+}
+
+/**
+ * An engine over SSH: docker-modem runs `docker system dial-stdio` on the far side for each
+ * request, through ssh2 with the agent's keys. The host key must be in known_hosts (ssh2 would
+ * otherwise accept any), and the user defaults to the local one, as `ssh` does.
+ */
+function sshOptions(host: DockerHost, env: NodeJS.ProcessEnv): Docker.DockerOptions {
+  if (!env.SSH_AUTH_SOCK)
+    throw new DockerUnavailableError(
+      `the Docker engine at ${host.url} is reached over SSH with an agent's keys, and SSH_AUTH_SOCK is not set: ` +
+        'start ssh-agent and ssh-add the key that may log in there',
+    );
+  const files = knownHostsFiles(env);
+  const keys = knownHostKeys(host.address!, host.port!, files);
+  if (keys.accepted.length === 0)
+    throw new DockerUnavailableError(
+      `the SSH host key of ${host.address}${host.port === 22 ? '' : ` port ${host.port}`} is not in ` +
+        `${files.join(' or ')}: add it (ssh-keyscan -p ${host.port} ${host.address}, after checking its ` +
+        "fingerprint with the host's owner), or set GATEHOUSE_SSH_KNOWN_HOSTS to the file that has it",
+    );
+  return {
+    protocol: 'ssh',
+    host: host.address!,
+    port: host.port!,
+    username: host.username ?? os.userInfo().username,
+    sshOptions: { agent: env.SSH_AUTH_SOCK, hostVerifier: hostKeyVerifier(keys) },
   };
 }
 

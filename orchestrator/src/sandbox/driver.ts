@@ -5,7 +5,7 @@ import type { NatsConnection, Subscription } from 'nats';
 import type { Logger } from 'pino';
 import { decodeMessage, Heartbeat, invocationKeys, newId, sandboxSubjects } from '@gatehouse/shared';
 import { DEFAULT_LIMITS, type SandboxLimits } from './container';
-import { copyRepository, type CopyReport } from './copy-in';
+import { planCopy, sendCopy, type CopyReport } from './copy-in';
 import { assertDockerReachable, docker } from './docker';
 export type { CreateSandboxOptions, SandboxBackend } from './sandbox-backend';
 import { resolveStateDir } from '../events/paths';
@@ -15,9 +15,13 @@ import { LABEL } from './labels';
 import { sandboxCreds } from './nats-auth';
 import { connectOrchestrator, ensureNatsServer, type NatsEndpoint } from './nats-server';
 import { fasterRuntime } from './oci-runtime';
-import { recordClaim, removeClaim } from './pool-claims';
+import { removeClaim } from './pool-claims';
+import { claimPooled, type Claimer } from './pool-claim';
+import { POOL_SOCKET_ENV, remoteClaimer } from './pool-link';
 import { bindRunIdentity, completeWorkspace } from './run-identity';
-import { removeStarted, startSandboxContainer, type StartedSandbox, type StartSpec } from './sandbox-start';
+import { NetworkPool } from './network-pool';
+import { removeStarted, type StartedSandbox } from './sandbox-start';
+import { SandboxStarter } from './sandbox-starter';
 import { WarmPool, type WarmPoolOptions } from './warm-pool';
 import { EGRESS_ALIAS, EGRESS_PORT } from './egress-container';
 import { proxyEnv, startEgressProxy, type EgressProxy } from './egress-proxy';
@@ -47,6 +51,12 @@ export interface DriverOptions {
    */
   warmPool?: WarmPoolOptions;
   /**
+   * Run networks made ahead (NATS attached) for cold starts, each used by one sandbox only
+   * (network-pool.ts), refilled as they are taken. Unset: one, for the first sandbox, not refilled;
+   * 0: each network is made at its sandbox's start.
+   */
+  networks?: number;
+  /**
    * The state directory pooled sandboxes are labelled with (where claims are recorded and orphans
    * saved); a run of another state directory starts cold. Default: resolveStateDir().
    */
@@ -69,13 +79,15 @@ const EMPTY_COPY: CopyReport = {
  */
 export class SandboxDriver implements SandboxBackend {
   private readonly sandboxes = new Map<string, Sandbox>();
-  private readonly volumesByImage = new Map<string, string[]>();
   private readonly watchdog: NodeJS.Timeout;
   private readonly heartbeatClock: HeartbeatClock;
   private stopWatching: (() => void) | undefined;
   /** Sandboxes started ahead of runs, when the driver was given warmPool. */
   pool: WarmPool | undefined;
-  private runtime: string | undefined;
+  /** Claims a pooled sandbox for a run: this driver's own pool's, or a worker's (pool-link.ts). */
+  claimer: Claimer | undefined;
+  private starter!: SandboxStarter;
+  private networks: NetworkPool | undefined;
   readonly heartbeatMs: number;
   readonly lostAfterMs: number;
 
@@ -111,7 +123,22 @@ export class SandboxDriver implements SandboxBackend {
     const nats = await ensureNatsServer(images.nats);
     const nc = await connectOrchestrator(nats.url, nats.identity);
     const driver = new SandboxDriver(d, images, nats, nc, reaped, opts);
-    driver.runtime = await fasterRuntime(d);
+    // Unasked, one network for the first sandbox, made while the driver starts, and no refill: most
+    // processes run one run; a driver that starts many (a bench, a pool) asks for `networks`.
+    const networks = opts.networks ?? 1;
+    driver.networks =
+      networks > 0
+        ? new NetworkPool(d, nats.container, networks, (m) => log?.warn(m), opts.networks !== undefined)
+        : undefined;
+    void driver.networks?.fill();
+    driver.starter = new SandboxStarter(d, nats, nc, {
+      heartbeatMs: driver.heartbeatMs,
+      readyTimeoutMs: opts.readyTimeoutMs ?? 30_000,
+      ...(driver.networks ? { networks: driver.networks } : {}),
+      ...(log ? { log } : {}),
+    });
+    const runtime = await fasterRuntime(d);
+    if (runtime) driver.starter.useRuntime(runtime);
     driver.stopWatching = await watchContainerDeaths(d, (containerId, why) => {
       driver.pool?.forget(containerId);
       for (const s of driver.sandboxes.values()) if (s.info.containerId === containerId) s.markLost(why);
@@ -121,13 +148,32 @@ export class SandboxDriver implements SandboxBackend {
       driver.pool = new WarmPool(
         {
           docker: d,
-          start: (image, imageId, sandboxId) => driver.startPooled(image, imageId, sandboxId),
+          start: (image, imageId, sandboxId) =>
+            driver.starter.pooled(
+              image,
+              imageId,
+              sandboxId,
+              { ...DEFAULT_LIMITS, ...opts.limits },
+              driver.poolStateDir(),
+            ),
           onProblem: (m) => log?.warn(m),
         },
         opts.warmPool.size,
         poolImages,
       );
+      const deps = {
+        pool: driver.pool,
+        nc,
+        identity: nats.identity,
+        docker: d,
+        stateDir: driver.poolStateDir(),
+        limits: { ...DEFAULT_LIMITS, ...opts.limits },
+      };
+      driver.claimer = (req) => claimPooled({ ...deps, onProblem: (m) => log?.warn(m) }, req);
       void driver.pool.fill();
+    } else if (process.env[POOL_SOCKET_ENV]) {
+      // A worker's run child: the worker holds the pool (pool-link.ts).
+      driver.claimer = remoteClaimer(d, process.env[POOL_SOCKET_ENV], () => driver.poolStateDir());
     }
     return driver;
   }
@@ -153,6 +199,7 @@ export class SandboxDriver implements SandboxBackend {
     let started: StartedSandbox | undefined;
     let claimStateDir: string | undefined;
     let proxy: EgressProxy | undefined;
+    const keys = invocationKeys();
     const subscriptions: Subscription[] = [];
     const cleanup = async (): Promise<void> => {
       for (const s of subscriptions) s.unsubscribe();
@@ -162,52 +209,65 @@ export class SandboxDriver implements SandboxBackend {
       if (started) this.sandboxes.delete(started.sandboxId);
     };
 
+    // Planned while the sandbox starts: git's listing and the policy's checks are off the start's path.
+    const copyPlan = opts.repoDir
+      ? planCopy(opts.repoDir, {
+          ...(opts.ignore ? { ignore: opts.ignore } : {}),
+          ...(opts.pathRules ? { rules: opts.pathRules } : {}),
+          ...(opts.copy?.exclude ? { exclude: opts.copy.exclude } : {}),
+          ...(opts.copy?.include ? { include: opts.copy.include } : {}),
+        })
+      : undefined;
+    copyPlan?.catch(() => undefined);
     try {
       // A pooled sandbox when one fits: started with the driver's limits, salvageable, labelled
       // with the pool's state directory. Its run is recorded on the host before it is bound.
-      const poolStateDir = this.poolStateDir();
-      const fits =
-        this.pool &&
-        !opts.sandboxId &&
-        opts.salvage !== false &&
-        !opts.limits &&
-        (opts.stateDir === undefined || path.resolve(opts.stateDir) === poolStateDir);
-      started = fits ? await this.pool!.claim(image) : undefined;
-      if (started) {
-        claimStateDir = poolStateDir;
-        recordClaim(poolStateDir, {
-          runId,
-          sandboxId: started.sandboxId,
-          containerId: started.container.id,
-          claimedAt: new Date().toISOString(),
-        });
+      // (The pool checks the state directory and the limits: it serves runs like its sandboxes.)
+      const fits = this.claimer && !opts.sandboxId && opts.salvage !== false;
+      const egress = opts.egress;
+      const runProxyEnv = egress ? proxyEnv(`http://${EGRESS_ALIAS}:${EGRESS_PORT}`) : undefined;
+      // The claim binds the run (its identity handed over NATS); a cold start binds it below.
+      const claimed = fits
+        ? await this.claimer!({
+            image,
+            runId,
+            invokeKey: keys.publicKeyPem,
+            ...(runProxyEnv ? { proxyEnv: runProxyEnv } : {}),
+            ...(opts.stateDir ? { stateDir: path.resolve(opts.stateDir) } : {}),
+            limits,
+          })
+        : undefined;
+      if (claimed) {
+        started = claimed.started;
+        claimStateDir = claimed.stateDir;
+        timings.claim = claimed.ms;
+        t = performance.now();
       } else {
-        const imageVolumes = await this.declaredVolumes(image);
-        started = await startSandboxContainer(
-          d,
-          this.nats,
+        started = await this.starter.cold(
           {
-            ...this.baseSpec(image, '', limits, imageVolumes),
+            image,
+            limits,
             runId,
             sandboxId: opts.sandboxId ?? newId('sbx'),
             ...(opts.stateDir ? { stateDir: opts.stateDir } : {}),
             ...(opts.salvage === false ? { salvage: false } : {}),
           },
+          opts.sandboxId !== undefined,
           mark,
         );
       }
       const { sandboxId, container, network } = started;
       const subjects = sandboxSubjects(runId, sandboxId);
-      const keys = invocationKeys();
-      const egress = opts.egress;
-      await bindRunIdentity(container, {
-        runId,
-        sandboxId,
-        creds: await sandboxCreds(this.nats.identity, runId, sandboxId),
-        invokeKey: keys.publicKeyPem,
-        ...(egress ? { proxyEnv: proxyEnv(`http://${EGRESS_ALIAS}:${EGRESS_PORT}`) } : {}),
-      });
-      mark(claimStateDir ? 'claim' : 'bind');
+      if (!claimed) {
+        await bindRunIdentity(container, {
+          runId,
+          sandboxId,
+          creds: await sandboxCreds(this.nats.identity, runId, sandboxId),
+          invokeKey: keys.publicKeyPem,
+          ...(runProxyEnv ? { proxyEnv: runProxyEnv } : {}),
+        });
+        mark('bind');
+      }
       const startingProxy = egress
         ? startEgressProxy(d, { runId, network, image: this.images.egress, ...egress, deny: [...(egress.deny ?? [])] })
         : undefined;
@@ -234,14 +294,7 @@ export class SandboxDriver implements SandboxBackend {
       // The daemon connects to NATS while the repository is copied in; the protect list goes in
       // last, and its arrival tells the daemon the workspace is complete. Everything in the state
       // directory is root's, mode 0600, in a 0700 directory: commands cannot read it.
-      const copy: CopyReport = opts.repoDir
-        ? await copyRepository(container, opts.repoDir, {
-            ...(opts.ignore ? { ignore: opts.ignore } : {}),
-            ...(opts.pathRules ? { rules: opts.pathRules } : {}),
-            ...(opts.copy?.exclude ? { exclude: opts.copy.exclude } : {}),
-            ...(opts.copy?.include ? { include: opts.copy.include } : {}),
-          })
-        : EMPTY_COPY;
+      const copy: CopyReport = copyPlan ? await sendCopy(container, await copyPlan) : EMPTY_COPY;
       sandbox.info.withheld = copy.withheld;
       sandbox.info.freshRepository = copy.freshRepository;
       if (copy.freshRepositoryReason) sandbox.info.freshRepositoryReason = copy.freshRepositoryReason;
@@ -269,48 +322,6 @@ export class SandboxDriver implements SandboxBackend {
   /** The state directory pooled sandboxes are labelled with (and their claims recorded in). */
   poolStateDir(): string {
     return path.resolve(this.opts.stateDir ?? resolveStateDir());
-  }
-
-  private baseSpec(image: string, imageId: string, limits: SandboxLimits, imageVolumes: string[]): StartSpec {
-    return {
-      image,
-      imageId,
-      sandboxId: '',
-      heartbeatMs: this.heartbeatMs,
-      limits,
-      imageVolumes,
-      ...(this.runtime ? { runtime: this.runtime } : {}),
-    };
-  }
-
-  /** A warm pool's sandbox: no run, waiting up to a day for its claim. */
-  private async startPooled(image: string, imageId: string, sandboxId: string): Promise<StartedSandbox> {
-    const limits = { ...DEFAULT_LIMITS, ...this.opts.limits };
-    return startSandboxContainer(this.docker, this.nats, {
-      ...this.baseSpec(image, imageId, limits, await this.declaredVolumes(image)),
-      sandboxId,
-      pool: image,
-      stateDir: this.poolStateDir(),
-      identityWaitMs: 86_400_000,
-    });
-  }
-
-  /** The VOLUMEs an image declares (cached: an image id's config never changes). */
-  private async declaredVolumes(image: string): Promise<string[]> {
-    let volumes = this.volumesByImage.get(image);
-    if (!volumes) {
-      const info = await this.docker
-        .getImage(image)
-        .inspect()
-        .catch((e: Error) => {
-          throw new SandboxError(
-            `sandbox image ${image} is not available (${e.message}); derive it with ensureRunImage`,
-          );
-        });
-      volumes = Object.keys(info.Config?.Volumes ?? {});
-      this.volumesByImage.set(image, volumes);
-    }
-    return volumes;
   }
 
   private awaitReady(subject: string, subscriptions: Subscription[]): { promise: Promise<void>; dispose: () => void } {
@@ -356,13 +367,14 @@ export class SandboxDriver implements SandboxBackend {
   }
 
   async reapRun(stateDir: string, runId: string): Promise<void> {
-    await reapOrphans(this.docker, false, { stateDir, runId });
+    await reapOrphans(this.docker, false, { stateDir, runId, saveIntoStateDir: true });
   }
 
   async close(): Promise<void> {
     clearInterval(this.watchdog);
     this.stopWatching?.();
     await this.pool?.close();
+    await this.networks?.close();
     await Promise.all([...this.sandboxes.values()].map((s) => s.destroy().catch(() => undefined)));
     await this.nc.drain().catch(() => undefined);
   }

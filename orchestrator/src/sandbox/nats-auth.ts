@@ -1,21 +1,15 @@
-import {
-  createAccount,
-  createOperator,
-  createUser,
-  encodeAccount,
-  encodeOperator,
-  encodeUser,
-  fmtCreds,
-  fromSeed,
-} from '@nats-io/jwt';
+import { createAccount, createOperator, encodeAccount, encodeOperator, fromSeed } from '@nats-io/jwt';
 import { z } from 'zod';
 import {
   APPROVALS_TOKEN,
   approvalSubjects,
   NATS_MAX_PAYLOAD,
   sandboxPermissions,
+  poolIdentitySubject,
+  poolWaitingSubject,
   SUBJECT_ROOT,
 } from '@gatehouse/shared';
+import { encodeUserJwt, formatCreds, newUserKey, signerFromSeed, type UserPermissions } from './nkey-jwt';
 
 /**
  * NATS decentralized auth. The server trusts one operator; the operator signs a system account and
@@ -74,16 +68,17 @@ export async function serverConfig(id: NatsIdentity): Promise<string> {
   ].join('\n');
 }
 
-async function userCreds(
+// Signed natively (nkey-jwt.ts): a warm pool's claim mints a user on its critical path.
+function userCreds(
   id: NatsIdentity,
   name: string,
-  permissions: Parameters<typeof encodeUser>[3],
+  permissions: UserPermissions,
   expiresInSeconds?: number,
 ): Promise<string> {
-  const user = createUser();
+  const user = newUserKey();
   const exp = expiresInSeconds === undefined ? undefined : Math.floor(Date.now() / 1000) + expiresInSeconds;
-  const jwt = await encodeUser(name, user, kp(id.accountSeed), permissions, exp === undefined ? {} : { exp });
-  return new TextDecoder().decode(fmtCreds(jwt, user));
+  const jwt = encodeUserJwt(name, user.publicKey, signerFromSeed(id.accountSeed), permissions, exp ? { exp } : {});
+  return Promise.resolve(formatCreds(jwt, user.seed));
 }
 
 /** The orchestrator's own user: the whole gatehouse account. */
@@ -106,6 +101,29 @@ export function sandboxCreds(id: NatsIdentity, runId: string, sandboxId: string)
       sub: { allow: p.subscribe },
       resp: { max: 1, ttl: 0 },
       subs: 16,
+      payload: NATS_MAX_PAYLOAD,
+      data: -1,
+    },
+    24 * 3600,
+  );
+}
+
+/**
+ * A pooled sandbox's one-time user, bound when the pool starts it: it may receive on its own
+ * identity subject (`gh._pool.<sandboxId>.identity`), answer the one request it gets there, and
+ * say on its own `…waiting` subject that it listens; nothing else. The claim hands the run's identity over that
+ * subject; the daemon then connects as the run's user and closes this one (docs/warm-pool.md).
+ * Valid for a day at most, as long as a pooled sandbox waits for its claim.
+ */
+export function poolBootstrapCreds(id: NatsIdentity, sandboxId: string): Promise<string> {
+  return userCreds(
+    id,
+    `pool-${sandboxId}`,
+    {
+      pub: { allow: [poolWaitingSubject(sandboxId)] },
+      sub: { allow: [poolIdentitySubject(sandboxId)] },
+      resp: { max: 1, ttl: 0 },
+      subs: 1,
       payload: NATS_MAX_PAYLOAD,
       data: -1,
     },

@@ -33,16 +33,8 @@ export async function ensureNatsServer(natsImage: string, env = process.env): Pr
     const existing = await inspect(d);
     if (existing && existing.Config.Image === natsImage && existing.Config.Labels?.[OPERATOR_LABEL]) {
       const container = d.getContainer(existing.Id);
-      if (!existing.State.Running) {
-        try {
-          await container.start();
-        } catch (e) {
-          if (statusOf(e) !== 304) throw e; // 304: started meanwhile by another orchestrator
-        }
-      }
       const identity = NatsIdentity.parse(JSON.parse((await readFileFrom(container, IDENTITY_PATH)).toString('utf8')));
-      const url = await hostUrl(container);
-      await waitReachable(url, identity);
+      const url = await waitReachable(container, identity);
       return { url, container: NATS_CONTAINER, identity, embedded: true };
     }
     if (existing)
@@ -113,17 +105,29 @@ function connectHost(boundIp: string | undefined): string {
   return publishAddress(dockerHost()).connectHost;
 }
 
-async function waitReachable(url: string, identity: NatsIdentity): Promise<void> {
-  const deadline = Date.now() + 15_000;
+/**
+ * Waits until the container accepts the orchestrator, starting it if it is stopped. Its URL is read
+ * again each time: a container its restart policy brought back (or another orchestrator restarted)
+ * publishes a new port, and the old one refuses connections.
+ */
+async function waitReachable(container: Docker.Container, identity: NatsIdentity): Promise<string> {
+  const deadline = Date.now() + 30_000;
   let last: unknown;
+  let url = '';
+  let state = '';
   while (Date.now() < deadline) {
     try {
+      const info = await container.inspect();
+      const oom = info.State.OOMKilled ? ', killed out of memory' : '';
+      state = `${info.State.Status}, ${info.RestartCount} restarts${oom}`;
+      if (!info.State.Running) await startIfStopped(container);
+      url = await hostUrl(container);
       const nc = await connectOrchestrator(url, identity);
       await nc.close();
-      return;
+      return url;
     } catch (e) {
       last = e;
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 200));
     }
   }
   const remote =
@@ -131,7 +135,19 @@ async function waitReachable(url: string, identity: NatsIdentity): Promise<void>
       ? ''
       : ` (${NATS_CONTAINER} runs on the Docker host ${dockerHost().url}: this machine must reach the ports it ` +
         'publishes; docs/docker-hosts.md)';
-  throw new SandboxError(`NATS at ${url} did not accept a connection${remote}: ${String(last)}`);
+  throw new SandboxError(
+    `NATS at ${url || 'its published port'} did not accept a connection in 30 s${remote} ` +
+      `(container ${NATS_CONTAINER}: ${state || 'not inspected'}): ${String(last)}. ` +
+      `Check it with 'docker logs ${NATS_CONTAINER}'.`,
+  );
+}
+
+async function startIfStopped(container: Docker.Container): Promise<void> {
+  try {
+    await container.start();
+  } catch (e) {
+    if (statusOf(e) !== 304) throw e; // 304: started meanwhile by another orchestrator
+  }
 }
 
 export async function connectOrchestrator(url: string, identity: NatsIdentity): Promise<NatsConnection> {

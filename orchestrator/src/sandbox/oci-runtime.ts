@@ -9,3 +9,8 @@ export async function fasterRuntime(d: Docker, env = process.env): Promise<strin
   const info = (await d.info()) as { Runtimes?: Record<string, unknown> };
   return info.Runtimes && 'crun' in info.Runtimes ? 'crun' : undefined;
 }
+
+/** Whether a Docker error says the OCI runtime itself could not run the container. */
+export function isRuntimeFailure(e: unknown): boolean {
+  return /OCI runtime (create|start|exec) failed|unknown runtime/i.test(e instanceof Error ? e.message : String(e));
+}

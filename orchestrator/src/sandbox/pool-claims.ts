@@ -9,7 +9,17 @@ import { Id } from '@gatehouse/shared';
  * label names, written before the identity is bound. The reaper reads it to save an orphan's
  * workspace into its run; the sandbox cannot touch it. No record: never claimed, nothing to save.
  */
-export const PoolClaim = z.object({ runId: Id, sandboxId: Id, containerId: z.string(), claimedAt: z.string() });
+export const PoolClaim = z.object({
+  runId: Id,
+  sandboxId: Id,
+  containerId: z.string(),
+  claimedAt: z.string(),
+  /**
+   * The process driving the claimed sandbox's run (ownerLabel()): a worker's pool hands sandboxes to
+   * its run children, so the container's owner label (the worker) says nothing of the run's process.
+   */
+  owner: z.string().optional(),
+});
 export type PoolClaim = z.infer<typeof PoolClaim>;
 
 const DIR = 'pool-claims';

@@ -34,6 +34,12 @@ export interface ReapOptions {
    * saved by its own runs, or by `gatehouse sandbox reap`, where the record's MAC verifies.
    */
   ownStateDirOnly?: boolean;
+  /**
+   * The run is being continued from `stateDir` (resume): its workspace is saved there, whatever
+   * state directory the sandbox's label names. A queue worker taking over a run from a dead one on
+   * the same engine continues it in its own state directory, while the label names the dead one's.
+   */
+  saveIntoStateDir?: boolean;
 }
 
 /**
@@ -53,12 +59,14 @@ export async function reapOrphans(
   const containers = await d.listContainers({ all: true, filters: { label: [`${LABEL.role}=sandbox`] } });
   const reapedSandboxes = new Set<string>();
   for (const c of containers) {
-    if (!everything && !ownerIsDead(c.Labels[LABEL.owner])) continue;
     const own = c.Labels[LABEL.state];
     if (opts.ownStateDirOnly && (!own || path.resolve(own) !== path.resolve(stateDir))) continue;
     const pooled = c.Labels[LABEL.pool] !== undefined && c.Labels[LABEL.run] === undefined;
     const sandboxId = c.Labels[LABEL.sandbox] ?? '';
     const claim = pooled && own && path.isAbsolute(own) ? readClaim(own, sandboxId) : undefined;
+    // A claimed pooled sandbox belongs to the process driving its run (a worker's pool hands its
+    // sandboxes to run children): that one's death makes it an orphan, not the pool's owner's.
+    if (!everything && !ownerIsDead(claim?.owner ?? c.Labels[LABEL.owner])) continue;
     const runId = c.Labels[LABEL.run] ?? claim?.runId ?? '';
     if (opts.runId && runId !== opts.runId) continue;
     if (pooled && !claim) {
@@ -68,7 +76,8 @@ export async function reapOrphans(
     } else {
       try {
         // The label names the run's own state directory; the caller's is the fallback for older sandboxes.
-        const saved = await salvage(d.getContainer(c.Id), c.State, own && path.isAbsolute(own) ? own : stateDir, runId);
+        const into = !opts.saveIntoStateDir && own && path.isAbsolute(own) ? own : stateDir;
+        const saved = await salvage(d.getContainer(c.Id), c.State, into, runId);
         if ('file' in saved) report.salvaged.push({ runId, file: saved.file });
         else if (saved.reason) report.unsaved.push({ runId, reason: saved.reason });
       } catch (e) {
@@ -100,9 +109,10 @@ export async function reapOrphans(
   }
   const networks = await d.listNetworks({ filters: { label: [`${LABEL.role}=run-network`] } });
   for (const n of networks) {
-    if (!everything && !ownerIsDead(n.Labels?.[LABEL.owner])) continue;
+    const ofReaped = reapedSandboxes.has(n.Labels?.[LABEL.sandbox] ?? '');
+    if (!everything && !ofReaped && !ownerIsDead(n.Labels?.[LABEL.owner])) continue;
     // A run's own: by its label, or (a pooled sandbox's network) by the sandbox reaped above.
-    const ofRun = n.Labels?.[LABEL.run] === opts.runId || reapedSandboxes.has(n.Labels?.[LABEL.sandbox] ?? '');
+    const ofRun = n.Labels?.[LABEL.run] === opts.runId || ofReaped;
     if (opts.runId && !ofRun) continue;
     await removeNetwork(d, n.Id);
     report.networks.push(n.Name);

@@ -2,6 +2,7 @@ import type Docker from 'dockerode';
 import { sandboxContainerOptions, type ContainerSpec } from './container';
 import type { NatsEndpoint } from './nats-server';
 import { attachNats, createRunNetwork, removeNetwork } from './network';
+import type { PreparedNetwork } from './network-pool';
 
 /** A sandbox container started and waiting for its run's identity (run-identity.ts). */
 export interface StartedSandbox {
@@ -13,7 +14,11 @@ export interface StartedSandbox {
   container: Docker.Container;
 }
 
-export type StartSpec = Omit<ContainerSpec, 'network' | 'natsUrl'> & { imageId: string };
+export type StartSpec = Omit<ContainerSpec, 'network' | 'natsUrl'> & {
+  imageId: string;
+  /** A network made ahead for this sandbox id (network-pool.ts): the network phase is skipped. */
+  prepared?: PreparedNetwork;
+};
 
 /**
  * Its own internal network with NATS attached, then the container, created and started. The
@@ -29,13 +34,21 @@ export async function startSandboxContainer(
   let network: Docker.Network | undefined;
   let container: Docker.Container | undefined;
   try {
-    network = await createRunNetwork(d, spec.sandboxId, {
-      ...(spec.runId ? { runId: spec.runId } : {}),
-      ...(spec.pool ? { pool: spec.pool } : {}),
-    });
-    const natsIp = await attachNats(d, network, nats.container);
+    let natsIp: string;
+    if (spec.prepared) {
+      if (spec.prepared.sandboxId !== spec.sandboxId)
+        throw new Error('a prepared network is for its own sandbox id only');
+      network = spec.prepared.network;
+      natsIp = spec.prepared.natsIp;
+    } else {
+      network = await createRunNetwork(d, spec.sandboxId, {
+        ...(spec.runId ? { runId: spec.runId } : {}),
+        ...(spec.pool ? { pool: spec.pool } : {}),
+      });
+      natsIp = await attachNats(d, network, nats.container);
+    }
     mark('network');
-    const { imageId: _imageId, ...containerSpec } = spec;
+    const { imageId: _imageId, prepared: _prepared, ...containerSpec } = spec;
     container = await d.createContainer(
       sandboxContainerOptions({ ...containerSpec, network: network.id, natsUrl: `nats://${natsIp}:4222` }),
     );

@@ -46,27 +46,31 @@ export class WarmPool {
   }
 
   /**
-   * Takes a ready sandbox of `image`, or undefined (not pooled, empty, or stale): the caller starts
-   * one cold. Entries started from an older build of the image are removed, never handed out.
+   * Takes a ready sandbox of `image`, or undefined (not pooled, or empty: the caller starts one
+   * cold). Whether the image was rebuilt since the sandbox started is asked beside the claim, not
+   * before it (a Docker round trip): `current` resolves false for an entry of an older build, and
+   * then every entry of that build is removed too. The caller removes the one it took.
    */
-  async claim(image: string): Promise<StartedSandbox | undefined> {
+  claim(image: string): { entry: StartedSandbox; current: Promise<boolean> } | undefined {
     const entries = this.ready.get(image);
     if (!entries || this.closed) return undefined;
-    let taken: StartedSandbox | undefined;
-    if (entries.length > 0) {
-      const currentId = await this.imageId(image);
-      const stale = entries.filter((e) => e.imageId !== currentId);
-      if (stale.length > 0) {
+    const entry = entries.shift();
+    void this.refill(image);
+    if (!entry) return undefined;
+    const current = this.imageId(image).then(
+      (id) => {
+        if (id === entry.imageId) return true;
+        const left = this.ready.get(image) ?? [];
         this.ready.set(
           image,
-          entries.filter((e) => e.imageId === currentId),
+          left.filter((e) => e.imageId === id),
         );
-        for (const e of stale) void removeStarted(this.deps.docker, e);
-      }
-      taken = this.ready.get(image)!.shift();
-    }
-    void this.refill(image);
-    return taken;
+        for (const e of left.filter((x) => x.imageId !== id)) void removeStarted(this.deps.docker, e);
+        return false;
+      },
+      () => false,
+    );
+    return { entry, current };
   }
 
   /** A pooled container died (Docker's die event): it is no longer offered. */

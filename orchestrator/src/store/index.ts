@@ -10,10 +10,17 @@ import { RunReplica } from './run-replica';
 import { bucketOptions, ensureStream, replicasFor } from './store-setup';
 import { StoreUnavailableError } from './store-errors';
 import { streamTransport } from './stream-transport';
+import { retryThroughFailover } from './failover-retry';
+import { listKeys } from './bounded-reads';
+
+/** How long opening the store is tried through a failover (each request times out at 5 s). */
+const SETUP_WITHIN_MS = 20_000;
 
 export { RunFencedError, RunNotStoredError, StoreUnavailableError, StoreUrlError } from './store-errors';
 export { chosenStore, parseStoreUrl, type StoreUrl } from './names';
 export { EventReplica, type ReplicaTransport } from './event-replica';
+export { consumeObject, listKeys, listObjects } from './bounded-reads';
+export { retryThroughFailover } from './failover-retry';
 export type { RunReplica } from './run-replica';
 
 /**
@@ -53,6 +60,10 @@ export async function openEventStore(url: string | StoreUrl, key: LogKey): Promi
       timeout: 5000,
       maxReconnectAttempts: 120,
       reconnectTimeWait: 500,
+      // A server that stops answering (frozen, cut off) is left for another within ~15 s, not the
+      // default 4 minutes: until then every request through it times out.
+      pingInterval: 5000,
+      maxPingOut: 3,
     });
   } catch (e) {
     throw new StoreUnavailableError(
@@ -61,14 +72,24 @@ export async function openEventStore(url: string | StoreUrl, key: LogKey): Promi
     );
   }
   try {
-    const jsm = await nc.jetstreamManager({ timeout: 10_000 });
+    // The server says in its INFO whether it runs JetStream: one that does not is not waited for.
+    if (nc.info?.jetstream !== true) throw new Error('the server does not run JetStream');
     const names = storeNames(key.id);
     const replicas = replicasFor(nc, where.replicas);
-    await ensureStream(jsm, names, key.id, replicas);
     const js = nc.jetstream();
-    const heads = await js.views.kv(names.heads, { ...bucketOptions(replicas), history: 1 });
-    const files = await js.views.os(names.files, bucketOptions(replicas));
-    const stream = (await jsm.streams.info(names.stream)).created;
+    // Right after a node is lost its streams elect new leaders (a few seconds of timeouts): tried again, bounded.
+    const { jsm, heads, files, stream } = await retryThroughFailover(
+      async () => {
+        const jsm = await nc.jetstreamManager({ timeout: 5000 });
+        await ensureStream(jsm, names, key.id, replicas);
+        const heads = await js.views.kv(names.heads, { ...bucketOptions(replicas), history: 1 });
+        const files = await js.views.os(names.files, bucketOptions(replicas));
+        return { jsm, heads, files, stream: (await jsm.streams.info(names.stream)).created };
+      },
+      100,
+      500,
+      SETUP_WITHIN_MS,
+    );
     const ctx: StoreContext = { url: where.url, jsm, names, key, heads, files };
     const transport = streamTransport(js, jsm, names.stream);
     const replicas_: RunReplica[] = [];
@@ -89,9 +110,7 @@ export async function openEventStore(url: string | StoreUrl, key: LogKey): Promi
       },
       exportRun: async (runId) => (assertRunId(runId), (await readStoredRun(ctx, runId)).jsonl),
       async listRuns() {
-        const ids: string[] = [];
-        for await (const k of await heads.keys()) ids.push(k);
-        return ids.sort();
+        return (await listKeys(heads)).sort();
       },
       async close() {
         const results = await Promise.allSettled(replicas_.map((r) => r.settled()));
@@ -102,10 +121,22 @@ export async function openEventStore(url: string | StoreUrl, key: LogKey): Promi
     };
     return store;
   } catch (e) {
+    const hasJetStream = nc.info?.jetstream === true;
     await nc.close().catch(() => undefined);
     if (e instanceof StoreUnavailableError) throw e;
+    const why = (e as Error).message;
+    // A timeout, or no responders from a server that has JetStream (its INFO says so), is a cluster
+    // without a leader for the store (a node down, an election, no majority); no responders from a
+    // server without JetStream is a server to configure.
+    if (/timeout|leader|temporarily unavailable/i.test(why) || (hasJetStream && /503/.test(why)))
+      throw new StoreUnavailableError(
+        `the event store at ${where.url} did not answer in time (${why}, tried for ${SETUP_WITHIN_MS / 1000} s): ` +
+          'a node of the cluster may be down or restarting, or too few are up to elect a leader. ' +
+          'Try again in a minute; if it persists, check that a majority of the servers is up ' +
+          '(nats server report jetstream).',
+      );
     throw new StoreUnavailableError(
-      `the NATS server at ${where.url} cannot hold the event store: ${(e as Error).message}. ` +
+      `the NATS server at ${where.url} cannot hold the event store: ${why}. ` +
         'It needs JetStream enabled (jetstream {} in its config).',
     );
   }

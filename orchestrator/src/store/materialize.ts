@@ -11,6 +11,7 @@ import { scanLog } from '../events/scan';
 import { eventMsgId, runSubject, type StoreNames } from './names';
 import { decodeStoreHead } from './run-head-record';
 import { downloadRunFiles } from './run-files';
+import { retryThroughFailover } from './failover-retry';
 import { subjectMessages } from './stream-transport';
 import { RunNotStoredError } from './store-errors';
 
@@ -65,7 +66,7 @@ export async function readStoredRun(ctx: StoreContext, runId: string): Promise<S
   }
   // The head is required: without it a stream made again with a genuine prefix of the run (the
   // old one deleted, which deny-delete does not prevent) could not be told from the whole run.
-  const entry = await ctx.heads.get(runId);
+  const entry = await retryThroughFailover(() => ctx.heads.get(runId));
   if (!entry || entry.operation !== 'PUT') {
     const reason =
       'the store holds no head for it (deleted, or its writer stopped before its first flush), so whether ' +
@@ -73,7 +74,7 @@ export async function readStoredRun(ctx: StoreContext, runId: string): Promise<S
     throw new EventLogCorruptError(where, { line: scan.count, reason }, runId);
   }
   const head = decodeStoreHead(ctx.key, entry.string());
-  const stream = (await ctx.jsm.streams.info(ctx.names.stream)).created;
+  const stream = (await retryThroughFailover(() => ctx.jsm.streams.info(ctx.names.stream))).created;
   const bad =
     'refusal' in head
       ? head.refusal

@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ObjectStore } from 'nats';
+import { listObjects, readObject } from './bounded-reads';
 
 /**
  * A run's files (artifacts, saved workspaces: everything in its folder but the log and the lock)
@@ -42,7 +43,7 @@ export class RunFiles {
   async upload(runDir: string): Promise<number> {
     if (!this.#seeded) {
       // A resumed run: what an earlier writer uploaded is not sent again.
-      for (const o of await this.os.list())
+      for (const o of await listObjects(this.os))
         if (o.name.startsWith(`${this.runId}/`)) this.#sent.set(o.name, `${o.size}`);
       this.#seeded = true;
     }
@@ -68,14 +69,14 @@ const isContentNamed = (rel: string): boolean => /[0-9a-f]{32,}/.test(path.basen
 /** Download a run's files into its folder. Names that would leave the folder are refused. */
 export async function downloadRunFiles(os: ObjectStore, runId: string, runDir: string): Promise<number> {
   let n = 0;
-  for (const o of await os.list()) {
+  for (const o of await listObjects(os)) {
     if (!o.name.startsWith(`${runId}/`) || o.deleted) continue;
     const rel = o.name.slice(runId.length + 1);
     const file = path.resolve(runDir, rel);
     if (rel === '' || SKIP.has(rel) || !file.startsWith(runDir + path.sep))
       throw new Error(`the store holds a file ${JSON.stringify(o.name)} that is not inside run ${runId}'s folder`);
-    // The object store checks the SHA-256 digest of what it returns.
-    const data = await os.getBlob(o.name);
+    // The object store checks the SHA-256 digest of what it returns; a read that stalls fails, bounded.
+    const data = await readObject(os, o.name);
     if (data === null) continue;
     mkdirSync(path.dirname(file), { recursive: true });
     const tmp = `${file}.tmp-${process.pid}`;

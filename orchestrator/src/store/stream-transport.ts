@@ -1,5 +1,6 @@
 import { type JetStreamClient, type JetStreamManager, type StoredMsg } from 'nats';
 import type { ReplicaTransport, StoredEvent } from './event-replica';
+import { retryThroughFailover } from './failover-retry';
 
 const decoder = new TextDecoder();
 
@@ -44,7 +45,10 @@ export async function* subjectMessages(jsm: JetStreamManager, stream: string, su
     let m: StoredMsg;
     try {
       // `next_by_subj` is a message-get request field the server has understood since 2.9.
-      m = await jsm.streams.getMessage(stream, { seq, next_by_subj: subject } as unknown as { seq: number });
+      // A read changes nothing: tried again (bounded) while the stream's leader is being re-elected.
+      m = await retryThroughFailover(() =>
+        jsm.streams.getMessage(stream, { seq, next_by_subj: subject } as unknown as { seq: number }),
+      );
     } catch (e) {
       if (notFound(e)) return;
       throw e;

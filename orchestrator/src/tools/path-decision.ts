@@ -58,7 +58,13 @@ export function decideCall(
 ): PathDecision {
   const ask = (i: unknown) =>
     policy.decide(
-      { tool: tool.name, input: i, readOnly: tool.isReadOnly(i), sideEffect: tool.sideEffect },
+      {
+        tool: tool.name,
+        input: i,
+        readOnly: tool.isReadOnly(i),
+        sideEffect: tool.sideEffect,
+        ...(tool.hints ? { hints: tool.hints } : {}),
+      },
       { approvedShapes },
     );
   return decideOnPaths(ask, input, resolved);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Tool } from './tool';
+import { MEMORY_TOOLS } from './builtin/memory-tool-names';
 import { PLAN_TOOLS } from './builtin/plan-tool-names';
 
 /**
@@ -17,6 +18,12 @@ export class ToolRegistry {
     }
   }
 
+  /** Adds tools known only once a run started (an MCP server's, listed from the sandbox). */
+  add(tools: Array<Tool<never>>): void {
+    for (const t of tools) if (this.tools.has(t.name)) throw new Error(`tool ${t.name} registered twice`);
+    for (const t of tools) this.tools.set(t.name, t);
+  }
+
   get(name: string): Tool<unknown> | undefined {
     return this.tools.get(name);
   }
@@ -29,7 +36,10 @@ export class ToolRegistry {
   describe(surface: readonly string[]): Array<{ name: string; description: string; inputSchema: unknown }> {
     return surface.flatMap((name) => {
       const t = this.tools.get(name);
-      return t ? [{ name, description: t.description, inputSchema: z.toJSONSchema(t.input, { io: 'input' }) }] : [];
+      if (!t) return [];
+      return [
+        { name, description: t.description, inputSchema: t.inputSchema ?? z.toJSONSchema(t.input, { io: 'input' }) },
+      ];
     });
   }
 }
@@ -40,9 +50,10 @@ export class ToolRegistry {
  */
 export function resolveSurface(
   registry: ToolRegistry,
-  opts: { mode: string; allow?: readonly string[]; plan?: boolean },
+  opts: { mode: string; allow?: readonly string[]; plan?: boolean; memory?: boolean },
 ): string[] {
-  const names = registry.names().filter((n) => !PLAN_TOOLS.includes(n));
+  // remember only where memory is on (`--memory`): a run without it has nowhere to store a record.
+  const names = registry.names().filter((n) => !PLAN_TOOLS.includes(n) && (opts.memory || !MEMORY_TOOLS.includes(n)));
   const all = names.filter((n) => (opts.allow ? opts.allow.includes(n) : true));
   // Plan runs see the plan tools in every mode: a read-only run can still plan.
   const plan = opts.plan ? PLAN_TOOLS.filter((n) => registry.get(n)) : [];

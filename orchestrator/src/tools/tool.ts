@@ -3,9 +3,10 @@ import type { InvocationResult, PrimitiveInput, PrimitiveName, ValidationError }
 import type { RunState } from '../events/state';
 import type { AgentScope, Handoff } from '../agents/handoff';
 import type { WorkspacePathRef } from './workspace-paths';
+import type { MemoryPort, RememberProposal } from '../memory/memory-port';
 
-import type { SideEffect } from '../policy/approval-policy';
-export type { SideEffect };
+import type { SideEffect, ToolHints } from '../policy/approval-policy';
+export type { SideEffect, ToolHints };
 
 /** What the pipeline hands a tool: run state (a fold of the log) and read-only access for checks. */
 export interface ToolContext {
@@ -22,6 +23,8 @@ export interface ToolContext {
   realPath?(path: string): string | undefined;
   /** Who proposed the call: the model, or gatehouse itself (its run of the check that decides a run). */
   actor?: 'model' | 'runtime';
+  /** Memory across runs (`--memory`): checks a `remember` call's citations against this run's log. */
+  memory?: Pick<MemoryPort, 'check'>;
 }
 
 export type PeekResult = { exists: false } | { exists: true; isDirectory: boolean; sha256?: string; content?: string };
@@ -54,8 +57,12 @@ export type ExecutionPlan =
     };
 
 export interface OrchestratorIO {
+  /** What authorised this execution (the approval event and who gave it), for work that invokes the sandbox itself. */
+  approval?: { id: string; by: 'policy' | 'user' };
   /** Runs a sub-agent on a checked handoff and brings its result back (see agents/delegation.ts). */
   delegate?(handoff: Handoff): Promise<LocalResult>;
+  /** Stores a `remember` call's record once it is granted (memory/memory-port.ts); absent when memory is off. */
+  remember?(proposal: RememberProposal): LocalResult;
   readArtifact(
     ref: string,
     offset: number,
@@ -89,6 +96,8 @@ export interface Observed {
   fileHashes?: Record<string, string>;
   /** Whether the text is content from outside the harness (files, command output): framed as untrusted. */
   external: boolean;
+  /** Where external content came from, said in its frame (default: the workspace or a command). */
+  origin?: string;
 }
 
 /**
@@ -101,6 +110,10 @@ export interface Tool<I = unknown> {
   description: string;
   input: z.ZodType<I>;
   sideEffect: SideEffect;
+  /** The JSON schema the model is shown, where it is not generated from `input` (an MCP server's own). */
+  inputSchema?: unknown;
+  /** The tool's own claims (MCP annotations), which the policy may use only to be stricter. */
+  hints?: ToolHints;
   isReadOnly(input: I): boolean;
   /**
    * The workspace paths the call names: each must stay inside the workspace, and (where `resolve`)

@@ -32,7 +32,9 @@ type Named = 'completed' | 'paused' | 'subagent' | 'failed';
  * From v3: a run with a setup phase that completes, and one whose setup fails (exit 5). From v4: a run
  * the check decided, one stopped by its cost budget and then resumed (one run, two names), and one
  * through an OpenAI-compatible server whose replies end oddly. From v6: a plan run paused at its gate,
- * resumed to an escalation, resumed to its end (one run, three names).
+ * resumed to an escalation, resumed to its end (one run, three names). From v7: a run with --memory that
+ * stored a record, and the next one, which recalled it. From v8: a run with an MCP server paused on its
+ * asked call, then approved and resumed to its end (one run, two names).
  */
 type SetupNamed =
   | 'setup'
@@ -47,7 +49,11 @@ type SetupNamed =
   | 'replayExecution'
   | 'planGate'
   | 'planEscalated'
-  | 'plan';
+  | 'plan'
+  | 'memoryStored'
+  | 'memoryRecalled'
+  | 'mcpPaused'
+  | 'mcpResumed';
 interface Fixture {
   state: string;
   /** The key that anchored the logs; from version 2 on. Before that, a fresh one: this machine's. */
@@ -130,8 +136,9 @@ describe('fixture logs', () => {
         const f = copyOf(version);
         const all = readdirSync(path.join(f.state, 'runs'));
         // Four runs, one with a sub-agent; from v3 two more (setup); from v4 three more; from v5 four replays;
-        // from v6 a plan run.
-        expect(all).toHaveLength(version >= 6 ? 15 : version >= 5 ? 14 : version >= 4 ? 10 : version >= 3 ? 7 : 5);
+        // from v6 a plan run; from v7 two memory runs; from v8 an MCP run.
+        const counts: Record<number, number> = { 1: 5, 2: 5, 3: 7, 4: 10, 5: 14, 6: 15, 7: 17, 8: 18 };
+        expect(all).toHaveLength(counts[version]!);
         for (const runId of all) {
           const r = auditRun(f.state, runId, f.key);
           expect({ runId, verdict: r.verdict, problems: r.problems, unanchored: r.unanchored }).toEqual({
@@ -173,8 +180,12 @@ describe('fixture logs', () => {
             : {}),
           // The plan run's three names are one run: its end is partial (2 of its 5 tasks completed).
           ...(version >= 6 ? { planGate: 'partial', planEscalated: 'partial', plan: 'partial' } : {}),
+          ...(version >= 7 ? { memoryStored: 'final', memoryRecalled: 'final' } : {}),
+          // The MCP run's two names are one run: paused, then resumed to its end.
+          ...(version >= 8 ? { mcpPaused: 'final', mcpResumed: 'final' } : {}),
         });
       },
+      240_000, // spawns the CLI per run too (see show below)
     );
 
     it('the fold gives each run the state it ended in', () => {
@@ -209,7 +220,8 @@ describe('fixture logs', () => {
       expect(state('failed')).toMatchObject({ status: 'failed', stopReason: 'script_exhausted' });
     });
 
-    it('show: the timeline of each run, and the tree of the one with a sub-agent', () => {
+    // A CLI process per run (18 in v8), one after another: ~0.4 s each idle, up to ~5 s at a load of 20.
+    it('show: the timeline of each run, and the tree of the one with a sub-agent', { timeout: 240_000 }, () => {
       const f = copyOf(version);
       for (const n of Object.keys(f.runs) as (Named | SetupNamed)[]) {
         const s = gatehouse(f, ['show', f.runs[n]!.runId]);

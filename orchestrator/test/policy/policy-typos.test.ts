@@ -47,7 +47,7 @@ describe('a typo in a policy is named, at its JSON path, with the closest right 
       { deny: ['shell(rm -rf*)'] },
       [
         'deny[0]: "shell(rm -rf*)": no such tool `shell`; the tools: read_file, write_file, edit_file, list_files, ' +
-          'glob, grep, git_diff, bash, git_status, read_artifact, delegate, submit_plan, complete_task',
+          'glob, grep, git_diff, bash, git_status, read_artifact, delegate, remember, submit_plan, complete_task',
       ],
     ],
     [

@@ -70,8 +70,14 @@ function alive(pid: number): boolean {
   }
 }
 
-async function workerWithChild(linkMs: number): Promise<{ worker: ChildProcess; childPid: number }> {
-  const worker = spawn(process.execPath, [workerJs, childJs, String(linkMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function workerWithChild(
+  linkMs: number,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ worker: ChildProcess; childPid: number }> {
+  const worker = spawn(process.execPath, [workerJs, childJs, String(linkMs)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
   started.push(worker);
   const first = await new Promise<string>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error('the worker printed no child pid in 10 s')), 10_000);
@@ -100,6 +106,13 @@ describe('redteam16: a run child whose worker is stopped (SIGSTOP) past its leas
   it('lives on while its worker lives and beats, well past the link deadline', async () => {
     const { childPid } = await workerWithChild(600);
     await sleep(2500);
+    expect(alive(childPid)).toBe(true);
+  }, 20_000);
+
+  it('lives on after its own event loop was blocked past the deadline while its worker kept beating', async () => {
+    // The beats wait in the pipe while the child is busy; the expired deadline must read them first.
+    const { childPid } = await workerWithChild(600, { RT16_BLOCK_MS: '2000' });
+    await sleep(3500);
     expect(alive(childPid)).toBe(true);
   }, 20_000);
 

@@ -67,7 +67,11 @@ describe('Docker host URLs (--docker-host, DOCKER_HOST)', () => {
     const o = dockerOptions(host, { DOCKER_CERT_PATH: dir });
     expect(o).toMatchObject({ protocol: 'https', host: '10.213.0.2', port: 2376 });
     expect((o.key as Buffer).toString('utf8')).toBe('key');
-    expect(dockerOptions(parseDockerHost('ssh://ops@b:2222', {}), { SSH_AUTH_SOCK: '/a' })).toMatchObject({
+    // ssh:// needs the host's key in known_hosts (ssh-known-hosts.test.ts): given here.
+    const known = path.join(dir, 'known_hosts');
+    writeFileSync(known, `[b]:2222 ssh-ed25519 ${Buffer.from('a host key').toString('base64')}\n`);
+    const ssh = { SSH_AUTH_SOCK: '/a', GATEHOUSE_SSH_KNOWN_HOSTS: known };
+    expect(dockerOptions(parseDockerHost('ssh://ops@b:2222', {}), ssh)).toMatchObject({
       protocol: 'ssh',
       host: 'b',
       port: 2222,

@@ -26,4 +26,14 @@ describe('a request to JetStream during a failover', () => {
     await expect(retryThroughFailover(endless.request, 3, 1)).rejects.toThrow('503');
     expect(endless.calls()).toBe(3);
   });
+
+  it('is bounded by time too: a failover outlasting withinMs ends it with tries left, the delay growing', async () => {
+    const endless = failing(Array.from({ length: 1000 }, () => Object.assign(new Error('503'), { code: '503' })));
+    const t0 = Date.now();
+    await expect(retryThroughFailover(endless.request, 1000, 10, 300)).rejects.toThrow('503');
+    expect(Date.now() - t0).toBeLessThan(1500);
+    // 10, 15, 23, 35, 53, 80, 120 ms ...: far fewer requests than 300 ms / 10 ms.
+    expect(endless.calls()).toBeGreaterThan(2);
+    expect(endless.calls()).toBeLessThan(12);
+  });
 });

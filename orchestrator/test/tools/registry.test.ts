@@ -19,6 +19,11 @@ const CONTRACT: Record<string, { required: string[]; optional: string[]; sideEff
     sideEffect: 'delegate',
   },
   // Plan mode's two tools (issue 15): registered with the rest, on the surface of plan runs only.
+  remember: {
+    required: ['text', 'scope', 'confidence', 'citations'],
+    optional: ['expiresInDays'],
+    sideEffect: 'write',
+  },
   submit_plan: { required: ['tasks'], optional: [], sideEffect: 'write' },
   complete_task: { required: ['taskId', 'summary'], optional: [], sideEffect: 'read' },
 };

@@ -1,5 +1,6 @@
 import type { ResultData, ResultStatus } from '@gatehouse/shared';
 import type { Baseline } from '../baseline';
+import type { McpSessions } from '../mcp-sessions';
 import type { CommandUser } from '../users';
 import type { Workspace } from '../workspace';
 
@@ -13,6 +14,10 @@ export interface PrimitiveContext {
   onOutput: (stream: 'stdout' | 'stderr', text: string) => void;
   /** Commands run as this user; files the daemon creates are given to it. */
   user: CommandUser;
+  /** This invocation's id: an MCP session is known by it. */
+  invocationId: string;
+  /** The running MCP sessions, whose stdin `mcp_send` writes to. */
+  sessions: McpSessions;
 }
 
 /** What a primitive produced; the daemon wraps it into an InvocationResult. */
@@ -25,7 +30,7 @@ export interface Outcome {
   truncated: boolean;
   filesChanged?: string[];
   data?: ResultData;
-  error?: { code: 'timeout' | 'cancelled' | 'io_error' | 'internal'; message: string };
+  error?: { code: 'timeout' | 'cancelled' | 'io_error' | 'internal' | 'too_large'; message: string };
 }
 
 export function ok(output: string, data: ResultData, extra: Partial<Outcome> = {}): Outcome {

@@ -6,6 +6,8 @@ import { exec } from './exec';
 import { glob } from './glob';
 import { grep } from './grep';
 import { list } from './list';
+import { mcpSend } from './mcp-send';
+import { mcpSession } from './mcp-session';
 import { readFile } from './read-file';
 import { resolvePaths } from './resolve';
 import { writeFile } from './write-file';
@@ -33,5 +35,9 @@ export function runPrimitive(inv: Invocation, ctx: PrimitiveContext): Promise<Ou
       return changes(inv.input, ctx);
     case 'resolve':
       return resolvePaths(inv.input, ctx);
+    case 'mcp_session':
+      return mcpSession(inv.input, ctx);
+    case 'mcp_send':
+      return mcpSend(inv.input, ctx);
   }
 }

@@ -35,6 +35,12 @@ export const GENESIS_HASH = '0'.repeat(64);
  *   call outside its task: a deviation), `approval.granted.changes` (a plan approved with changes) and
  *   `.choice` (the answer to an escalation, an approval request of tool `escalation` with no tool.intent),
  *   `approval.denied.clarify` (a question for the model, not a rejection).
+ * - 7: memory across runs (shared/src/events/memory.ts, docs/memory.md): `memory.recalled` (the remembered
+ *   records that entered the context) and `memory.stored` (a gated `remember` call's record). MCP tools'
+ *   `mcp.listed` (shared/src/events/mcp.ts) was first written under 7 too.
+ * - 8: MCP servers survive a resume (docs/mcp.md): `run.started.config.environment.mcp` (how each server is
+ *   started, names of its env and headers only) and `mcp.resumed` (a resumed run's servers listed again and
+ *   each tool compared with what the model was shown).
  *
  * A reader refuses an event of a version above this one (verify, show and resume all read through
  * orchestrator/src/events/scan.ts, which says which version is needed): the data schemas are strict,
@@ -42,7 +48,7 @@ export const GENESIS_HASH = '0'.repeat(64);
  * new event type, a new field in an envelope or in any event's data, a new meaning) raises this
  * number, and adds fixture logs under test/fixtures/logs/v<N>/ (see the README there).
  */
-export const LOG_SCHEMA_VERSION = 6;
+export const LOG_SCHEMA_VERSION = 8;
 
 /**
  * The envelope every event shares. `hash` is the SHA-256 of the canonical JSON of every other

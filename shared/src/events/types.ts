@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { Id, Sha256Hex } from '../ids';
 import { ResultStatus } from '../protocol/messages';
 import { EnvironmentEventData } from './environment';
+import { McpEventData, RecordedMcpServer } from './mcp';
 import { RunUsage, VerdictEventData } from './verdict';
 import { RecordedBudgets, RecordedPrice } from './price';
 import { ReplayEventData, ReplayOf } from './replay';
+import { MemoryEventData } from './memory';
 import { PlanChanges, PlanEventData, PlanTaskId, RecoveryChoice } from './plan';
 import { ResolvedPathRecord, ValidationError } from './validation';
 
@@ -81,6 +83,8 @@ export const EventData = {
             copy: z.strictObject({ exclude: z.array(z.string()), include: z.array(z.string()) }),
             limits: z.record(z.string(), z.number()),
             setupSecrets: z.array(z.string()),
+            /** The MCP servers (schema 8), by name, as resume starts them again: names of env and headers only. */
+            mcp: z.record(z.string(), RecordedMcpServer).optional(),
           })
           .optional(),
       })
@@ -381,6 +385,8 @@ export const EventData = {
   ...VerdictEventData,
   ...ReplayEventData,
   ...PlanEventData,
+  ...MemoryEventData,
+  ...McpEventData,
 } as const;
 
 export type EventType = keyof typeof EventData;

@@ -49,6 +49,8 @@ export const Invocation = z.discriminatedUnion('primitive', [
   invocationOf('exec'),
   invocationOf('changes'),
   invocationOf('resolve'),
+  invocationOf('mcp_session'),
+  invocationOf('mcp_send'),
 ]);
 export type Invocation = z.infer<typeof Invocation>;
 export type InvocationOf<P extends PrimitiveName> = Extract<Invocation, { primitive: P }> & {
@@ -147,6 +149,12 @@ export const ResultData = z.discriminatedUnion('kind', [
   }),
   z.strictObject({ kind: z.literal('changes'), files: z.array(ChangedFile) }),
   z.strictObject({ kind: z.literal('resolve'), paths: z.array(PathResolution) }),
+  z.strictObject({
+    kind: z.literal('mcp_session'),
+    stdoutBytes: z.number().int().nonnegative(),
+    stderrBytes: z.number().int().nonnegative(),
+  }),
+  z.strictObject({ kind: z.literal('mcp_send'), bytes: z.number().int().nonnegative() }),
 ]);
 export type ResultData = z.infer<typeof ResultData>;
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Sha256Hex } from '../ids';
 import { MAX_PATH_LENGTH, MAX_WRITE_BYTES } from './limits';
+import { McpSendInput, McpSessionInput } from './mcp-primitives';
 
 /**
  * The primitives the sandbox daemon can execute. Tools (read_file, bash, ...) are built on top of
@@ -100,6 +101,8 @@ export const PRIMITIVES = [
   'exec',
   'changes',
   'resolve',
+  'mcp_session',
+  'mcp_send',
 ] as const;
 export const PrimitiveName = z.enum(PRIMITIVES);
 export type PrimitiveName = z.infer<typeof PrimitiveName>;
@@ -114,6 +117,8 @@ export const PrimitiveInputs = {
   exec: ExecInput,
   changes: ChangesInput,
   resolve: ResolveInput,
+  mcp_session: McpSessionInput,
+  mcp_send: McpSendInput,
 } as const satisfies Record<PrimitiveName, z.ZodType>;
 
 export type PrimitiveInput<P extends PrimitiveName> = z.infer<(typeof PrimitiveInputs)[P]>;

@@ -10,6 +10,7 @@ import { grep } from './grep';
 import { listFiles } from './list-files';
 import { readArtifact } from './read-artifact';
 import { readFile } from './read-file';
+import { remember } from './remember';
 import { submitPlan } from './submit-plan';
 import { writeFile } from './write-file';
 
@@ -25,6 +26,8 @@ export const CODING_TOOLS = [
   gitDiff,
   readArtifact,
   delegate,
+  // Memory's: registered always, on the surface of runs with memory only (registry.ts resolveSurface).
+  remember,
   // Plan mode's: registered always, on the surface of plan runs only (registry.ts resolveSurface).
   submitPlan,
   completeTask,

@@ -1,4 +1,5 @@
-import { errorResult, STREAM_CAP, type InvocationResult } from '@gatehouse/shared';
+import { errorResult, STREAM_CAP } from '@gatehouse/shared';
+import { SandboxLostError } from '../../sandbox/errors';
 import type { Handoff } from '../../agents/handoff';
 import type { ExecutionPlan, RawResult } from '../tool';
 import type { Grant, PipelineDeps } from './types';
@@ -18,12 +19,14 @@ export async function invokePlan(
   signal?: AbortSignal,
 ): Promise<RawResult> {
   if (plan.executor === 'orchestrator') {
-    const delegate = deps.delegate;
+    const { delegate, memory } = deps;
     return {
       executor: 'orchestrator',
       result: await plan.run({
+        approval: { id: grant.eventId, by: grant.by },
         readArtifact: (ref, offset, limit) => deps.log.artifacts.read(ref, offset, limit),
         ...(delegate ? { delegate: (h: Handoff) => delegate(h, callId, signal) } : {}),
+        ...(memory ? { remember: (p) => memory.store(p, { callId, grantEventId: grant.eventId }) } : {}),
       }),
     };
   }
@@ -54,17 +57,28 @@ export async function invokePlan(
     return { executor: 'sandbox', result, ...(fullOutput !== undefined ? { fullOutput } : {}) };
   } catch (e) {
     const message = (e as Error).message;
-    return { executor: 'sandbox', result: lostResult(invocationId, deps.sandbox.sandboxId, message), lost: message };
+    // The sandbox died under the call: it may have run in part, in full or not at all, and nobody can
+    // ask any more. The record says so; nothing runs it again (a fresh sandbox starts from the last
+    // checkpoint, taken before this call: run/sandbox-replacement.ts).
+    const lostWith =
+      e instanceof SandboxLostError
+        ? {
+            code: 'internal' as const,
+            message:
+              `the sandbox was lost while this ran (${e.reason}); its outcome is unknown: it may have run in part, ` +
+              'in full or not at all, and it is not run again',
+          }
+        : { code: 'internal' as const, message: `the sandbox did not return a result: ${message}` };
+    return {
+      executor: 'sandbox',
+      result: errorResult({
+        invocationId,
+        runId: 'unknown',
+        sandboxId: deps.sandbox.sandboxId,
+        status: 'failed',
+        ...lostWith,
+      }),
+      lost: lostWith.message,
+    };
   }
-}
-
-function lostResult(invocationId: string, sandboxId: string, message: string): InvocationResult {
-  return errorResult({
-    invocationId,
-    runId: 'unknown',
-    sandboxId,
-    status: 'failed',
-    code: 'internal',
-    message: `the sandbox did not return a result: ${message}`,
-  });
 }

@@ -29,8 +29,10 @@ export function observe(
   }
   const observed = safeObserve(tool, input, raw, toolContext(deps));
   // Redacted before it is cut: a cut through a secret would leave a fragment no pattern matches.
+  // A result that never came back is said to be one: the model must not take it for a run that did nothing.
+  const lost = raw.executor === 'sandbox' && raw.lost !== undefined ? `\n[no result: ${raw.lost}]` : '';
   const text = deps.log.redact(
-    sanitize(observed.text) + (plan.executor === 'sandbox' && plan.note ? `\n[${plan.note}]` : ''),
+    sanitize(observed.text) + (plan.executor === 'sandbox' && plan.note ? `\n[${plan.note}]` : '') + lost,
   );
   const artifact = text.length > deps.limits.observationBudget ? deps.log.artifacts.put(text) : undefined;
   const artifactRef = artifact?.ref;
@@ -70,6 +72,7 @@ export function observe(
     body: shown.text,
     causationId: completed.id,
     external: observed.external,
+    ...(observed.origin ? { origin: observed.origin } : {}),
     truncated: shown.truncated,
     input,
     ...(artifactRef ? { artifactRef } : {}),

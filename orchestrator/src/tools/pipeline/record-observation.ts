@@ -11,6 +11,8 @@ export interface ObservationDraft {
   body: string;
   causationId: string | null;
   external?: boolean;
+  /** Where external content came from (frame.ts). */
+  origin?: string;
   truncated?: boolean;
   artifactRef?: string;
   input?: unknown;
@@ -29,7 +31,7 @@ export function recordObservation(deps: PipelineDeps, o: ObservationDraft): Obse
     argsHash: argsHashOf(o.input),
     at: new Date().toISOString(),
   };
-  const content = frame(o.body, provenance, o.external ?? false);
+  const content = frame(o.body, provenance, o.external ?? false, o.origin);
   const truncated = o.truncated ?? false;
   const event = record(
     deps,

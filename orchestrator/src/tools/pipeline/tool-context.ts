@@ -17,6 +17,7 @@ export function toolContext(
     peek: (p) => peek(deps, p),
     realPath: realPathLookup(resolved),
     ...(deps.agent ? { agent: deps.agent } : {}),
+    ...(deps.memory ? { memory: deps.memory } : {}),
   };
 }
 

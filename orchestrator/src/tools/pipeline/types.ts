@@ -6,6 +6,7 @@ import type { AgentScope, Handoff } from '../../agents/handoff';
 import type { LogPort, SandboxPort } from '../ports';
 import type { ToolRegistry } from '../registry';
 import type { LocalResult, ToolLimits } from '../tool';
+import type { MemoryPort } from '../../memory/memory-port';
 
 export interface ToolCall {
   callId: string;
@@ -78,6 +79,8 @@ export interface PipelineDeps {
    * planning). Problems refuse it at validation stage `plan`, as a deviation (plan/task-scope.ts).
    */
   planScope?: (call: PlanScopedCall) => ValidationError[];
+  /** Memory across runs (`--memory`): the only way a record is stored, by a granted `remember` call. */
+  memory?: MemoryPort;
 }
 
 /** What the plan's scope check sees of a call: its tool, whether it only reads, where its paths resolved. */
