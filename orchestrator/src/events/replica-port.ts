@@ -10,6 +10,13 @@ export interface LogReplica {
   append(seq: number, line: string): void;
   /** Resolves once every appended event (and the run's files and head) is stored; rejects when it cannot be. */
   flush(at: ReplicaFlushPoint): Promise<void>;
+  /**
+   * Keep events appended from now on from the store until `release` or the next `flush`: a call that
+   * changed the workspace must not be on record there before the checkpoint that saved its changes
+   * (loop/checkpoint.ts), or a takeover on another engine finds a change nothing saved.
+   */
+  hold?(): void;
+  release?(): void;
 }
 
 export interface ReplicaFlushPoint {

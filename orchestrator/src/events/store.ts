@@ -94,7 +94,8 @@ export class RunLog {
   #dirsSynced: boolean;
   /** Set when a write failed part-way: the file may end in a partial line, so appending stops. */
   #broken: Error | undefined;
-  readonly #replica: LogReplica | undefined;
+  /** The shared store this log writes through to, if any (`hold` keeps events from it for a while). */
+  readonly replica: LogReplica | undefined;
   #closing: Promise<void> = Promise.resolve();
 
   private constructor(args: {
@@ -122,7 +123,7 @@ export class RunLog {
     this.#fd = args.fd;
     this.#prevHash = args.events.at(-1)?.hash ?? GENESIS_HASH;
     this.#dirsSynced = args.dirsSynced;
-    this.#replica = args.opts.replica;
+    this.replica = args.opts.replica;
     this.artifacts = new ArtifactStore(path.join(args.runDir, ARTIFACTS_DIR), this.#redactor);
   }
 
@@ -288,7 +289,7 @@ export class RunLog {
     let mac = '';
     const { hash, line } = sealEvent(unsealed, (h) => (mac = this.#key.macEvent(h)));
     this.#write(line);
-    this.#replica?.append(seq, line);
+    this.replica?.append(seq, line);
     // The unsealed object becomes the event: no copy per append (this path runs for every event).
     (unsealed as EventEnvelope).hash = hash;
     (unsealed as EventEnvelope).mac = mac;
@@ -361,7 +362,7 @@ export class RunLog {
    */
   async flush(): Promise<void> {
     this.sync();
-    await this.#replica?.flush({ runDir: this.runDir, head: this.#head() });
+    await this.replica?.flush({ runDir: this.runDir, head: this.#head() });
   }
 
   /**
@@ -387,7 +388,7 @@ export class RunLog {
     try {
       if (!this.#broken) this.sync();
       // Not awaited (close stays synchronous): the store's owner waits for it (EventStore.close), or `closed()`.
-      this.#closing = this.#replica?.flush({ runDir: this.runDir, head: this.#head() }) ?? Promise.resolve();
+      this.#closing = this.replica?.flush({ runDir: this.runDir, head: this.#head() }) ?? Promise.resolve();
       this.#closing.catch(() => undefined);
     } finally {
       closeSync(this.#fd);

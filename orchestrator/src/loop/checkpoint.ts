@@ -1,6 +1,7 @@
 import type { EventEnvelope } from '@gatehouse/shared';
 import type { Sandbox } from '../sandbox/index';
 import { saveWorkspace, type SavedWorkspace, type WorkspaceManifest } from '../sandbox/workspace-save';
+import { crashPoint } from '../tools/crash-points';
 import type { LogPort } from '../tools/ports';
 import type { ToolRegistry } from '../tools/registry';
 
@@ -10,6 +11,8 @@ export interface CheckpointDeps {
   log: LogPort & { events(): readonly EventEnvelope[] };
   registry: ToolRegistry;
   maxFileBytes?: number;
+  /** The shared store the log writes through to: held from a changing call's start to its checkpoint. */
+  replica?: { hold?(): void; release?(): void };
 }
 
 /**
@@ -18,12 +21,20 @@ export interface CheckpointDeps {
  * and a `workspace.checkpoint` event names it. Saves are incremental: a file whose Docker stat did
  * not change since the last checkpoint is not read again, and content is stored once per hash.
  * Checkpoints run one at a time, in order; the next invocation waits for the one in progress.
+ *
+ * With a shared store, what follows the start of a call that can change the workspace is held from
+ * the store until its checkpoint is recorded (the checkpoint's flush hands it on): a worker that dies
+ * in between leaves the call started there, not completed, and a takeover on any engine continues
+ * from the checkpoint before it and reports the call interrupted, instead of finding a completed
+ * change nothing saved (which it must refuse).
  */
 export class Checkpointer {
   private last: { manifest: WorkspaceManifest; scratch: string } | undefined;
   private count = 0;
   private chain: Promise<void> = Promise.resolve();
   private pending = false;
+  /** The last call started can change the workspace, and its write-ahead flush has not happened yet. */
+  private changeStarting = false;
   private readonly calls = new Map<string, { tool?: string; input?: unknown }>();
   /** The last checkpoint that failed, if the newest one failed (resume then needs the sandbox itself). */
   failure: string | undefined;
@@ -43,9 +54,14 @@ export class Checkpointer {
 
   /** Sees every event the run writes; a completed call that can change the workspace schedules a checkpoint. */
   observe(e: EventEnvelope): void {
-    if (e.type === 'tool.execution.completed' && e.data.status !== 'rejected' && this.canChange(e.data.callId))
-      this.schedule();
-    else this.note(e);
+    if (e.type === 'tool.execution.started') {
+      this.changeStarting = this.canChange(e.data.callId);
+    } else if (e.type === 'tool.execution.completed') {
+      if (!this.canChange(e.data.callId)) return;
+      // Refused by the sandbox: nothing changed, nothing to save.
+      if (e.data.status === 'rejected') this.deps.replica?.release?.();
+      else this.schedule();
+    } else this.note(e);
   }
 
   private note(e: EventEnvelope): void {
@@ -62,6 +78,15 @@ export class Checkpointer {
     return tool.sideEffect !== 'delegate' && !tool.isReadOnly(c.input);
   }
 
+  /**
+   * Called after the flush that puts a call's start on record before it runs: a call that can change
+   * the workspace then holds the store until its checkpoint's flush.
+   */
+  afterWriteAhead(): void {
+    if (this.changeStarting) this.deps.replica?.hold?.();
+    this.changeStarting = false;
+  }
+
   /** Queues a checkpoint; several queued while one runs become one. */
   schedule(): void {
     if (this.pending) return;
@@ -70,6 +95,8 @@ export class Checkpointer {
       this.pending = false;
       await this.take().catch((e: Error) => {
         this.failure = e.message;
+        // Nothing was saved: the store gets the call's completion anyway (a resume then refuses, as it must).
+        this.deps.replica?.release?.();
       });
     });
   }
@@ -89,6 +116,8 @@ export class Checkpointer {
       ...(this.last ? { previous: this.last.manifest, scratch: this.last.scratch } : {}),
       ...(this.deps.maxFileBytes !== undefined ? { maxFileBytes: this.deps.maxFileBytes } : {}),
     });
+    // Saved, not yet on record: the window a worker may die in (tests: the store must not hold the change yet).
+    crashPoint('before-checkpoint-recorded');
     this.count = n;
     this.last = { manifest: saved.manifest, scratch: saved.scratch };
     this.failure = undefined;

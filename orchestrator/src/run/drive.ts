@@ -20,6 +20,7 @@ import { runSystemPrompt } from './run-system-prompt';
 import { memoryPort } from '../memory/memory-port';
 import { RunFencedError } from '../store/store-errors';
 import { afterSandboxLoss } from './sandbox-replacement';
+import { recordSandboxStarted } from './sandbox-started';
 import { SETUP_FAILED, type AgentRunResult, type ResumeRun, type RunEnvironment, type RunHandle } from './types';
 
 export const DEFAULT_LIMITS: ToolLimits = {
@@ -122,6 +123,7 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
       log,
       registry: h.registry,
       ...(maxFileBytes ? { maxFileBytes } : {}),
+      ...(raw.replica ? { replica: raw.replica } : {}),
     });
     if (h.prepare) {
       await h.prepare(sandbox);
@@ -131,26 +133,20 @@ export async function drive(o: RunEnvironment, resume: ResumeRun, h: RunHandle):
     const gated = gateInvocations(sandbox, checkpoints);
     const plog: typeof log = {
       ...log,
+      // The flush before a change: the checkpoint in progress lands first (its flush releases what the
+      // store was held from), and after it the store is held until this call's own checkpoint.
+      flush: async () => {
+        await checkpoints.idle();
+        await log.flush?.();
+        checkpoints.afterWriteAhead();
+      },
       append: (type, actor, data, opts) => {
         const e = log.append(type, actor, data, opts);
         checkpoints.observe(e);
         return e;
       },
     };
-    const withheld = sandbox.info.withheld ?? [];
-    log.append('sandbox.started', 'runtime', {
-      sandboxId: sandbox.sandboxId,
-      containerId: sandbox.info.containerId,
-      image: prepared?.image ?? o.driver.images.sandbox,
-      timings: sandbox.info.timings,
-      ...(withheld.length ? { withheld: withheld.slice(0, 200), withheldCount: withheld.length } : {}),
-      ...(sandbox.info.protectedPaths ? { protectedPaths: sandbox.info.protectedPaths } : {}),
-      ...(sandbox.info.copyNotices?.length ? { notices: sandbox.info.copyNotices.slice(0, 50) } : {}),
-      ...(sandbox.info.freshRepository ? { freshRepository: true } : {}),
-      ...(sandbox.info.freshRepositoryReason
-        ? { freshRepositoryReason: sandbox.info.freshRepositoryReason.slice(0, 1024) }
-        : {}),
-    });
+    recordSandboxStarted(log, sandbox, prepared?.image ?? o.driver.images.sandbox);
     sandbox.onLost((e) => {
       log.append('sandbox.lost', 'sandbox', { sandboxId: sandbox.sandboxId, reason: e.reason });
       lost.abort();

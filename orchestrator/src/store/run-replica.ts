@@ -9,10 +9,12 @@ import type { RunFiles } from './run-files';
 /**
  * What a RunLog writes through to: its events (EventReplica), then at each flush its files and its
  * head. Flushes run one after another; `settled` waits for the last (a log closes without waiting).
+ * Events appended while held wait here, in order, until `release` or the next flush hands them on.
  */
 export class RunReplica implements LogReplica {
   #chain: Promise<void> = Promise.resolve();
   #error: Error | undefined;
+  #held: Array<{ seq: number; line: string }> | undefined;
 
   constructor(
     readonly events: EventReplica,
@@ -33,10 +35,23 @@ export class RunReplica implements LogReplica {
   }
 
   append(seq: number, line: string): void {
-    this.events.append(seq, line);
+    if (this.#held) this.#held.push({ seq, line });
+    else this.events.append(seq, line);
+  }
+
+  hold(): void {
+    this.#held ??= [];
+  }
+
+  release(): void {
+    const held = this.#held;
+    this.#held = undefined;
+    for (const e of held ?? []) this.events.append(e.seq, e.line);
   }
 
   flush(at: ReplicaFlushPoint): Promise<void> {
+    // A flush is where the store must have everything: what was held goes first.
+    this.release();
     const run = async () => {
       await this.events.flush();
       // Files and head go to buckets whose leader may be on a node just lost: tried through the failover.
