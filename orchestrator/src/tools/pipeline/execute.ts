@@ -65,7 +65,7 @@ export async function execute(
   // With a shared store, it holds them too (flush), and a run taken over by another writer stops here.
   if (!tool.isReadOnly(input)) await (deps.log.flush ? deps.log.flush() : deps.log.sync());
   const t0 = performance.now();
-  const raw = await invokePlan(deps, plan, callId, invocationId, grant, signal);
+  const raw = await invokePlan(deps, plan, { toolName: tool.name, callId, invocationId }, grant, signal);
   crashPoint('after-execution');
   return { kind: 'ran', invocationId, startedId: started.id, raw, durationMs: elapsedMs(t0) };
 }

@@ -9,17 +9,22 @@ const RESULT_CAP = 1024 * 1024;
 /**
  * Runs a plan on its executor and brings back the raw result. Never throws for the sandbox: a call
  * that got no result back is a failed, `lost` result, so it still ends in a completion.
+ *
+ * The run's powers go by the registered tool's name, not by what its plan asks for: only `delegate`
+ * can spawn a sub-agent and only `remember` can write memory, so no other tool (an MCP server's, say)
+ * can reach either, whatever its plan does.
  */
 export async function invokePlan(
   deps: PipelineDeps,
   plan: ExecutionPlan,
-  callId: string,
-  invocationId: string,
+  call: { toolName: string; callId: string; invocationId: string },
   grant: Grant,
   signal?: AbortSignal,
 ): Promise<RawResult> {
+  const { callId, invocationId } = call;
   if (plan.executor === 'orchestrator') {
-    const { delegate, memory } = deps;
+    const delegate = call.toolName === 'delegate' ? deps.delegate : undefined;
+    const memory = call.toolName === 'remember' ? deps.memory : undefined;
     return {
       executor: 'orchestrator',
       result: await plan.run({
