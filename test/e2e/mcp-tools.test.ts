@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '@gatehouse/shared';
-import type { Sandbox, ToolRegistry } from '@gatehouse/orchestrator';
+import { SANDBOX_UID, type Sandbox, type ToolRegistry } from '@gatehouse/orchestrator';
 import { mcpSandbox, type McpSandbox } from '../support/mcp-sandbox';
 import { bundleServer, writeTinyServer } from '../support/mcp-servers';
 import type { PipelineHarness } from '../support/pipeline';
@@ -104,6 +104,24 @@ describe('MCP servers in the sandbox', () => {
       primitive: 'mcp_call',
       input: { server: 'fs', tool: 'read_text_file', arguments: { path: '/workspace/README.md' } },
     });
+  });
+
+  it('a stdio server runs as the command user: what it writes is owned by that user, not the root daemon', async () => {
+    const h = harness();
+    const written = await h.call('mcp__fs__write_file', { path: 'src/by-server.txt', content: 'from the server\n' });
+    expect(written.outcome, written.content).toBe('ok');
+    // The owner of a file the server created is the uid it ran as. The daemon that started it is root:
+    // a server started without the command user's uid would have written a root-owned file.
+    const agent = '"[/]opt/gatehouse/agent.mjs"';
+    const daemon = `for p in /proc/[0-9]*; do grep -aqs ${agent} $p/cmdline && stat -c "daemon %u" $p; done; true`;
+    const shown = await h.call('bash', {
+      command: `stat -c 'file %u %g' src/by-server.txt; echo "user $(id -u) $(id -g)"; ${daemon}`,
+    });
+    expect(shown.outcome, shown.content).toBe('ok');
+    expect(shown.content).toContain(`file ${SANDBOX_UID} ${SANDBOX_UID}\n`);
+    expect(shown.content).toContain(`user ${SANDBOX_UID} ${SANDBOX_UID}\n`);
+    expect(shown.content).toMatch(/^daemon 0$/m);
+    expect(shown.content).not.toMatch(/^daemon [1-9]/m);
   });
 
   it('isError: the tool reports a failure; the observation says so and carries its text', async () => {
