@@ -8,6 +8,7 @@ import { newId } from '@gatehouse/shared';
 import { LogKey } from '../../src/events/key';
 import type { MemoryRecord } from '../../src/memory/memory-record';
 import { MemoryStore } from '../../src/memory/memory-store';
+import { repositoryIdentity } from '../../src/memory/repository-identity';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const cli = path.join(root, 'orchestrator', 'bin', 'gatehouse.mjs');
@@ -102,5 +103,53 @@ describe('gatehouse memory list|show|forget|expire', () => {
     const bad = gatehouse('expire', '--older-than', 'soon');
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--older-than "soon" is not an age');
+  });
+
+  it("list shows this repository's records and the user's, --all every one, --json the same; show --json", async () => {
+    const { store, gatehouse } = installation();
+    const repo = (name: string) => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), `gh-memcli-${name}-`));
+      const git = (...a: string[]) => execFileSync('git', a, { cwd: dir, stdio: 'pipe' });
+      git('init', '-q');
+      writeFileSync(path.join(dir, 'README.md'), `# ${name}\n`);
+      git('add', '.');
+      git('-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-qm', name);
+      git('remote', 'add', 'origin', `git@example.invalid:o/${name}.git`);
+      return dir;
+    };
+    const [a, b] = [repo('a'), repo('b')];
+    const [idA, idB] = [(await repositoryIdentity(a)).id, (await repositoryIdentity(b)).id];
+    expect(idA).not.toBe(idB);
+    const ofA = record({ scope: 'repository', repository: idA, text: 'A is tested with node --test.' });
+    const ofB = record({ scope: 'repository', repository: idB, text: 'B is tested with vitest.' });
+    const user = record();
+    for (const r of [ofA, ofB, user]) store.put(r);
+    const ids = (out: string) =>
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(' ')[0])
+        .sort();
+
+    const listA = gatehouse('list', '--repo', a);
+    expect(listA.status).toBe(0);
+    expect(ids(listA.stdout)).toEqual([ofA.id, user.id].sort());
+    expect(ids(gatehouse('list', '--repo', b).stdout)).toEqual([ofB.id, user.id].sort());
+    expect(ids(gatehouse('list', '--repo', a, '--all').stdout)).toEqual([ofA.id, ofB.id, user.id].sort());
+    const json = JSON.parse(gatehouse('list', '--repo', b, '--json').stdout) as {
+      repository: string;
+      records: MemoryRecord[];
+      refused: unknown[];
+    };
+    expect(json.repository).toBe(idB);
+    expect(json.records.map((r) => r.id).sort()).toEqual([ofB.id, user.id].sort());
+    expect(json.refused).toEqual([]);
+    // A plain folder is another repository: only the user's record.
+    const plain = mkdtempSync(path.join(os.tmpdir(), 'gh-memcli-plain-'));
+    expect(ids(gatehouse('list', '--repo', plain).stdout)).toEqual([user.id]);
+
+    const show = gatehouse('show', ofA.id, '--json');
+    expect(show.status).toBe(0);
+    expect(JSON.parse(show.stdout)).toEqual(ofA);
   });
 });
