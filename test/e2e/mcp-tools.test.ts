@@ -4,7 +4,7 @@ import type { EventEnvelope } from '@gatehouse/shared';
 import { SANDBOX_UID, type Sandbox, type ToolRegistry } from '@gatehouse/orchestrator';
 import { mcpSandbox, type McpSandbox } from '../support/mcp-sandbox';
 import { bundleServer, writeTinyServer } from '../support/mcp-servers';
-import type { PipelineHarness } from '../support/pipeline';
+import { RAN, type PipelineHarness } from '../support/pipeline';
 import { makeRepo, sh } from '../support/sandbox';
 
 /**
@@ -16,14 +16,6 @@ import { makeRepo, sh } from '../support/sandbox';
  * The setup-phase route (packages installed by `npm ci` from a registry) is mcp-setup.test.ts.
  */
 const MIB = 1024 * 1024;
-const RAN = [
-  'tool.intent',
-  'tool.validation',
-  'tool.approval',
-  'tool.execution.started',
-  'tool.execution.completed',
-  'tool.observation',
-];
 
 let m: McpSandbox;
 let sandbox: Sandbox;

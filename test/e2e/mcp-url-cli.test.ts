@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '@gatehouse/shared';
 import { startEverythingHttp, type EverythingHttp } from '../support/mcp-url-server';
+import { RAN } from '../support/pipeline';
 import { cleanScratch, dataOf, gitRepo, runCli, scratch, type CliRun } from '../support/setup-phase';
 
 /**
@@ -13,14 +14,6 @@ import { cleanScratch, dataOf, gitRepo, runCli, scratch, type CliRun } from '../
  * default). The server counts every connection and request it accepts, so "nothing reached it"
  * is read at the server, not inferred from gatehouse's own log. No traffic leaves 127.0.0.1.
  */
-const RAN = [
-  'tool.intent',
-  'tool.validation',
-  'tool.approval',
-  'tool.execution.started',
-  'tool.execution.completed',
-  'tool.observation',
-];
 const MESSAGE = 'hello through the allowlist 7f3a';
 
 let server: EverythingHttp;

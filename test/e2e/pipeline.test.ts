@@ -1,18 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalAnswer, Sandbox, SandboxDriver } from '@gatehouse/orchestrator';
 import { makeRepo, startDriver } from '../support/sandbox';
-import { observed, pipelineFor, type PipelineHarness } from '../support/pipeline';
+import { observed, pipelineFor, RAN, type PipelineHarness } from '../support/pipeline';
 
 const types = (h: PipelineHarness) => h.eventsOf(h.lastCallId()).map((e) => e.type);
 const VALIDATION_REJECTED = ['tool.intent', 'tool.validation', 'tool.observation'];
-const RAN = [
-  'tool.intent',
-  'tool.validation',
-  'tool.approval',
-  'tool.execution.started',
-  'tool.execution.completed',
-  'tool.observation',
-];
 
 describe('tool pipeline: one intent per failure class', () => {
   let driver: SandboxDriver;

@@ -25,6 +25,16 @@ import {
 // Loaded once per test file: the shell classifier's parser is WebAssembly and initialises asynchronously.
 const classifier = await loadShellClassifier();
 
+/** The events of a call that ran, in order: intent, validation, approval, execution, observation. */
+export const RAN = [
+  'tool.intent',
+  'tool.validation',
+  'tool.approval',
+  'tool.execution.started',
+  'tool.execution.completed',
+  'tool.observation',
+];
+
 export const TEST_LIMITS: ToolLimits = {
   defaultTimeoutMs: 30_000,
   maxTimeoutMs: 60_000,
