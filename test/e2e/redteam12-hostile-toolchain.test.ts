@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownerLabel } from '@gatehouse/shared';
 import {
+  ensureBuiltImage,
   ensureRunImage,
   LABEL,
   resolveToolchainImage,
@@ -24,6 +25,8 @@ import { makeRepo, rootExec, sh, startDriver } from '../support/sandbox';
 const stamp = `${process.pid}-${Date.now().toString(36)}`;
 const HOSTILE = `gatehouse-test/hostile-env:${stamp}`;
 const created: string[] = [];
+// The default toolchain image (the global setup builds it): a fresh machine has no other to start from.
+const TOOLCHAIN = await ensureBuiltImage('preset-node', { prune: false });
 
 // Every image a test here built, whichever tests ran.
 afterAll(() => {
@@ -44,7 +47,7 @@ describe('a toolchain image whose ENV points root at files the agent writes (red
     writeFileSync(
       path.join(dir, 'Dockerfile'),
       [
-        'FROM gatehouse/sandbox:latest',
+        `FROM ${TOOLCHAIN}`,
         'USER 0:0',
         'RUN cp /usr/bin/id /usr/local/bin/suid-id && chmod 4755 /usr/local/bin/suid-id \\',
         " && echo 'imposter:x:10001:0:imposter:/root:/bin/bash' >> /etc/passwd \\",
@@ -106,7 +109,7 @@ describe('a toolchain image whose /workspace, /tmp and /var/gatehouse are symbol
     writeFileSync(
       path.join(dir, 'Dockerfile'),
       [
-        'FROM gatehouse/sandbox:latest',
+        `FROM ${TOOLCHAIN}`,
         'USER 0:0',
         // /tmp would get a tmpfs (mode 1777) and /workspace the agent's volume: mounted where the link leads.
         'RUN mkdir -p /opt/precious/ws /opt/precious/state && echo keep > /opt/precious/ws/keep \\',
@@ -173,10 +176,7 @@ describe('a toolchain image whose LD_PRELOAD names a file the agent writes (red 
         '  if (f) { fprintf(f, "%d\\n", (int)getuid()); fclose(f); }\n}\n',
     );
     execFileSync('cc', ['-shared', '-fPIC', '-o', path.join(dir, 'evil.so'), path.join(dir, 'evil.c')]);
-    writeFileSync(
-      path.join(dir, 'Dockerfile'),
-      'FROM gatehouse/sandbox:latest\nENV LD_PRELOAD=/workspace/.rt12-evil.so\n',
-    );
+    writeFileSync(path.join(dir, 'Dockerfile'), `FROM ${TOOLCHAIN}\nENV LD_PRELOAD=/workspace/.rt12-evil.so\n`);
     execFileSync(
       'docker',
       ['build', '-q', '-t', tag, '--label', `${LABEL.role}=test`, '--label', `${LABEL.owner}=${ownerLabel()}`, dir],
