@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +12,10 @@ export interface McpServe {
   stateDir: string;
   stderr: () => string;
   close: () => Promise<void>;
+  /** The server process itself (its stdin is the client's end of the connection). */
+  process: ChildProcess;
+  /** Resolves when the server process has exited, with how. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 export interface McpServeOptions {
@@ -46,7 +50,25 @@ export async function startMcpServe(o: McpServeOptions): Promise<McpServe> {
   transport.stderr?.on('data', (b: Buffer) => (err = (err + b.toString('utf8')).slice(-40_000)));
   const client = new Client({ name: 'gatehouse-e2e', version: '1.0.0' });
   await client.connect(transport);
-  return { client, stateDir, stderr: () => err, close: () => client.close() };
+  // The SDK keeps the process it spawned to itself: taken here, to see how the server ends.
+  const child = (transport as unknown as { _process?: ChildProcess })._process;
+  if (!child?.pid) throw new Error('the SDK transport no longer exposes its process (_process): update this helper');
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null)
+      resolve({ code: child.exitCode, signal: child.signalCode });
+    else child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  return { client, stateDir, stderr: () => err, close: () => client.close(), process: child, exited };
+}
+
+/** The Docker containers (running or not) labelled as one run's: its sandbox, its proxy. */
+export function containersOf(runId: string): string[] {
+  const r = spawnSync('docker', ['ps', '-aq', '--filter', `label=gatehouse.run=${runId}`], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (r.status !== 0) throw new Error(`docker ps failed: ${r.stderr || r.error?.message}`);
+  return r.stdout.trim().split('\n').filter(Boolean);
 }
 
 /** The text of a tool result's first content item. */
