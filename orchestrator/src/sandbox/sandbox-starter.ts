@@ -42,16 +42,20 @@ export class SandboxStarter {
    */
   async cold(spec: ColdSpec, sandboxIdChosen: boolean, mark: (phase: string) => void): Promise<StartedSandbox> {
     const prepared = sandboxIdChosen ? undefined : await this.o.networks?.take();
-    return this.start(
-      {
-        ...spec,
-        ...(prepared ? { sandboxId: prepared.sandboxId, prepared } : {}),
-        imageId: '',
-        imageVolumes: await this.declaredVolumes(spec.image),
-        heartbeatMs: this.o.heartbeatMs,
-      },
-      mark,
-    );
+    try {
+      return await this.start(
+        {
+          ...spec,
+          ...(prepared ? { sandboxId: prepared.sandboxId, prepared } : {}),
+          imageId: '',
+          imageVolumes: await this.declaredVolumes(spec.image),
+          heartbeatMs: this.o.heartbeatMs,
+        },
+        mark,
+      );
+    } finally {
+      if (prepared) this.o.networks?.started();
+    }
   }
 
   /**

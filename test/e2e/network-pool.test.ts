@@ -1,0 +1,65 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { ownerLabel } from '@gatehouse/shared';
+import { docker, LABEL, type SandboxDriver } from '@gatehouse/orchestrator';
+import { makeRepo, sh, startDriver } from '../support/sandbox';
+
+/**
+ * Run networks made ahead for cold starts (network-pool.ts): a cold sandbox takes a ready one (its
+ * sandbox id is the network's), and the pool makes the next once that sandbox has started, never
+ * handing one network to two sandboxes.
+ */
+
+const taken = new Set<string>();
+
+/**
+ * This process's networks made ahead and not yet taken (by sandbox id): a network keeps the labels
+ * it was made with, so one taken still has no run label; the ids of sandboxes started are left out.
+ */
+async function readyNetworks(): Promise<string[]> {
+  const d = docker();
+  const nets = await d.listNetworks({
+    filters: { label: [`${LABEL.role}=run-network`, `${LABEL.owner}=${ownerLabel()}`] },
+  });
+  return nets
+    .filter((n) => !n.Labels?.[LABEL.run])
+    .map((n) => n.Labels![LABEL.sandbox]!)
+    .filter((id) => !taken.has(id));
+}
+
+async function until(what: string, check: () => Promise<boolean>, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('networks made ahead', () => {
+  let driver: SandboxDriver | undefined;
+  afterAll(async () => {
+    await driver?.close();
+  });
+
+  it('a cold start takes the ready network; the next is made behind it; each goes to one sandbox', async () => {
+    driver = await startDriver({ networks: 1 });
+    await until('one network ready', async () => (await readyNetworks()).length === 1);
+    const [first] = await readyNetworks();
+    const a = await driver.createSandbox({ runId: 'run_netpool_a', repoDir: makeRepo() });
+    expect(a.sandboxId).toBe(first);
+    taken.add(a.sandboxId);
+    // Made once the sandbox that took the last one started: another id, not the taken one.
+    await until('the pool refilled', async () => (await readyNetworks()).length === 1);
+    const [second] = await readyNetworks();
+    expect(second).not.toBe(first);
+    const b = await driver.createSandbox({ runId: 'run_netpool_b', repoDir: makeRepo() });
+    expect(b.sandboxId).toBe(second);
+    taken.add(b.sandboxId);
+    expect(await sh(a, 'echo a; echo b')).toBe('a\nb\n');
+    await a.destroy();
+    await b.destroy();
+    await driver.close();
+    driver = undefined;
+    // close() removes the network made behind the second sandbox, unused.
+    expect(await readyNetworks()).toEqual([]);
+  }, 120_000);
+});
