@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, promises as fs, writeFileSync } from 'node:fs';
+import { promises as fs, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { newId } from '@gatehouse/shared';
@@ -17,6 +17,7 @@ import { benchCopyIn } from './copy-in';
 import { benchSetupCache } from './setup-cache';
 import { ratio, summarize, time } from './stats';
 import { benchWarmPool, starts } from './warm-pool';
+import { mergeResults } from './soak/results';
 
 /**
  * `npm run bench`: sandbox start-up and daemon round trips, each beside the same work done by a
@@ -172,11 +173,9 @@ async function main(): Promise<void> {
       copyIn,
       setupCache,
     };
-    const out = JSON.stringify(report, null, 2);
-    const dir = path.resolve('bench', 'results');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(path.join(dir, 'latest.json'), `${out}\n`);
-    process.stdout.write(`${out}\n`);
+    // Merged, not overwritten: the soak's section (npm run soak) stays beside the bench's.
+    mergeResults(path.resolve('bench', 'results', 'latest.json'), report);
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } finally {
     await driver.close();
   }

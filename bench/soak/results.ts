@@ -3,7 +3,7 @@ import path from 'node:path';
 
 /**
  * Merges sections into bench/results/latest.json: read, replace these keys, write by rename. The
- * bench's other sections stay as they are (the full bench writes the file whole; the soak adds to it).
+ * other sections stay as they are: the full bench (run.ts) and the soak each write theirs beside the other's.
  */
 export function mergeResults(file: string, sections: Record<string, unknown>): Record<string, unknown> {
   let current: Record<string, unknown> = {};
