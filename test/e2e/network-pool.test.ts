@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ownerLabel } from '@gatehouse/shared';
 import { docker, LABEL, type SandboxDriver } from '@gatehouse/orchestrator';
+import { waitFor } from '../support/queue-cli';
 import { makeRepo, sh, startDriver } from '../support/sandbox';
 
 /**
@@ -26,14 +27,6 @@ async function readyNetworks(): Promise<string[]> {
     .filter((id) => !taken.has(id));
 }
 
-async function until(what: string, check: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('networks made ahead', () => {
   let driver: SandboxDriver | undefined;
   afterAll(async () => {
@@ -42,13 +35,17 @@ describe('networks made ahead', () => {
 
   it('a cold start takes the ready network; the next is made behind it; each goes to one sandbox', async () => {
     driver = await startDriver({ networks: 1 });
-    await until('one network ready', async () => (await readyNetworks()).length === 1);
+    expect(await waitFor(async () => (await readyNetworks()).length === 1, 30_000, 100), 'one network ready').toBe(
+      true,
+    );
     const [first] = await readyNetworks();
     const a = await driver.createSandbox({ runId: 'run_netpool_a', repoDir: makeRepo() });
     expect(a.sandboxId).toBe(first);
     taken.add(a.sandboxId);
     // Made once the sandbox that took the last one started: another id, not the taken one.
-    await until('the pool refilled', async () => (await readyNetworks()).length === 1);
+    expect(await waitFor(async () => (await readyNetworks()).length === 1, 30_000, 100), 'the pool refilled').toBe(
+      true,
+    );
     const [second] = await readyNetworks();
     expect(second).not.toBe(first);
     const b = await driver.createSandbox({ runId: 'run_netpool_b', repoDir: makeRepo() });

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './free-port';
 import { REFERENCE_SERVERS } from './mcp-servers';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -40,17 +40,6 @@ export interface EverythingHttp {
   /** What it wrote (stdout and stderr), the last 40 000 characters. */
   output(): string;
   close(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts the server (`node dist/index.js streamableHttp`, its port from PORT) and waits, bounded, until it listens. */

@@ -1,11 +1,11 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { connect, type NatsConnection } from 'nats';
 import type Docker from 'dockerode';
 import { docker as dockerClient } from '@gatehouse/orchestrator';
 import { ownerLabel } from '@gatehouse/shared';
+import { freePort } from './free-port';
 
 /**
  * A three-node NATS cluster with JetStream on loopback, for tests: containers of gatehouse's own NATS
@@ -23,19 +23,6 @@ export interface NatsCluster {
 }
 
 const CLIENT = '4222/tcp';
-
-/**
- * A free loopback port, chosen here rather than by Docker: Docker picks a new one each time a
- * container starts, so a node restarted with `restart()` would no longer be at its URL (a real
- * server comes back at its address; the soak's store URL must keep working).
- */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export async function startNatsCluster(image: string, size = 3): Promise<NatsCluster> {
   const docker = dockerClient();
@@ -76,6 +63,9 @@ export async function startNatsCluster(image: string, size = 3): Promise<NatsClu
         HostConfig: {
           Binds: [`${conf}:/etc/nats/nats.conf:ro`],
           NetworkMode: network.id,
+          // The port is chosen here, not by Docker: Docker picks a new one each time a container starts,
+          // so a node restarted with `restart()` would no longer be at its URL (a real server comes back
+          // at its address; the soak's store URL must keep working).
           PortBindings: { [CLIENT]: [{ HostIp: '127.0.0.1', HostPort: String(await freePort()) }] },
           Memory: 256 * 1024 * 1024,
         },
