@@ -75,6 +75,29 @@ _gatehouse_host_dockerd_pids() {
   return 0
 }
 
+# _gatehouse_drop_stale_bridge_ports [BRIDGE...] — run only while no engine runs in this netns: the veths
+# still plugged into Docker's bridges (default: docker0 and br-<id>) are left by an engine that died
+# without cleaning up while the machine kept its kernel state. Their far ends keep the addresses and
+# MACs (02:42:<ip>) their containers had, so when the new engine gives a container the same address
+# the bridge goes on delivering its traffic to the dead port: the NATS container listens, yet every
+# connection is refused. No container owns them any more (dockerd removes a dead engine's containers
+# when it starts), so they are deleted, which deletes their far ends too.
+_gatehouse_drop_stale_bridge_ports() {
+  command -v ip >/dev/null 2>&1 || return 0
+  local bridges=("$@") br port
+  if ((${#bridges[@]} == 0)); then
+    mapfile -t bridges < <(ip -o link show type bridge 2>/dev/null | awk -F': ' '{print $2}' |
+      sed 's/@.*//' | grep -E '^(docker0|br-[0-9a-f]{12})$')
+  fi
+  for br in "${bridges[@]}"; do
+    for port in $(ip -o link show master "$br" type veth 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//'); do
+      say "removing $port: left plugged into $br by a Docker engine that no longer runs"
+      ip link del "$port" 2>/dev/null || say "could not remove $port; a container given its old address may be unreachable"
+    done
+  done
+  return 0
+}
+
 # ensure_docker_engine — make sure `docker version` answers: install docker.io
 # (root on Debian) if dockerd is missing, start dockerd in the background if no
 # engine answers (there is no systemd here), and wait for it.
@@ -102,6 +125,7 @@ ensure_docker_engine() {
   if [[ -n "$running" ]]; then
     say "dockerd is already running (pid $running) but does not answer yet; waiting for it"
   else
+    _gatehouse_drop_stale_bridge_ports
     say "starting dockerd in the background (log: $GATEHOUSE_DOCKERD_LOG)"
     # Own session, so that ^C on this script or the end of its process group
     # does not take the daemon down with it.
