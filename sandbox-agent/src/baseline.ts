@@ -48,12 +48,25 @@ export class Baseline {
    * no longer talk to, through `docker exec`.
    */
   async record(signal: AbortSignal): Promise<string> {
-    await fs.chmod(this.stateDir, 0o700);
-    await this.git(['init', '-q'], 'baseline.index', signal, 60_000);
+    await this.init(signal);
     const tree = await this.writeTree('baseline.index', signal, 600_000);
     await fs.writeFile(path.join(this.stateDir, 'baseline.tree'), `${tree}\n`, { mode: 0o600 });
     return tree;
   }
+
+  /**
+   * Makes the private git directory. It reads nothing of the workspace, so the daemon starts it
+   * before the workspace is complete, off a cold start's path; `record` waits for it (once).
+   */
+  init(signal: AbortSignal): Promise<void> {
+    this.initialized ??= (async () => {
+      await fs.chmod(this.stateDir, 0o700);
+      await this.git(['init', '-q'], 'baseline.index', signal, 60_000);
+    })();
+    return this.initialized;
+  }
+
+  private initialized: Promise<void> | undefined;
 
   /**
    * The state directory is root's and commands cannot write it; the config is still put back to a

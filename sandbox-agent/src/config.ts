@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { Id, invocationPublicKey } from '@gatehouse/shared';
 import { awaitClaim, PoolBootstrap } from './pool-bootstrap';
 import { ProtectList } from './protect';
+import { readLines } from './stdin-lines';
 import type { CommandUser } from './users';
 import { waitForFile } from './wait-file';
 
@@ -12,10 +13,9 @@ const Env = z.object({
   GATEHOUSE_WORKSPACE: z.string().default('/workspace'),
   GATEHOUSE_STATE_DIR: z.string().default('/var/gatehouse'),
   /**
-   * The run's identity (RunIdentity), put in by the orchestrator when it binds a cold sandbox to a
-   * run, or a pooled sandbox's one-time user (pool-bootstrap.ts), whose claim then brings the
-   * identity over NATS; deleted once read. Until then the daemon holds no run, no run subjects and
-   * no run credentials (docs/warm-pool.md).
+   * A pooled sandbox's one-time user (pool-bootstrap.ts), put in by the pool through the Docker
+   * API; its claim then brings the run's identity over NATS. Deleted once read. Until then the
+   * daemon holds no run, no run subjects and no run credentials (docs/warm-pool.md).
    */
   GATEHOUSE_IDENTITY_FILE: z.string().min(1),
   /**
@@ -23,6 +23,14 @@ const Env = z.object({
    * its arrival means "workspace complete", so the daemon connects while the copy still runs.
    */
   GATEHOUSE_PROTECT_FILE: z.string().min(1),
+  /**
+   * Where the binding comes from. `stdin` (a cold start): the run's identity and then the protect
+   * list, a line each, on the container's stdin, which only the orchestrator's attach writes (no
+   * archive call on the start's path; bind-stdin.ts on the host). `file`: the pool's one-time user
+   * and the protect list through the files above (a warm pool's sandbox, whose claim may come from
+   * another process than the one that started it).
+   */
+  GATEHOUSE_BIND_VIA: z.enum(['file', 'stdin']).default('file'),
   GATEHOUSE_COMMAND_UID: z.coerce
     .number()
     .int()
@@ -65,6 +73,8 @@ export interface DaemonConfig {
   protect: () => Promise<ProtectList>;
   /** Who commands run as: never the daemon's own user. */
   user: CommandUser;
+  /** When the identity was in hand (performance.now(): ms since the process began). */
+  boundAtMs: number;
 }
 
 /** Reads the environment, then waits for the run's identity (deleted once read). */
@@ -75,36 +85,72 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<DaemonConfig> 
     throw new Error(`bad daemon environment: ${issue?.path.join('.')}: ${issue?.message}`);
   }
   const e = parsed.data;
+  if (e.GATEHOUSE_BIND_VIA === 'stdin') return fromStdin(e);
   // The marker arrives after the identity, in the same archive: once it exists, Docker is done with
   // the identity file (owner, mode, times), so reading and deleting it cannot race the extraction.
   const startedAt = Date.now();
   await waitForFile(`${e.GATEHOUSE_IDENTITY_FILE}.ready`, () => true, e.GATEHOUSE_IDENTITY_WAIT_MS);
   const written: unknown = JSON.parse(await fs.readFile(e.GATEHOUSE_IDENTITY_FILE, 'utf8'));
   await fs.rm(e.GATEHOUSE_IDENTITY_FILE, { force: true });
-  let identity: RunIdentity;
+  // The file carries a warm pool's one-time user only: a run's identity comes with the claim, over
+  // NATS (a cold start's comes on stdin).
   const pooled = PoolBootstrap.safeParse(written);
-  if (pooled.success) {
-    // A warm pool's sandbox: the run's identity comes with the claim, over NATS.
-    const waitMs = Math.max(0, e.GATEHOUSE_IDENTITY_WAIT_MS - (Date.now() - startedAt));
-    const claim = await awaitClaim(e.GATEHOUSE_NATS_URL, pooled.data, waitMs);
-    const parsed = RunIdentity.safeParse(claim.identity);
-    const why = !parsed.success
-      ? `not a run identity: ${parsed.error.issues[0]?.message}`
-      : parsed.data.sandboxId !== pooled.data.pool.sandboxId
-        ? `an identity for sandbox ${parsed.data.sandboxId}, not this one`
-        : undefined;
-    if (why || !parsed.success) {
-      await claim.answer({ ok: false, error: why ?? 'not a run identity' });
-      throw new Error(`claim refused: ${why}`);
-    }
-    identity = parsed.data;
-    // Bound: the claim is answered and the one-time user dropped now; the run's user connects
-    // while the workspace is copied in (startDaemon), as on a cold start.
-    await claim.answer({ ok: true });
-  } else {
-    identity = RunIdentity.parse(written);
+  if (!pooled.success) throw new Error(`the identity file holds no pool bootstrap: ${pooled.error.issues[0]?.message}`);
+  const waitMs = Math.max(0, e.GATEHOUSE_IDENTITY_WAIT_MS - (Date.now() - startedAt));
+  const claim = await awaitClaim(e.GATEHOUSE_NATS_URL, pooled.data, waitMs);
+  const claimed = RunIdentity.safeParse(claim.identity);
+  const why = !claimed.success
+    ? `not a run identity: ${claimed.error.issues[0]?.message}`
+    : claimed.data.sandboxId !== pooled.data.pool.sandboxId
+      ? `an identity for sandbox ${claimed.data.sandboxId}, not this one`
+      : undefined;
+  if (why || !claimed.success) {
+    await claim.answer({ ok: false, error: why ?? 'not a run identity' });
+    throw new Error(`claim refused: ${why}`);
   }
+  const identity = claimed.data;
+  // Bound: the claim is answered and the one-time user dropped now; the run's user connects
+  // while the workspace is copied in (startDaemon), as on a cold start.
+  await claim.answer({ ok: true });
   const protectFile = e.GATEHOUSE_PROTECT_FILE;
+  return daemonConfig(e, identity, () =>
+    waitForFile(protectFile, (text) => ProtectList.parse(JSON.parse(text)), e.GATEHOUSE_WORKSPACE_WAIT_MS),
+  );
+}
+
+/** The identity line can hold no more than this; the protect list line no more than PROTECT_MAX_BYTES. */
+const IDENTITY_MAX_BYTES = 64 * 1024;
+const PROTECT_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A cold start's binding: the identity line, then (once the repository is in) the protect list
+ * line, after which stdin is closed. Stdin closing first — the orchestrator gone — fails the start.
+ */
+async function fromStdin(e: z.infer<typeof Env>): Promise<DaemonConfig> {
+  const lines = readLines(process.stdin);
+  let identity: RunIdentity;
+  try {
+    const line = await lines.next('run identity', e.GATEHOUSE_IDENTITY_WAIT_MS, IDENTITY_MAX_BYTES);
+    identity = RunIdentity.parse(JSON.parse(line));
+  } catch (err) {
+    lines.close();
+    throw err;
+  }
+  return daemonConfig(e, identity, async () => {
+    try {
+      const line = await lines.next('protect list', e.GATEHOUSE_WORKSPACE_WAIT_MS, PROTECT_MAX_BYTES);
+      return ProtectList.parse(JSON.parse(line));
+    } finally {
+      lines.close();
+    }
+  });
+}
+
+function daemonConfig(
+  e: z.infer<typeof Env>,
+  identity: RunIdentity,
+  protect: () => Promise<ProtectList>,
+): DaemonConfig {
   return {
     natsUrl: e.GATEHOUSE_NATS_URL,
     runId: identity.runId,
@@ -115,8 +161,8 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<DaemonConfig> 
     invokeKey: invocationPublicKey(identity.invokeKey),
     creds: identity.creds,
     ...(identity.proxyEnv === undefined ? {} : { proxyEnv: identity.proxyEnv }),
-    protect: () =>
-      waitForFile(protectFile, (text) => ProtectList.parse(JSON.parse(text)), e.GATEHOUSE_WORKSPACE_WAIT_MS),
+    protect,
     user: { uid: e.GATEHOUSE_COMMAND_UID, gid: e.GATEHOUSE_COMMAND_UID },
+    boundAtMs: performance.now(),
   };
 }

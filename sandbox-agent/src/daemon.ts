@@ -1,4 +1,4 @@
-import { connect, credsAuthenticator, type Msg, type NatsConnection } from 'nats';
+import { connect, type Msg, type NatsConnection } from 'nats';
 import {
   actionHash,
   Cancel,
@@ -23,6 +23,7 @@ import { PrimitiveError } from './errors';
 import { Journal } from './journal';
 import { McpSessions } from './mcp-sessions';
 import { log } from './log';
+import { credsAuthenticator } from './nats-creds';
 import { runPrimitive, type Outcome } from './primitives/index';
 import { startFreshRepository } from './fresh-repository';
 import { applyProtection } from './protect';
@@ -30,6 +31,15 @@ import { sweepCommandUser } from './users';
 import { Workspace } from './workspace';
 
 export const AGENT_VERSION = '0.1.0';
+
+/**
+ * When each step of the daemon's start was done, in ms since the process began (node's own start
+ * and the bundle's load included): logged with `ready`, to see what a cold start waits for.
+ */
+function bootClock(boundAtMs: number) {
+  const ms: Record<string, number> = { bound: Math.round(boundAtMs) };
+  return { ms, mark: (step: string) => void (ms[step] = Math.round(performance.now())) };
+}
 
 export interface RunningDaemon {
   nc: NatsConnection;
@@ -47,25 +57,32 @@ export async function startDaemon(cfg: DaemonConfig): Promise<RunningDaemon> {
     name: `gatehouse-sandbox-${cfg.sandboxId}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
-    authenticator: credsAuthenticator(new TextEncoder().encode(cfg.creds)),
+    authenticator: credsAuthenticator(cfg.creds),
   });
   connecting.catch(() => undefined); // awaited below; a failure is reported there
-  const protect = await cfg.protect();
-  const ws = await Workspace.open(cfg.workspace);
+  const boot = bootClock(cfg.boundAtMs);
+  const connected = connecting.then(() => boot.mark('connected'));
+  connected.catch(() => undefined);
   const shutdown = new AbortController();
+  const ws = await Workspace.open(cfg.workspace);
+  // The baseline's git directory is made while the repository is still arriving (it reads none of it).
+  const baseline = new Baseline(ws.root, cfg.stateDir, cfg.user);
+  baseline.init(shutdown.signal).catch(() => undefined); // awaited by record below
+  const protect = await cfg.protect();
+  boot.mark('workspaceComplete');
   // Before anything can run: what the policy denies writing becomes root's (protect.ts), and a
   // workspace whose .git was left out gets a fresh one (before protection: git must write freely).
   if (protect.freshRepository) await startFreshRepository(ws.root, cfg.user, shutdown.signal);
   const protection = applyProtection(ws.root, protect);
+  boot.mark('protected');
   const subjects = sandboxSubjects(cfg.runId, cfg.sandboxId);
   const journal = new Journal();
   const inflight = new CallsInFlight();
   const startedAt = Date.now();
 
   // The baseline must exist before anything can change the workspace, so it is taken before ready.
-  const baseline = new Baseline(ws.root, cfg.stateDir, cfg.user);
-  const baselineTree = baseline.record(shutdown.signal);
-  const [nc, tree] = await Promise.all([connecting, baselineTree]);
+  const baselineTree = baseline.record(shutdown.signal).then((t) => (boot.mark('baseline'), t));
+  const [nc, tree] = await Promise.all([connecting, baselineTree, connected]);
 
   const handler = new InvocationHandler(cfg, ws, subjects, journal, inflight, nc, { baseline, tree });
   nc.subscribe(subjects.invoke, {
@@ -107,7 +124,8 @@ export async function startDaemon(cfg: DaemonConfig): Promise<RunningDaemon> {
   };
   beat('ready');
   const timer = setInterval(() => beat('heartbeat'), cfg.heartbeatMs);
-  log('info', 'ready', { runId: cfg.runId, sandboxId: cfg.sandboxId, workspace: ws.root, protection });
+  boot.mark('ready');
+  log('info', 'ready', { runId: cfg.runId, sandboxId: cfg.sandboxId, workspace: ws.root, protection, bootMs: boot.ms });
 
   return {
     nc,

@@ -1,7 +1,8 @@
-import { connect, credsAuthenticator, type Msg } from 'nats';
+import { connect, type Msg } from 'nats';
 import { z } from 'zod';
 import { Id, poolIdentitySubject, poolWaitingSubject } from '@gatehouse/shared';
 import { log } from './log';
+import { credsAuthenticator } from './nats-creds';
 
 /**
  * What a warm pool puts into a pooled sandbox when it starts it, instead of a run's identity: a
@@ -35,7 +36,7 @@ export async function awaitClaim(natsUrl: string, b: PoolBootstrap, waitMs: numb
     name: `gatehouse-pool-${b.pool.sandboxId}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
-    authenticator: credsAuthenticator(new TextEncoder().encode(b.pool.creds)),
+    authenticator: credsAuthenticator(b.pool.creds),
   });
   try {
     let timer: NodeJS.Timeout | undefined;

@@ -7,7 +7,7 @@ export const SANDBOX_UID = 10001;
 export const DAEMON_UID = 0;
 export const WORKSPACE = '/workspace';
 export const STATE_DIR = '/var/gatehouse';
-/** The run's identity (run, sandbox, NATS credentials, invocation key): bound-identity.ts. */
+/** The run's identity (run, sandbox, NATS credentials, invocation key) of a pooled sandbox: run-identity.ts. */
 export const IDENTITY_FILE = `${STATE_DIR}/identity.json`;
 /** Workspace paths the policy denies writing, made root-owned by the daemon before anything runs. */
 export const PROTECT_FILE = `${STATE_DIR}/protect.json`;
@@ -51,6 +51,11 @@ export interface ContainerSpec {
   pool?: string;
   /** An OCI runtime other than Docker's default (crun when installed: runtime.ts). */
   runtime?: string;
+  /**
+   * Bind over the container's stdin (bind-stdin.ts: a cold start, whose starter attaches to it)
+   * instead of through the identity and protect files (a pooled sandbox).
+   */
+  bindOverStdin?: boolean;
   /** How long the daemon waits for its identity (a pooled one waits for its claim). */
   identityWaitMs?: number;
   network: string;
@@ -87,6 +92,7 @@ export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCr
       `GATEHOUSE_STATE_DIR=${STATE_DIR}`,
       `GATEHOUSE_IDENTITY_FILE=${IDENTITY_FILE}`,
       `GATEHOUSE_PROTECT_FILE=${PROTECT_FILE}`,
+      ...(spec.bindOverStdin ? ['GATEHOUSE_BIND_VIA=stdin'] : []),
       ...(spec.identityWaitMs === undefined ? [] : [`GATEHOUSE_IDENTITY_WAIT_MS=${spec.identityWaitMs}`]),
       `GATEHOUSE_COMMAND_UID=${SANDBOX_UID}`,
       `GATEHOUSE_HEARTBEAT_MS=${spec.heartbeatMs}`,
@@ -98,6 +104,9 @@ export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCr
       'LD_LIBRARY_PATH=',
       'LD_AUDIT=',
     ],
+    // Stdin stays closed unless the binding comes that way; it closes for good when the
+    // orchestrator's one attach ends (StdinOnce), so nobody can write to it after.
+    ...(spec.bindOverStdin ? { OpenStdin: true, StdinOnce: true, AttachStdin: true } : {}),
     Labels: labels('sandbox', {
       ...run,
       [LABEL.sandbox]: spec.sandboxId,

@@ -18,7 +18,7 @@ import { fasterRuntime } from './oci-runtime';
 import { removeClaim } from './pool-claims';
 import { claimPooled, type Claimer } from './pool-claim';
 import { POOL_SOCKET_ENV, remoteClaimer } from './pool-link';
-import { bindRunIdentity, completeWorkspace } from './run-identity';
+import { completeWorkspace } from './run-identity';
 import { NetworkPool } from './network-pool';
 import { removeStarted, type StartedSandbox } from './sandbox-start';
 import { SandboxStarter } from './sandbox-starter';
@@ -259,7 +259,9 @@ export class SandboxDriver implements SandboxBackend {
       const { sandboxId, container, network } = started;
       const subjects = sandboxSubjects(runId, sandboxId);
       if (!claimed) {
-        await bindRunIdentity(container, {
+        // A cold start is bound on the stdin its starter attached (bind-stdin.ts).
+        if (!started.stdin) throw new SandboxError(`sandbox ${sandboxId} was started cold without its stdin`);
+        await started.stdin.identity({
           runId,
           sandboxId,
           creds: await sandboxCreds(this.nats.identity, runId, sandboxId),
@@ -292,8 +294,8 @@ export class SandboxDriver implements SandboxBackend {
       );
       this.sandboxes.set(sandboxId, sandbox);
       // The daemon connects to NATS while the repository is copied in; the protect list goes in
-      // last, and its arrival tells the daemon the workspace is complete. Everything in the state
-      // directory is root's, mode 0600, in a 0700 directory: commands cannot read it.
+      // last (on a cold start's stdin, else as a root-only file in the state directory), and its
+      // arrival tells the daemon the workspace is complete.
       const copy: CopyReport = copyPlan ? await sendCopy(container, await copyPlan) : EMPTY_COPY;
       sandbox.info.withheld = copy.withheld;
       sandbox.info.freshRepository = copy.freshRepository;
@@ -303,7 +305,9 @@ export class SandboxDriver implements SandboxBackend {
       sandbox.info.copiedPaths = copy.copiedPaths;
       sandbox.info.copyNotices = copy.notices;
       proxy = await startingProxy;
-      await completeWorkspace(container, { ...copy.protect, freshRepository: copy.freshRepository });
+      const complete = { ...copy.protect, freshRepository: copy.freshRepository };
+      if (started.stdin) await started.stdin.workspaceComplete(complete);
+      else await completeWorkspace(container, complete);
       mark('copy');
       await raceReady(ready.promise, container, sandboxId, this.opts.readyTimeoutMs ?? 30_000);
       ready.dispose();

@@ -16,15 +16,6 @@ export interface RunIdentity {
 
 const OWN = { mode: 0o600, uid: DAEMON_UID, gid: DAEMON_UID };
 
-/**
- * Hands the daemon its run: one small archive through the Docker API, which only the orchestrator
- * reaches. Root's, mode 0600, in a 0700 directory commands cannot read; the daemon deletes it once
- * read. Before this the daemon holds no credentials at all and is not connected to NATS.
- */
-export async function bindRunIdentity(container: Docker.Container, id: RunIdentity): Promise<void> {
-  await putIdentityFile(container, identityJson(id));
-}
-
 /** The identity as the daemon reads it (sandbox-agent/src/config.ts RunIdentity). */
 export function identityJson(id: RunIdentity): string {
   return JSON.stringify({

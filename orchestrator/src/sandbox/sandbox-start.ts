@@ -1,4 +1,5 @@
 import type Docker from 'dockerode';
+import { StdinBinding } from './bind-stdin';
 import { sandboxContainerOptions, type ContainerSpec } from './container';
 import type { NatsEndpoint } from './nats-server';
 import { attachNats, createRunNetwork, removeNetwork } from './network';
@@ -12,6 +13,8 @@ export interface StartedSandbox {
   imageId: string;
   network: Docker.Network;
   container: Docker.Container;
+  /** A cold start's stdin, where its binding is written (bind-stdin.ts); a pooled sandbox has none. */
+  stdin?: StdinBinding;
 }
 
 export type StartSpec = Omit<ContainerSpec, 'network' | 'natsUrl'> & {
@@ -33,6 +36,7 @@ export async function startSandboxContainer(
 ): Promise<StartedSandbox> {
   let network: Docker.Network | undefined;
   let container: Docker.Container | undefined;
+  let stdin: StdinBinding | undefined;
   try {
     let natsIp: string;
     if (spec.prepared) {
@@ -53,10 +57,22 @@ export async function startSandboxContainer(
       sandboxContainerOptions({ ...containerSpec, network: network.id, natsUrl: `nats://${natsIp}:4222` }),
     );
     mark('create');
-    await container.start();
+    const created = container;
+    const [attached] = await Promise.all([
+      spec.bindOverStdin ? StdinBinding.attach(created, spec.sandboxId).then((b) => (stdin = b)) : undefined,
+      created.start(),
+    ]);
     mark('start');
-    return { sandboxId: spec.sandboxId, image: spec.image, imageId: spec.imageId, network, container };
+    return {
+      sandboxId: spec.sandboxId,
+      image: spec.image,
+      imageId: spec.imageId,
+      network,
+      container,
+      ...(attached ? { stdin: attached } : {}),
+    };
   } catch (e) {
+    stdin?.close();
     if (container) await container.remove({ force: true, v: true }).catch(() => undefined);
     if (network) await removeNetwork(d, network.id).catch(() => undefined);
     throw e;
@@ -64,7 +80,11 @@ export async function startSandboxContainer(
 }
 
 /** Removes a started sandbox and its network; tolerant of parts already gone. */
-export async function removeStarted(d: Docker, s: Pick<StartedSandbox, 'container' | 'network'>): Promise<void> {
+export async function removeStarted(
+  d: Docker,
+  s: Pick<StartedSandbox, 'container' | 'network' | 'stdin'>,
+): Promise<void> {
+  s.stdin?.close();
   await s.container.remove({ force: true, v: true }).catch(() => undefined);
   await removeNetwork(d, s.network.id).catch(() => undefined);
 }

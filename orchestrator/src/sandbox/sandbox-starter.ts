@@ -48,6 +48,7 @@ export class SandboxStarter {
           ...spec,
           ...(prepared ? { sandboxId: prepared.sandboxId, prepared } : {}),
           imageId: '',
+          bindOverStdin: true,
           imageVolumes: await this.declaredVolumes(spec.image),
           heartbeatMs: this.o.heartbeatMs,
         },
