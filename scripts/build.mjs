@@ -61,11 +61,13 @@ if (probeOnly) {
   process.exit(0);
 }
 
+// CommonJS, run by images/sandbox/agent.mjs through V8's code cache (a vm.Script, which ES modules
+// cannot use on Node 20): main.ts exports runDaemon and starts nothing itself.
 await build({
   ...common,
+  format: 'cjs',
   entryPoints: ['sandbox-agent/src/main.ts'],
-  outfile: 'images/sandbox/build/agent.mjs',
-  banner: { js: requireShim },
+  outfile: 'images/sandbox/build/daemon.cjs',
   legalComments: 'none',
 });
 
@@ -99,7 +101,7 @@ await build({
 });
 await build(probe);
 console.error(
-  '[gatehouse] built bench/dist/run.mjs, bench/dist/soak.mjs, bench/dist/probe.mjs, images/sandbox/build/agent.mjs, ' +
+  '[gatehouse] built bench/dist/run.mjs, bench/dist/soak.mjs, bench/dist/probe.mjs, images/sandbox/build/daemon.cjs, ' +
     'images/egress/build/proxy.mjs and ' +
     'orchestrator/dist/gatehouse.mjs',
 );

@@ -4,7 +4,9 @@
 #   images/sandbox/assemble-runtime.sh OUT_DIR
 #
 # OUT_DIR/opt/gatehouse/ gets what every sandbox needs whatever its toolchain image holds:
-#   agent.mjs            the bundled daemon (scripts/build.mjs)
+#   agent.mjs            the daemon's entry point: runs daemon.cjs through V8's code cache
+#   daemon.cjs           the bundled daemon (scripts/build.mjs)
+#   daemon.cjs.cache     its code cache, made here by this node (make-code-cache.mjs)
 #   prepare.mjs          the run image's preparation step (user 10001, /workspace, /var/gatehouse)
 #   bin/git              the git wrapper, first on the command PATH
 #   runtime/bin/node     the host's node and git, patched with patchelf to load their own loader and
@@ -28,7 +30,7 @@ here="$GATEHOUSE_ROOT/images/sandbox"
 prefix=/opt/gatehouse/runtime
 root="$out/opt/gatehouse"
 
-[[ -f "$here/build/agent.mjs" ]] || die "images/sandbox/build/agent.mjs is missing: run 'npm run build' first"
+[[ -f "$here/build/daemon.cjs" ]] || die "images/sandbox/build/daemon.cjs is missing: run 'npm run build' first"
 ensure_patchelf
 
 node_bin="$(readlink -f "$(command -v node)")" || die "node is not on the PATH"
@@ -39,7 +41,8 @@ git_templates="$(git --exec-path)/../../share/git-core/templates"
 rm -rf "$out"
 mkdir -p "$root/bin" "$root/runtime/bin" "$root/runtime/lib" "$root/runtime/libexec/git-core" \
   "$root/runtime/share/git-core"
-install -m 0644 "$here/build/agent.mjs" "$root/agent.mjs"
+install -m 0644 "$here/agent.mjs" "$root/agent.mjs"
+install -m 0644 "$here/build/daemon.cjs" "$root/daemon.cjs"
 install -m 0644 "$here/prepare.mjs" "$root/prepare.mjs"
 install -m 0755 "$here/bin/git" "$root/bin/git"
 install -m 0755 "$node_bin" "$root/runtime/bin/node"
@@ -82,6 +85,12 @@ done
   || die "the assembled node does not run"
 "$root/runtime/lib/$loader_name" --library-path "$root/runtime/lib" "$root/runtime/bin/git" --version >/dev/null \
   || die "the assembled git does not run"
+
+# The daemon's code cache, made by the node it is for (after the check above: that node runs).
+run_node() { "$root/runtime/lib/$loader_name" --library-path "$root/runtime/lib" "$root/runtime/bin/node" "$@"; }
+run_node "$here/make-code-cache.mjs" "$root" || die "making the daemon's code cache failed"
+cache_check="$(run_node "$here/make-code-cache.mjs" "$root" --check)" || die "loading the daemon with its code cache failed"
+[[ "$cache_check" == used ]] || die "a fresh node did not use the daemon's code cache ($cache_check)"
 
 cat >"$out/Dockerfile" <<'DOCKERFILE'
 # gatehouse runtime: only a carrier for /opt/gatehouse, copied into every derived run image.

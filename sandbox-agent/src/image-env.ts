@@ -1,6 +1,4 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 /**
  * The toolchain image's own environment (its Config.Env: PATH with /usr/local/go/bin, python's
@@ -14,12 +12,11 @@ let imageEnv: Readonly<Record<string, string>> = {};
 const DROPPED = /^(GATEHOUSE_|GIT_)/;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-export function toolchainEnvFile(): string {
-  return path.join(path.dirname(fileURLToPath(import.meta.url)), 'toolchain-env.json');
-}
+/** Where the run image puts it (run-image.ts): beside the daemon, in the runtime's folder. */
+export const TOOLCHAIN_ENV_FILE = '/opt/gatehouse/toolchain-env.json';
 
 /** Reads the recorded environment; a missing file (a daemon run outside a run image) means none. */
-export function loadImageEnv(file = toolchainEnvFile()): void {
+export function loadImageEnv(file = TOOLCHAIN_ENV_FILE): void {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

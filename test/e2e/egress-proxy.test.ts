@@ -14,6 +14,7 @@ import {
 } from '@gatehouse/orchestrator';
 import { newId } from '@gatehouse/shared';
 import { probeProgram, startTargetContainer, type ProbeResult } from '../support/egress';
+import { sandboxNetworks } from '../support/sandbox-network';
 import { sh, startDriver } from '../support/sandbox';
 
 /**
@@ -148,7 +149,7 @@ describe('egress proxy (real Docker)', () => {
     expect(info.Config.Labels).toMatchObject({ 'gatehouse.role': 'egress-proxy', 'gatehouse.run': runId });
     // The sandbox itself is still on its internal network alone.
     const sbx = await driver.docker.getContainer(sandbox.info.containerId).inspect();
-    expect(Object.keys(sbx.NetworkSettings.Networks)).toHaveLength(1);
+    expect((await sandboxNetworks(driver.docker, sbx)).networks).toHaveLength(1);
   });
 
   it("refuses a second phase's proxy while the first is still on the run network", async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxDriver, Sandbox } from '@gatehouse/orchestrator';
 import { makeRepo, rootExec, run, sh, startDriver } from '../support/sandbox';
+import { sandboxNetworks } from '../support/sandbox-network';
 
 describe('sandbox hardening, read back from Docker and from inside', () => {
   let driver: SandboxDriver;
@@ -94,7 +95,10 @@ describe('sandbox hardening, read back from Docker and from inside', () => {
       'gatehouse.sandbox': sandbox.sandboxId,
     });
     expect(info.Config.Labels['gatehouse.owner']).toMatch(/:\d+:\d+$/);
-    const networks = Object.keys(info.NetworkSettings.Networks);
+    // A driver's first sandbox takes the network made ahead, joining its holder's namespace.
+    const { networks, holder } = await sandboxNetworks(driver.docker, info);
+    expect(holder, 'the first sandbox joins a network holder').toBeDefined();
+    expect(info.NetworkSettings.Networks).toEqual({});
     expect(networks).toHaveLength(1);
     const net = await driver.docker.getNetwork(sandbox.info.networkId).inspect();
     expect(networks[0]).toBe(net.Name);
@@ -104,6 +108,27 @@ describe('sandbox hardening, read back from Docker and from inside', () => {
     // A network made ahead of its run (network-pool.ts) is its sandbox's alone and names no run;
     // one made at the sandbox's start names its run too.
     expect(net.Labels?.['gatehouse.run'] ?? 'run_hardening').toBe('run_hardening');
+  });
+
+  it('joins a holder that only holds the network: nobody, no capabilities, read-only, a few MiB', async () => {
+    const { holder } = await sandboxNetworks(driver.docker, info);
+    expect(holder!.Name).toBe(`/gatehouse-nethold-${sandbox.sandboxId}`);
+    expect(holder!.Config.Labels).toMatchObject({
+      'gatehouse.role': 'network-holder',
+      'gatehouse.sandbox': sandbox.sandboxId,
+    });
+    expect(holder!.Config.User).toBe('65534:65534');
+    expect(holder!.Path).toBe('sleep');
+    expect(holder!.HostConfig.CapDrop).toEqual(['ALL']);
+    expect(holder!.HostConfig.SecurityOpt).toEqual(['no-new-privileges']);
+    expect(holder!.HostConfig.ReadonlyRootfs).toBe(true);
+    expect(holder!.HostConfig.Memory).toBe(16 * 1024 * 1024);
+    expect(holder!.HostConfig.PidsLimit).toBe(4);
+    expect(holder!.HostConfig.Binds ?? []).toEqual([]);
+    // The sandbox shares its network namespace only: not its processes.
+    const names = await sh(sandbox, 'cat /proc/[0-9]*/comm 2>/dev/null; true');
+    expect(names).toMatch(/^node$/m); // the daemon: what it sees are its own namespace's processes
+    expect(names).not.toMatch(/^sleep$/m);
   });
 
   it('keeps its NATS credentials out of the environment and deletes the file once read', async () => {

@@ -143,7 +143,7 @@ describe('the npm tarball, installed with npm install -g', () => {
     expect(report.ok).toBe(true);
     const detail = (name: string) => report.checks.find((c) => c.name === name)?.detail;
     expect(detail('gatehouse')).toBe(`${rootVersion} (package at ${installRoot})`);
-    expect(detail('daemon bundle')).toBe(path.join(installRoot, 'images/sandbox/build/agent.mjs'));
+    expect(detail('daemon bundle')).toBe(path.join(installRoot, 'images/sandbox/build/daemon.cjs'));
     // Same contexts, same tags: the install found the images this checkout built and built none.
     const images = await ensureImages({ prune: false });
     expect(detail('sandbox image')?.split(', ')).toContain(images.sandbox);
@@ -188,7 +188,7 @@ describe('the npm tarball, installed with npm install -g', () => {
   it('first use on a machine without its sandbox image: doctor names the fix, the first run builds it', () => {
     // Another node binary than the one this checkout's images carry: the sandbox runtime (the host's
     // node and git) and the run image derived from it are missing, as on a fresh machine, and the
-    // installed copy must build them from its own files (assemble-runtime.sh, lib.sh, agent.mjs).
+    // installed copy must build them from its own files (assemble-runtime.sh, lib.sh, daemon.cjs).
     const nodeDir = path.join(tmp, 'other-node');
     mkdirSync(nodeDir);
     copyFileSync(process.execPath, path.join(nodeDir, 'node'));

@@ -16,7 +16,8 @@ export const ALLOWED_IN_TARBALL: readonly RegExp[] = [
 export const REQUIRED_IN_TARBALL: readonly string[] = [
   'orchestrator/bin/gatehouse.mjs',
   'orchestrator/dist/gatehouse.mjs',
-  'images/sandbox/build/agent.mjs',
+  'images/sandbox/build/daemon.cjs',
+  'images/sandbox/agent.mjs',
   'images/egress/build/proxy.mjs',
   'images/sandbox/assemble-runtime.sh',
   'images/base/build-local-base.sh',

@@ -47,7 +47,7 @@ export async function doctor(json: boolean): Promise<number> {
   const root = projectRoot();
   const kind = installKind(root);
   add({ name: 'gatehouse', ok: true, detail: `${packageVersion(root)} (${kind} at ${root})` });
-  const daemonBundle = path.join(root, 'images', 'sandbox', 'build', 'agent.mjs');
+  const daemonBundle = path.join(root, 'images', 'sandbox', 'build', 'daemon.cjs');
   add({
     name: 'daemon bundle',
     ok: existsSync(daemonBundle),

@@ -59,6 +59,11 @@ export interface ContainerSpec {
   /** How long the daemon waits for its identity (a pooled one waits for its claim). */
   identityWaitMs?: number;
   network: string;
+  /**
+   * A container holding the run network's namespace (network-holder.ts): the sandbox joins it
+   * instead of being attached to `network` itself.
+   */
+  networkHolder?: string;
   natsUrl: string;
   heartbeatMs: number;
   limits: SandboxLimits;
@@ -114,14 +119,15 @@ export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCr
       ...(spec.stateDir ? { [LABEL.state]: spec.stateDir } : {}),
       ...(spec.salvage === false ? { [LABEL.salvage]: 'never' } : {}),
     }),
-    NetworkingConfig: { EndpointsConfig: { [spec.network]: {} } },
+    ...(spec.networkHolder ? {} : { NetworkingConfig: { EndpointsConfig: { [spec.network]: {} } } }),
     HostConfig: {
       ...(spec.runtime ? { Runtime: spec.runtime } : {}),
-      NetworkMode: spec.network,
       // Docker's embedded resolver would forward unknown names upstream from inside the sandbox;
       // pointing it at the sandbox's own loopback makes lookups fail at once and send nothing out.
-      Dns: ['127.0.0.1'],
-      DnsOptions: ['timeout:1', 'attempts:1'],
+      // A holder's namespace comes with its resolver settings, which are the same (network-holder.ts).
+      ...(spec.networkHolder
+        ? { NetworkMode: `container:${spec.networkHolder}` }
+        : { NetworkMode: spec.network, Dns: ['127.0.0.1'], DnsOptions: ['timeout:1', 'attempts:1'] }),
       CapDrop: ['ALL'],
       CapAdd: DAEMON_CAPABILITIES,
       SecurityOpt: ['no-new-privileges'],

@@ -128,7 +128,7 @@ export class SandboxDriver implements SandboxBackend {
     const networks = opts.networks ?? 1;
     driver.networks =
       networks > 0
-        ? new NetworkPool(d, nats.container, networks, (m) => log?.warn(m), opts.networks !== undefined)
+        ? new NetworkPool(d, nats.container, images.nats, networks, (m) => log?.warn(m), opts.networks !== undefined)
         : undefined;
     void driver.networks?.fill();
     driver.starter = new SandboxStarter(d, nats, nc, {

@@ -18,9 +18,10 @@ export const LABEL = {
 
 /**
  * egress-proxy: a run phase's proxy container (reaped with its run); egress-network: the one outside
- * network every proxy shares, created once and kept, like the NATS container.
+ * network every proxy shares, created once and kept, like the NATS container; network-holder: the
+ * container holding a run network's namespace for its sandbox (network-holder.ts), removed with it.
  */
-export type Role = 'sandbox' | 'run-network' | 'nats' | 'egress-proxy' | 'egress-network';
+export type Role = 'sandbox' | 'run-network' | 'nats' | 'egress-proxy' | 'egress-network' | 'network-holder';
 
 export { ownerIsDead, ownerLabel } from '@gatehouse/shared';
 import { ownerLabel } from '@gatehouse/shared';

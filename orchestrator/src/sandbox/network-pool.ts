@@ -1,6 +1,7 @@
 import type Docker from 'dockerode';
 import { newId } from '@gatehouse/shared';
 import { attachNats, createRunNetwork, removeNetwork } from './network';
+import { startNetworkHolder } from './network-holder';
 
 /** A run network made ahead of its sandbox, NATS attached: the sandbox that takes it gets its id. */
 export interface PreparedNetwork {
@@ -8,11 +9,14 @@ export interface PreparedNetwork {
   network: Docker.Network;
   /** NATS's address on it. */
   natsIp: string;
+  /** The container holding its namespace, which the sandbox joins (network-holder.ts). */
+  holder: Docker.Container;
 }
 
 /**
- * A few run networks created in the background (with NATS attached), so that a cold start skips
- * the network phase (75–170 ms here). Each is made for one sandbox id and taken once: a network is
+ * A few run networks created in the background (with NATS attached and a holder started on each:
+ * network-holder.ts), so that a cold start skips the network phase (75–170 ms here) and Docker's
+ * attach to the network (55–70 ms of `docker start`). Each is made for one sandbox id and taken once: a network is
  * never handed to a second sandbox, and it is removed with the sandbox that took it. Unused ones
  * are removed by close(); their owner label lets the reaper remove them if this process dies.
  */
@@ -25,6 +29,8 @@ export class NetworkPool {
   constructor(
     private readonly d: Docker,
     private readonly natsContainer: string,
+    /** The image network holders run (the NATS image: it has `sleep`). */
+    private readonly holderImage: string,
     readonly size: number,
     private readonly onProblem: (message: string) => void = () => undefined,
     /** Make another behind each one taken (false: only the first `size`, for a one-run process). */
@@ -70,8 +76,9 @@ export class NetworkPool {
       try {
         network = await createRunNetwork(this.d, sandboxId, {});
         const natsIp = await attachNats(this.d, network, this.natsContainer);
+        const holder = await startNetworkHolder(this.d, this.holderImage, network, sandboxId);
         if (this.closed) throw new Error('closed');
-        this.ready.push({ sandboxId, network, natsIp });
+        this.ready.push({ sandboxId, network, natsIp, holder });
         for (const wake of this.waiters.splice(0)) wake();
       } catch (e) {
         if (network) await removeNetwork(this.d, network.id).catch(() => undefined);

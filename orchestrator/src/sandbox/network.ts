@@ -2,6 +2,7 @@ import type Docker from 'dockerode';
 import { statusOf } from './docker';
 import { SandboxError } from './errors';
 import { LABEL, labels } from './labels';
+import { HOLDER_PREFIX } from './network-holder';
 
 /**
  * A run's private network. `Internal` stops routing beyond it, and `inhibit_ipv4` leaves the host
@@ -48,9 +49,15 @@ export async function removeNetwork(d: Docker, id: string): Promise<void> {
   // inspect and the remove: Docker answers 403 "has active endpoints". A few bounded tries settle it.
   for (let attempt = 1; ; attempt++) {
     try {
-      const info = (await network.inspect()) as { Containers?: Record<string, unknown> };
-      for (const member of Object.keys(info.Containers ?? {})) {
-        await network.disconnect({ Container: member, Force: true }).catch(() => undefined);
+      const info = (await network.inspect()) as { Containers?: Record<string, { Name?: string }> };
+      for (const [member, { Name: name }] of Object.entries(info.Containers ?? {})) {
+        // The network's holder (network-holder.ts) exists for it alone: it goes, not just its endpoint.
+        if (name?.startsWith(HOLDER_PREFIX))
+          await d
+            .getContainer(member)
+            .remove({ force: true })
+            .catch(() => undefined);
+        else await network.disconnect({ Container: member, Force: true }).catch(() => undefined);
       }
       await network.remove();
       return;

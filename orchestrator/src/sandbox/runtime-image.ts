@@ -13,7 +13,14 @@ import { projectRoot } from './paths';
 const run = promisify(execFile);
 
 /** The files of images/sandbox that go into the runtime, and the script that assembles it. */
-const SOURCES = ['build/agent.mjs', 'bin/git', 'prepare.mjs', 'assemble-runtime.sh'];
+const SOURCES = [
+  'build/daemon.cjs',
+  'agent.mjs',
+  'make-code-cache.mjs',
+  'bin/git',
+  'prepare.mjs',
+  'assemble-runtime.sh',
+];
 
 export interface RuntimeOptions {
   log?: (msg: string) => void;
@@ -63,8 +70,8 @@ interface RuntimeInputs {
 
 async function runtimeInputs(): Promise<RuntimeInputs> {
   const dir = path.join(projectRoot(), 'images', 'sandbox');
-  if (!existsSync(path.join(dir, 'build', 'agent.mjs')))
-    throw new SandboxError('images/sandbox/build/agent.mjs is missing: run `npm run build` first');
+  if (!existsSync(path.join(dir, 'build', 'daemon.cjs')))
+    throw new SandboxError('images/sandbox/build/daemon.cjs is missing: run `npm run build` first');
   const node = realpathSync(process.execPath);
   const git = findOnPath('git');
   const hash = createHash('sha256').update(`arch=${runtimeArchitecture()}\n`);

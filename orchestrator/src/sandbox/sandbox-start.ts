@@ -39,11 +39,13 @@ export async function startSandboxContainer(
   let stdin: StdinBinding | undefined;
   try {
     let natsIp: string;
+    let networkHolder: string | undefined;
     if (spec.prepared) {
       if (spec.prepared.sandboxId !== spec.sandboxId)
         throw new Error('a prepared network is for its own sandbox id only');
       network = spec.prepared.network;
       natsIp = spec.prepared.natsIp;
+      networkHolder = spec.prepared.holder.id;
     } else {
       network = await createRunNetwork(d, spec.sandboxId, {
         ...(spec.runId ? { runId: spec.runId } : {}),
@@ -54,7 +56,12 @@ export async function startSandboxContainer(
     mark('network');
     const { imageId: _imageId, prepared: _prepared, ...containerSpec } = spec;
     container = await d.createContainer(
-      sandboxContainerOptions({ ...containerSpec, network: network.id, natsUrl: `nats://${natsIp}:4222` }),
+      sandboxContainerOptions({
+        ...containerSpec,
+        network: network.id,
+        ...(networkHolder ? { networkHolder } : {}),
+        natsUrl: `nats://${natsIp}:4222`,
+      }),
     );
     mark('create');
     const created = container;
