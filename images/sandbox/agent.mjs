@@ -32,9 +32,7 @@ export function loadDaemon(dir, { useCache = true } = {}) {
   return { exports: module.exports, script, codeCache };
 }
 
-globalThis.__t = { loaderStart: Math.round(performance.now()) };
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { exports, codeCache } = loadDaemon(path.dirname(fileURLToPath(import.meta.url)));
-  globalThis.__t.loaded = Math.round(performance.now());
   exports.runDaemon({ codeCache });
 }

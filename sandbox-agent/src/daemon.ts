@@ -50,7 +50,7 @@ export interface RunningDaemon {
  * The tool daemon: serves approved invocations for one run's sandbox. Every inbound message is
  * validated; anything wrong with it becomes a `rejected` result, never a crash.
  */
-export async function startDaemon(cfg: DaemonConfig, loaded: Record<string, unknown> = {}): Promise<RunningDaemon> {
+export async function startDaemon(cfg: DaemonConfig, loaded: { codeCache?: string } = {}): Promise<RunningDaemon> {
   // Connecting to NATS overlaps the copy-in: the workspace is complete when its protect list arrives.
   const connecting = connect({
     servers: cfg.natsUrl,

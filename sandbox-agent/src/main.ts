@@ -11,16 +11,12 @@ export interface LoadedAs {
 
 /** Entry point inside the sandbox container. Exits non-zero if it cannot serve. */
 async function main(loaded: LoadedAs): Promise<void> {
-  const T = (globalThis as any).__t; T.main = Math.round(performance.now());
   checkPrivileges();
-  T.priv = Math.round(performance.now());
   loadImageEnv();
-  T.env = Math.round(performance.now());
   const cfg = await loadConfig(process.env);
   // Bound with the run (a pooled sandbox learns at claim whether its run has a way out).
   addProxyEnv(cfg.proxyEnv);
-  T.cfg = Math.round(performance.now());
-  const daemon = await startDaemon(cfg, { ...loaded, ...T });
+  const daemon = await startDaemon(cfg, loaded);
   const stop = (signal: string): void => {
     log('info', 'stopping', { signal });
     void daemon.stop().finally(() => process.exit(0));
