@@ -139,5 +139,29 @@ describe('sandbox hardening, read back from Docker and from inside', () => {
     const asRoot = await rootExec(driver, sandbox, ['ls', '-la', '/var/gatehouse']);
     expect(asRoot.output).not.toContain('nats.creds');
     expect(asRoot.output).toMatch(/^drwx------\s+\d+\s+root\s+root\s.*\s\.$/m);
+    // A cold start is bound on stdin: no identity or protect file was ever put in.
+    expect(info.Config.Env).toContain('GATEHOUSE_BIND_VIA=stdin');
+    expect(asRoot.output).not.toMatch(/identity\.json|protect\.json/);
+  });
+
+  it('takes its binding on a stdin commands cannot open, and has closed it once read', async () => {
+    expect(info.Config.OpenStdin).toBe(true);
+    expect(info.Config.StdinOnce).toBe(true);
+    const pids = await sh(
+      sandbox,
+      'for p in /proc/[0-9]*; do grep -qa agent.mjs $p/cmdline 2>/dev/null && basename $p; done',
+    );
+    const daemonPid = pids.trim().split('\n')[0] ?? '';
+    expect(daemonPid).toMatch(/^\d+$/);
+    // Writing a line of one's own into the daemon's stdin (or tini's, PID 1): refused by the kernel.
+    for (const pid of ['1', daemonPid]) {
+      const attempt = await run(sandbox, 'exec', { command: `echo '{}' > /proc/${pid}/fd/0` });
+      expect(attempt.status, `stdin of pid ${pid}`).toBe('failed');
+      expect(attempt.output).toMatch(/Permission denied/);
+    }
+    // The daemon read its two lines and closed its end: fd 0 is gone (root looks, around the daemon).
+    const fd0 = await rootExec(driver, sandbox, ['sh', '-c', `ls -l /proc/${daemonPid}/fd/0; echo rc=$?`]);
+    expect(fd0.output).toMatch(/No such file or directory/);
+    expect(fd0.output).toMatch(/rc=[12]/);
   });
 });

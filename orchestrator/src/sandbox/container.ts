@@ -97,7 +97,8 @@ export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCr
       `GATEHOUSE_STATE_DIR=${STATE_DIR}`,
       `GATEHOUSE_IDENTITY_FILE=${IDENTITY_FILE}`,
       `GATEHOUSE_PROTECT_FILE=${PROTECT_FILE}`,
-      ...(spec.bindOverStdin ? ['GATEHOUSE_BIND_VIA=stdin'] : []),
+      // Always set, so that a toolchain image's ENV cannot choose it.
+      `GATEHOUSE_BIND_VIA=${spec.bindOverStdin ? 'stdin' : 'file'}`,
       ...(spec.identityWaitMs === undefined ? [] : [`GATEHOUSE_IDENTITY_WAIT_MS=${spec.identityWaitMs}`]),
       `GATEHOUSE_COMMAND_UID=${SANDBOX_UID}`,
       `GATEHOUSE_HEARTBEAT_MS=${spec.heartbeatMs}`,
