@@ -5,9 +5,11 @@
 #
 # OUT_DIR/opt/gatehouse/ gets what every sandbox needs whatever its toolchain image holds:
 #   agent.mjs            the daemon's entry point: runs daemon.cjs through V8's code cache
+#   load-daemon.mjs      how agent.mjs and make-code-cache.mjs load it
 #   daemon.cjs           the bundled daemon (scripts/build.mjs)
 #   daemon.cjs.cache     its code cache, made here by this node (make-code-cache.mjs)
 #   prepare.mjs          the run image's preparation step (user 10001, /workspace, /var/gatehouse)
+#   openssl.cnf          empty: the OpenSSL configuration the runtime's node is started with
 #   bin/git              the git wrapper, first on the command PATH
 #   runtime/bin/node     the host's node and git, patched with patchelf to load their own loader and
 #   runtime/bin/git      libraries from runtime/lib (DT_RPATH, which beats LD_LIBRARY_PATH, on
@@ -42,6 +44,7 @@ rm -rf "$out"
 mkdir -p "$root/bin" "$root/runtime/bin" "$root/runtime/lib" "$root/runtime/libexec/git-core" \
   "$root/runtime/share/git-core"
 install -m 0644 "$here/agent.mjs" "$root/agent.mjs"
+install -m 0644 "$here/load-daemon.mjs" "$root/load-daemon.mjs"
 install -m 0644 "$here/build/daemon.cjs" "$root/daemon.cjs"
 install -m 0644 "$here/prepare.mjs" "$root/prepare.mjs"
 install -m 0755 "$here/bin/git" "$root/bin/git"
@@ -70,6 +73,20 @@ done < <(ldd "$node_bin" "$git_bin" | awk '
 [[ -n "$loader" ]] || die "no dynamic loader found in ldd's output for $node_bin"
 loader_name="$(basename "$loader")"
 [[ -f "$root/runtime/lib/$loader_name" ]] || install -m 0755 "$(readlink -f "$loader")" "$root/runtime/lib/$loader_name"
+
+# glibc's loader reads /etc/ld.so.preload whatever else it is told, and in a sandbox that is the
+# toolchain image's file: every root process of the runtime (the daemon, its git, the run image's
+# preparation step) would load the libraries it names. The copied loader is given, in its place, a
+# path of the same length where no file can ever be (below /dev/null, which is not a folder).
+loader_copy="$root/runtime/lib/$loader_name"
+grep -q -a -F /etc/ld.so.preload "$loader_copy" || die "the dynamic loader $loader names no /etc/ld.so.preload to take out"
+sed -i 's#/etc/ld\.so\.preload#/dev/null/preload_#g' "$loader_copy"
+! grep -q -a -F /etc/ld.so.preload "$loader_copy" || die "could not take /etc/ld.so.preload out of $loader_copy"
+
+# node reads OpenSSL's default configuration at start (OPENSSLDIR/openssl.cnf, the toolchain
+# image's /etc/ssl here, whose nodejs_conf section can load a provider library): the runtime's node
+# is always started with this empty one instead (--openssl-config, which also beats OPENSSL_CONF).
+printf '# gatehouse: the runtime node loads no OpenSSL configuration of the image it runs in.\n' >"$root/openssl.cnf"
 
 for bin in "$root/runtime/bin/node" "$root/runtime/bin/git"; do
   patchelf --set-interpreter "$prefix/lib/$loader_name" --force-rpath --set-rpath "$prefix/lib" "$bin" \

@@ -1,11 +1,11 @@
-// Writes DIR/daemon.cjs.cache, V8's code cache of the bundled daemon (agent.mjs), run by
+// Writes DIR/daemon.cjs.cache, V8's code cache of the bundled daemon (load-daemon.mjs), run by
 // assemble-runtime.sh with the runtime's own node: `node make-code-cache.mjs DIR`. The bundle's
 // top level runs (its modules initialised, nothing started) so the functions it compiles on the
 // way are in the cache too. `node make-code-cache.mjs DIR --check` prints how a fresh node loads
 // it (used, rejected, absent): assemble-runtime.sh requires "used".
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadDaemon } from './agent.mjs';
+import { loadDaemon } from './load-daemon.mjs';
 
 const dir = process.argv[2];
 if (!dir) {

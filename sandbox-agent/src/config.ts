@@ -131,7 +131,7 @@ async function fromStdin(e: z.infer<typeof Env>): Promise<DaemonConfig> {
   let identity: RunIdentity;
   try {
     const line = await lines.next('run identity', e.GATEHOUSE_IDENTITY_WAIT_MS, IDENTITY_MAX_BYTES);
-    identity = RunIdentity.parse(JSON.parse(line));
+    identity = parseLine(RunIdentity, line, 'run identity');
   } catch (err) {
     lines.close();
     throw err;
@@ -139,11 +139,27 @@ async function fromStdin(e: z.infer<typeof Env>): Promise<DaemonConfig> {
   return daemonConfig(e, identity, async () => {
     try {
       const line = await lines.next('protect list', e.GATEHOUSE_WORKSPACE_WAIT_MS, PROTECT_MAX_BYTES);
-      return ProtectList.parse(JSON.parse(line));
+      return parseLine(ProtectList, line, 'protect list');
     } finally {
       lines.close();
     }
   });
+}
+
+/** A line of the binding, parsed and checked; what is wrong with it is said in one sentence. */
+function parseLine<T>(schema: z.ZodType<T>, line: string, what: string): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (err) {
+    throw new Error(`bad ${what} on stdin: not JSON (${(err as Error).message})`);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`bad ${what} on stdin: ${issue?.path.join('.') || '(top)'}: ${issue?.message}`);
+  }
+  return parsed.data;
 }
 
 function daemonConfig(

@@ -7,7 +7,7 @@ interface NKeys {
 }
 
 /** A creds file's two armoured blocks: the user's JWT, then its nkey seed. */
-const BLOCK = /-{3,}[^\n]*-{3,}\n\s*([^\n]+?)\s*\n\s*-{3,}[^\n]*-{3,}/g;
+const BLOCK = /-{3,}[^\n]*-{3,}\r?\n\s*([^\r\n]+?)\s*\r?\n\s*-{3,}[^\n]*-{3,}/g;
 /** PKCS#8 DER header of an Ed25519 private key; the 32-byte seed follows (RFC 8410). */
 const ED25519_PKCS8 = Buffer.from('302e020100300506032b657004220420', 'hex');
 
@@ -32,14 +32,24 @@ export function credsAuthenticator(creds: string): Authenticator {
 
 function privateKey(seed: string): KeyObject {
   // Decoding the seed (base32, CRC checked) is cheap; it is deriving the public key that costs.
-  const raw = (nkeys as NKeys).fromSeed(new TextEncoder().encode(seed)).getRawSeed();
+  let raw: Uint8Array;
+  try {
+    raw = (nkeys as NKeys).fromSeed(new TextEncoder().encode(seed)).getRawSeed();
+  } catch (e) {
+    throw new Error(`bad NATS credentials: the seed does not decode (${(e as Error).message})`);
+  }
   return createPrivateKey({ key: Buffer.concat([ED25519_PKCS8, Buffer.from(raw)]), format: 'der', type: 'pkcs8' });
 }
 
 /** The user's public nkey, which its JWT names as subject (the server checks the signature against it). */
 function subjectOf(jwt: string): string {
-  const payload = jwt.split('.')[1] ?? '';
-  const sub = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sub?: unknown }).sub;
+  let sub: unknown;
+  try {
+    const payload = jwt.split('.')[1] ?? '';
+    sub = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sub?: unknown }).sub;
+  } catch {
+    throw new Error('bad NATS credentials: the JWT payload is not JSON');
+  }
   if (typeof sub !== 'string' || !sub.startsWith('U')) throw new Error('bad NATS credentials: the JWT names no user');
   return sub;
 }

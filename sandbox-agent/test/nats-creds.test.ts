@@ -45,5 +45,16 @@ describe('credsAuthenticator (Ed25519 through node crypto)', () => {
     expect(() => credsAuthenticator('')).toThrow(/a JWT block and a seed block/);
     const account = credsFor({ sub: 'ACCOUNTKEY' }).creds;
     expect(() => credsAuthenticator(account)).toThrow(/names no user/);
+    const seed = /SU[A-Z0-9]+/.exec(creds)?.[0] ?? '';
+    const badSeed = creds.replace(seed, `${seed.slice(0, -4)}AAAA`);
+    expect(() => credsAuthenticator(badSeed)).toThrow(/bad NATS credentials: the seed does not decode/);
+    const jwt = creds.split('\n')[1] ?? '';
+    expect(() => credsAuthenticator(creds.replace(jwt, 'not.a-jwt.at-all'))).toThrow(/JWT payload is not JSON/);
+  });
+
+  it('reads a creds file written with CRLF line ends the same', () => {
+    const { creds } = credsFor({});
+    const crlf = credsAuthenticator(creds.replace(/\n/g, '\r\n'))('nonce') as { sig: string };
+    expect(crlf).toEqual(credsAuthenticator(creds)('nonce'));
   });
 });

@@ -27,6 +27,15 @@ async function readyNetworks(): Promise<string[]> {
     .filter((id) => !taken.has(id));
 }
 
+/** This process's network holders (network-holder.ts), in any state. */
+async function holders(): Promise<string[]> {
+  const list = await docker().listContainers({
+    all: true,
+    filters: { label: [`${LABEL.role}=network-holder`, `${LABEL.owner}=${ownerLabel()}`] },
+  });
+  return list.map((c) => c.Names[0] ?? c.Id);
+}
+
 describe('networks made ahead', () => {
   let driver: SandboxDriver | undefined;
   afterAll(async () => {
@@ -56,7 +65,28 @@ describe('networks made ahead', () => {
     await b.destroy();
     await driver.close();
     driver = undefined;
-    // close() removes the network made behind the second sandbox, unused.
+    // close() removes the network made behind the second sandbox, unused, and every holder goes
+    // with its network: the two taken ones' and the unused one's.
     expect(await readyNetworks()).toEqual([]);
+    expect(await holders()).toEqual([]);
+  }, 120_000);
+
+  it('a holder stopped while its network waits: the start goes on without it, and nothing is left', async () => {
+    driver = await startDriver({ networks: 1 });
+    expect(await waitFor(async () => (await readyNetworks()).length === 1, 30_000, 100), 'one network ready').toBe(
+      true,
+    );
+    const [ahead] = await readyNetworks();
+    await docker().getContainer(`gatehouse-nethold-${ahead}`).stop({ t: 0 });
+    const c = await driver.createSandbox({ runId: 'run_netpool_c', repoDir: makeRepo() });
+    expect(c.sandboxId).not.toBe(ahead);
+    taken.add(c.sandboxId);
+    expect(await sh(c, 'echo c')).toBe('c\n');
+    await c.destroy();
+    await driver.close();
+    driver = undefined;
+    expect(await readyNetworks()).toEqual([]);
+    // The stopped holder went too, though it was no longer on its network.
+    expect(await holders()).toEqual([]);
   }, 120_000);
 });

@@ -92,7 +92,8 @@ export function sandboxContainerOptions(spec: ContainerSpec): Docker.ContainerCr
     WorkingDir: WORKSPACE,
     Env: [
       `GATEHOUSE_NATS_URL=${spec.natsUrl}`,
-      // No run, sandbox or credentials here: they arrive in IDENTITY_FILE when the sandbox is bound.
+      // No run, sandbox or credentials here: they arrive when the sandbox is bound (on stdin, or for a
+      // pooled sandbox over NATS at its claim: run-identity.ts).
       `GATEHOUSE_WORKSPACE=${WORKSPACE}`,
       `GATEHOUSE_STATE_DIR=${STATE_DIR}`,
       `GATEHOUSE_IDENTITY_FILE=${IDENTITY_FILE}`,

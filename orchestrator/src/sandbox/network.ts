@@ -49,15 +49,20 @@ export async function removeNetwork(d: Docker, id: string): Promise<void> {
   // inspect and the remove: Docker answers 403 "has active endpoints". A few bounded tries settle it.
   for (let attempt = 1; ; attempt++) {
     try {
-      const info = (await network.inspect()) as { Containers?: Record<string, { Name?: string }> };
-      for (const [member, { Name: name }] of Object.entries(info.Containers ?? {})) {
-        // The network's holder (network-holder.ts) exists for it alone: it goes, not just its endpoint.
-        if (name?.startsWith(HOLDER_PREFIX))
-          await d
-            .getContainer(member)
-            .remove({ force: true })
-            .catch(() => undefined);
-        else await network.disconnect({ Container: member, Force: true }).catch(() => undefined);
+      const info = (await network.inspect()) as {
+        Containers?: Record<string, unknown>;
+        Labels?: Record<string, string>;
+      };
+      // The network's holder (network-holder.ts) exists for it alone: it goes, by name, whatever its
+      // state (a stopped one is no longer among the network's members).
+      const sandboxId = info.Labels?.[LABEL.sandbox];
+      if (sandboxId)
+        await d
+          .getContainer(`${HOLDER_PREFIX}${sandboxId}`)
+          .remove({ force: true })
+          .catch(() => undefined);
+      for (const member of Object.keys(info.Containers ?? {})) {
+        await network.disconnect({ Container: member, Force: true }).catch(() => undefined);
       }
       await network.remove();
       return;

@@ -107,6 +107,19 @@ export async function reapOrphans(
       if (statusOf(e) !== 404 && statusOf(e) !== 409) throw e;
     }
   }
+  // Network holders go with their networks (network.ts removeNetwork); one whose network went
+  // another way (removed by hand, an engine that lost it) is swept once its owner is dead.
+  if (!opts.runId) {
+    const holders = await d.listContainers({ all: true, filters: { label: [`${LABEL.role}=network-holder`] } });
+    for (const c of holders) {
+      if (!everything && !ownerIsDead(c.Labels[LABEL.owner])) continue;
+      await d
+        .getContainer(c.Id)
+        .remove({ force: true })
+        .then(() => report.containers.push(c.Names[0]?.replace(/^\//, '') ?? c.Id))
+        .catch(() => undefined);
+    }
+  }
   const networks = await d.listNetworks({ filters: { label: [`${LABEL.role}=run-network`] } });
   for (const n of networks) {
     const ofReaped = reapedSandboxes.has(n.Labels?.[LABEL.sandbox] ?? '');

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type Docker from 'dockerode';
 import { docker, imageExists, statusOf } from './docker';
 import { SandboxError } from './errors';
+import { checkDeclaredVolumes } from './image-volumes';
 import { buildFromDir } from './image-build';
 import { IMAGE_SOURCE_LABEL, pruneStaleRunImages } from './image-prune';
 import { projectRoot } from './paths';
@@ -14,6 +15,11 @@ import { ensureRuntimeImage, runtimeArchitecture, runtimeImageTag, type RuntimeO
 export const RUN_IMAGE_LABEL = { runtime: 'gatehouse.runtime', toolchain: 'gatehouse.toolchain' } as const;
 
 const NODE = '/opt/gatehouse/runtime/bin/node';
+/**
+ * How root's node always starts: with the runtime's empty OpenSSL configuration, not the toolchain
+ * image's /etc/ssl/openssl.cnf (its nodejs_conf section could load a library) nor OPENSSL_CONF.
+ */
+const ROOT_NODE = [NODE, '--openssl-config=/opt/gatehouse/openssl.cnf'];
 
 /**
  * Variables that make node, the dynamic loader, bash, sh or git load or run a file they name (or
@@ -99,6 +105,7 @@ async function inspectToolchain(d: Docker, toolchain: string): Promise<Docker.Im
       `image ${toolchain} is for ${info.Os}/${info.Architecture}, but gatehouse's sandbox runtime (this host's node ` +
         `and git) is linux/${arch}: use an image built for linux/${arch}.`,
     );
+  checkDeclaredVolumes(toolchain, Object.keys(info.Config?.Volumes ?? {}));
   return info;
 }
 
@@ -127,11 +134,11 @@ function runDockerfile(runtime: string, toolchainId: string): string {
     `ENV ${ROOT_ENV_CLEARED.map((name) => `${name}=""`).join(' ')}`,
     'COPY --from=gatehouse-runtime /opt/gatehouse /opt/gatehouse',
     'COPY toolchain-env.json /opt/gatehouse/toolchain-env.json',
-    `RUN ${JSON.stringify([NODE, '/opt/gatehouse/prepare.mjs'])}`,
+    `RUN ${JSON.stringify([...ROOT_NODE, '/opt/gatehouse/prepare.mjs'])}`,
     'WORKDIR /workspace',
     'HEALTHCHECK NONE',
     'STOPSIGNAL SIGTERM',
-    `ENTRYPOINT ${JSON.stringify([NODE, '/opt/gatehouse/agent.mjs'])}`,
+    `ENTRYPOINT ${JSON.stringify([...ROOT_NODE, '/opt/gatehouse/agent.mjs'])}`,
     '',
   ].join('\n');
 }

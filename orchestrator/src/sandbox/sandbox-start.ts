@@ -36,7 +36,7 @@ export async function startSandboxContainer(
 ): Promise<StartedSandbox> {
   let network: Docker.Network | undefined;
   let container: Docker.Container | undefined;
-  let stdin: StdinBinding | undefined;
+  let attaching: Promise<StdinBinding> | undefined;
   try {
     let natsIp: string;
     let networkHolder: string | undefined;
@@ -64,11 +64,8 @@ export async function startSandboxContainer(
       }),
     );
     mark('create');
-    const created = container;
-    const [attached] = await Promise.all([
-      spec.bindOverStdin ? StdinBinding.attach(created, spec.sandboxId).then((b) => (stdin = b)) : undefined,
-      created.start(),
-    ]);
+    attaching = spec.bindOverStdin ? StdinBinding.attach(container, spec.sandboxId) : undefined;
+    const [attached] = await Promise.all([attaching, container.start()]);
     mark('start');
     return {
       sandboxId: spec.sandboxId,
@@ -79,7 +76,11 @@ export async function startSandboxContainer(
       ...(attached ? { stdin: attached } : {}),
     };
   } catch (e) {
-    stdin?.close();
+    // An attach that is still on its way when the start fails is closed when it arrives.
+    void attaching?.then(
+      (b) => b.close(),
+      () => undefined,
+    );
     if (container) await container.remove({ force: true, v: true }).catch(() => undefined);
     if (network) await removeNetwork(d, network.id).catch(() => undefined);
     throw e;

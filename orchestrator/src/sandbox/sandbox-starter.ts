@@ -3,6 +3,7 @@ import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import type { SandboxLimits } from './container';
 import { SandboxError } from './errors';
+import { checkDeclaredVolumes } from './image-volumes';
 import type { NatsEndpoint } from './nats-server';
 import type { NetworkPool } from './network-pool';
 import { isRuntimeFailure } from './oci-runtime';
@@ -42,20 +43,25 @@ export class SandboxStarter {
    */
   async cold(spec: ColdSpec, sandboxIdChosen: boolean, mark: (phase: string) => void): Promise<StartedSandbox> {
     const prepared = sandboxIdChosen ? undefined : await this.o.networks?.take();
+    const full = {
+      ...spec,
+      imageId: '',
+      bindOverStdin: true,
+      imageVolumes: await this.declaredVolumes(spec.image),
+      heartbeatMs: this.o.heartbeatMs,
+    };
+    if (!prepared) return this.start(full, mark);
     try {
-      return await this.start(
-        {
-          ...spec,
-          ...(prepared ? { sandboxId: prepared.sandboxId, prepared } : {}),
-          imageId: '',
-          bindOverStdin: true,
-          imageVolumes: await this.declaredVolumes(spec.image),
-          heartbeatMs: this.o.heartbeatMs,
-        },
-        mark,
+      return await this.start({ ...full, sandboxId: prepared.sandboxId, prepared }, mark);
+    } catch (e) {
+      // A network made ahead can go bad while it waits (its holder stopped, an engine restarted):
+      // the failed start removed it; the sandbox is started once more on a network of its own.
+      this.o.log?.warn(
+        `starting a sandbox on a network made ahead failed (${(e as Error).message}); once more without`,
       );
+      return await this.start(full, mark);
     } finally {
-      if (prepared) this.o.networks?.started();
+      this.o.networks?.started();
     }
   }
 
@@ -111,6 +117,7 @@ export class SandboxStarter {
           );
         });
       volumes = Object.keys(info.Config?.Volumes ?? {});
+      checkDeclaredVolumes(image, volumes);
       this.volumesByImage.set(image, volumes);
     }
     return volumes;
