@@ -92,10 +92,21 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<DaemonConfig> 
   await waitForFile(`${e.GATEHOUSE_IDENTITY_FILE}.ready`, () => true, e.GATEHOUSE_IDENTITY_WAIT_MS);
   const written: unknown = JSON.parse(await fs.readFile(e.GATEHOUSE_IDENTITY_FILE, 'utf8'));
   await fs.rm(e.GATEHOUSE_IDENTITY_FILE, { force: true });
-  // The file carries a warm pool's one-time user only: a run's identity comes with the claim, over
-  // NATS (a cold start's comes on stdin).
+  // A cold start on an engine reached over ssh:// is bound through this file (its connection cannot
+  // carry an attach); a warm pool's sandbox finds its one-time user here, and its run's identity
+  // comes with the claim, over NATS.
   const pooled = PoolBootstrap.safeParse(written);
-  if (!pooled.success) throw new Error(`the identity file holds no pool bootstrap: ${pooled.error.issues[0]?.message}`);
+  if (!pooled.success) {
+    const direct = RunIdentity.safeParse(written);
+    if (!direct.success) throw new Error(`the identity file holds neither a run identity nor a pool bootstrap`);
+    return daemonConfig(e, direct.data, () =>
+      waitForFile(
+        e.GATEHOUSE_PROTECT_FILE,
+        (text) => ProtectList.parse(JSON.parse(text)),
+        e.GATEHOUSE_WORKSPACE_WAIT_MS,
+      ),
+    );
+  }
   const waitMs = Math.max(0, e.GATEHOUSE_IDENTITY_WAIT_MS - (Date.now() - startedAt));
   const claim = await awaitClaim(e.GATEHOUSE_NATS_URL, pooled.data, waitMs);
   const claimed = RunIdentity.safeParse(claim.identity);

@@ -24,6 +24,7 @@ import { Journal } from './journal';
 import { McpSessions } from './mcp-sessions';
 import { log } from './log';
 import { credsAuthenticator } from './nats-creds';
+import { bootClock } from './boot-clock';
 import { runPrimitive, type Outcome } from './primitives/index';
 import { startFreshRepository } from './fresh-repository';
 import { applyProtection } from './protect';
@@ -31,15 +32,6 @@ import { sweepCommandUser } from './users';
 import { Workspace } from './workspace';
 
 export const AGENT_VERSION = '0.1.0';
-
-/**
- * When each step of the daemon's start was done, in ms since the process began (node's own start
- * and the bundle's load included): logged with `ready`, to see what a cold start waits for.
- */
-function bootClock(boundAtMs: number) {
-  const ms: Record<string, number> = { bound: Math.round(boundAtMs) };
-  return { ms, mark: (step: string) => void (ms[step] = Math.round(performance.now())) };
-}
 
 export interface RunningDaemon {
   nc: NatsConnection;
@@ -61,8 +53,7 @@ export async function startDaemon(cfg: DaemonConfig, loaded: { codeCache?: strin
   });
   connecting.catch(() => undefined); // awaited below; a failure is reported there
   const boot = bootClock(cfg.boundAtMs);
-  const connected = connecting.then(() => boot.mark('connected'));
-  connected.catch(() => undefined);
+  const connected = connecting.then(() => boot.mark('connected')).catch(() => undefined); // failures: below
   const shutdown = new AbortController();
   const ws = await Workspace.open(cfg.workspace);
   // The baseline's git directory is made while the repository is still arriving (it reads none of it).
@@ -125,14 +116,8 @@ export async function startDaemon(cfg: DaemonConfig, loaded: { codeCache?: strin
   beat('ready');
   const timer = setInterval(() => beat('heartbeat'), cfg.heartbeatMs);
   boot.mark('ready');
-  log('info', 'ready', {
-    runId: cfg.runId,
-    sandboxId: cfg.sandboxId,
-    workspace: ws.root,
-    protection,
-    bootMs: boot.ms,
-    ...loaded,
-  });
+  const { runId, sandboxId } = cfg;
+  log('info', 'ready', { runId, sandboxId, workspace: ws.root, protection, bootMs: boot.ms, ...loaded });
 
   return {
     nc,

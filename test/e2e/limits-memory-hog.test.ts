@@ -69,11 +69,14 @@ describe('sandbox limits', () => {
     });
 
     it('kills workers that are each smaller than the daemon, not the daemon', async () => {
-      // Six processes of 40 MiB each (dd's buffer, touched by every read) overrun the 256 MiB limit
-      // together while each is smaller than the daemon: by size alone the daemon would be chosen.
+      // Seven processes of 40 MiB each (dd's buffer, touched by every read) overrun the 256 MiB limit
+      // together (280 MiB: whatever of the daemon's memory the kernel can reclaim, the limit is hit)
+      // while each is smaller than the daemon: by size alone the daemon would be chosen. (Six were
+      // used before: 240 MiB beside the daemon hit the limit only when none of its pages could be
+      // reclaimed.)
       const daemon = await hogHeartbeats.after(Date.now());
       const oomBefore = await cgroupCounter(hogBox, MEMORY_EVENTS, 'oom_kill');
-      const workers = 'for i in 1 2 3 4 5 6; do dd if=/dev/zero of=/dev/null bs=40M count=20 2>/dev/null & done; wait';
+      const workers = 'for i in $(seq 7); do dd if=/dev/zero of=/dev/null bs=40M count=20 2>/dev/null & done; wait';
       let r: InvocationResult | undefined;
       let thrown: unknown;
       const { ms } = await timed(async () => {
@@ -85,7 +88,7 @@ describe('sandbox limits', () => {
       });
       const killed = r?.output.match(/Killed/g)?.length ?? 0;
       console.info(
-        `[limits] 6 × 40 MiB workers with the daemon at ${(daemon.rss / MiB).toFixed(1)} MiB RSS: ` +
+        `[limits] 7 × 40 MiB workers with the daemon at ${(daemon.rss / MiB).toFixed(1)} MiB RSS: ` +
           `${r ? `status ${r.status}, ${killed} workers killed` : `threw ${String(thrown)}`} after ${ms} ms; sandbox ` +
           `lost=${hogBox.lost?.message ?? 'no'}`,
       );

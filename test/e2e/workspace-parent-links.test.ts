@@ -39,6 +39,12 @@ describe('saving and restoring never goes through a link in a parent folder (rea
   afterAll(async () => driver?.close());
 
   it('does not read a root-only file through a folder replaced by a link', async () => {
+    // A root-only file in the daemon's state directory, named like one of the repository's under
+    // `a` (a cold sandbox's binding comes on stdin and leaves no protect.json there of its own).
+    asRoot(
+      sandbox,
+      'printf \'{"secret":"root-only-7f3a"}\' > /var/gatehouse/protect.json && chmod 600 /var/gatehouse/protect.json',
+    );
     const secret = asRoot(sandbox, 'cat /var/gatehouse/protect.json');
     expect(secret.length).toBeGreaterThan(10);
     // The command user cannot read it itself.

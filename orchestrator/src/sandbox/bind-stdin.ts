@@ -10,6 +10,9 @@ import { identityJson, type RunIdentity } from './run-identity';
  * an open attach costs well under a millisecond where each archive call cost 43–70 ms here, and
  * only the Docker API reaches it: no file in the container ever holds the run's credentials.
  */
+/** How long an attach may take to answer (it is one local round trip when it works). */
+const ATTACH_MS = 15_000;
+
 export class StdinBinding {
   private failure: Error | undefined;
 
@@ -24,14 +27,27 @@ export class StdinBinding {
 
   /** Attaches to the created container's stdin (before or while it starts: what is written waits in the pipe). */
   static async attach(container: Docker.Container, sandboxId: string): Promise<StdinBinding> {
-    const stream = (await container.attach({
-      stream: true,
-      stdin: true,
-      stdout: false,
-      stderr: false,
-      hijack: true,
-    })) as unknown as Duplex;
-    return new StdinBinding(stream, sandboxId);
+    const attaching = container.attach({ stream: true, stdin: true, stdout: false, stderr: false, hijack: true });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new SandboxError(`attaching to sandbox ${sandboxId}'s stdin got no answer in ${ATTACH_MS} ms`)),
+        ATTACH_MS,
+      );
+    });
+    try {
+      const stream = (await Promise.race([attaching, late])) as unknown as Duplex;
+      return new StdinBinding(stream, sandboxId);
+    } catch (e) {
+      // One that answers after all is closed at once.
+      void attaching.then(
+        (s) => (s as unknown as Duplex).destroy(),
+        () => undefined,
+      );
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Binds the sandbox to its run. */

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { decodeMessage, Heartbeat, invocationKeys, newId, sandboxSubjects } from '@gatehouse/shared';
 import { DEFAULT_LIMITS, type SandboxLimits } from './container';
 import { planCopy, sendCopy, type CopyReport } from './copy-in';
-import { assertDockerReachable, docker } from './docker';
+import { assertDockerReachable, docker, dockerHost } from './docker';
 export type { CreateSandboxOptions, SandboxBackend } from './sandbox-backend';
 import { resolveStateDir } from '../events/paths';
 import { SandboxError } from './errors';
@@ -18,7 +18,7 @@ import { fasterRuntime } from './oci-runtime';
 import { removeClaim } from './pool-claims';
 import { claimPooled, type Claimer } from './pool-claim';
 import { POOL_SOCKET_ENV, remoteClaimer } from './pool-link';
-import { completeWorkspace } from './run-identity';
+import { bindRunIdentity, completeWorkspace } from './run-identity';
 import { NetworkPool } from './network-pool';
 import { removeStarted, type StartedSandbox } from './sandbox-start';
 import { SandboxStarter } from './sandbox-starter';
@@ -132,6 +132,8 @@ export class SandboxDriver implements SandboxBackend {
         : undefined;
     void driver.networks?.fill();
     driver.starter = new SandboxStarter(d, nats, nc, {
+      // docker-modem's ssh transport (docker system dial-stdio over ssh2) does not carry an attach.
+      bindOverStdin: dockerHost().kind !== 'ssh',
       heartbeatMs: driver.heartbeatMs,
       readyTimeoutMs: opts.readyTimeoutMs ?? 30_000,
       ...(driver.networks ? { networks: driver.networks } : {}),
@@ -259,15 +261,17 @@ export class SandboxDriver implements SandboxBackend {
       const { sandboxId, container, network } = started;
       const subjects = sandboxSubjects(runId, sandboxId);
       if (!claimed) {
-        // A cold start is bound on the stdin its starter attached (bind-stdin.ts).
-        if (!started.stdin) throw new SandboxError(`sandbox ${sandboxId} was started cold without its stdin`);
-        await started.stdin.identity({
+        // A cold start is bound on the stdin its starter attached (bind-stdin.ts), or, on an engine
+        // whose connection cannot carry an attach (ssh://), through the archive API.
+        const identity = {
           runId,
           sandboxId,
           creds: await sandboxCreds(this.nats.identity, runId, sandboxId),
           invokeKey: keys.publicKeyPem,
           ...(runProxyEnv ? { proxyEnv: runProxyEnv } : {}),
-        });
+        };
+        if (started.stdin) await started.stdin.identity(identity);
+        else await bindRunIdentity(container, identity);
         mark('bind');
       }
       const startingProxy = egress

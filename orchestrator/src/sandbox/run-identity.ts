@@ -16,6 +16,16 @@ export interface RunIdentity {
 
 const OWN = { mode: 0o600, uid: DAEMON_UID, gid: DAEMON_UID };
 
+/**
+ * Hands the daemon its run through the archive API, for an engine whose connection cannot be
+ * hijacked for an attach (one reached over ssh://, through `docker system dial-stdio`; a cold start
+ * elsewhere is bound on its stdin, bind-stdin.ts). Root's, mode 0600, in a 0700 directory commands
+ * cannot read; the daemon deletes it once read.
+ */
+export async function bindRunIdentity(container: Docker.Container, id: RunIdentity): Promise<void> {
+  await putIdentityFile(container, identityJson(id));
+}
+
 /** The identity as the daemon reads it (sandbox-agent/src/config.ts RunIdentity). */
 export function identityJson(id: RunIdentity): string {
   return JSON.stringify({

@@ -11,6 +11,8 @@ import { bootstrapPooled } from './pool-handoff';
 import { startSandboxContainer, type StartedSandbox, type StartSpec } from './sandbox-start';
 
 export interface StarterOptions {
+  /** Bind cold starts on their stdin (bind-stdin.ts); false: through the archive API. */
+  bindOverStdin: boolean;
   heartbeatMs: number;
   readyTimeoutMs: number;
   /** The OCI runtime to ask for (oci-runtime.ts fasterRuntime); dropped for good if it fails to start one. */
@@ -46,7 +48,7 @@ export class SandboxStarter {
     const full = {
       ...spec,
       imageId: '',
-      bindOverStdin: true,
+      bindOverStdin: this.o.bindOverStdin,
       imageVolumes: await this.declaredVolumes(spec.image),
       heartbeatMs: this.o.heartbeatMs,
     };
