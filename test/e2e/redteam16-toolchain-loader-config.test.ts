@@ -58,7 +58,8 @@ describe('a toolchain image whose /etc names libraries for root to load (red tea
       "RUN echo /nonexistent-gh-preload.so > /etc/ld.so.preload && mkdir -p /etc/ssl && printf '%s\\n' \\",
       "    'nodejs_conf = nc' '[nc]' 'providers = ps' '[ps]' 'evil = es' '[es]' \\",
       "    'module = /nonexistent-gh-provider.so' 'activate = 1' > /etc/ssl/openssl.cnf",
-      'ENV OPENSSL_CONF=/etc/ssl/openssl.cnf',
+      'ENV OPENSSL_CONF=/etc/ssl/openssl.cnf NODE_REDIRECT_WARNINGS=/var/gatehouse/baseline.tree \\',
+      '    NODE_V8_COVERAGE=/workspace/.rt16-coverage',
     ]);
     // The files work: the image's own programs read the preload list (positive control).
     const control = execFileSync('docker', ['run', '--rm', '--entrypoint', '/bin/sh', tag, '-c', '/bin/true 2>&1'], {
@@ -68,6 +69,9 @@ describe('a toolchain image whose /etc names libraries for root to load (red tea
 
     const runImage = await ensureRunImage(await resolveToolchainImage(tag), { prune: false });
     created.push(runImage);
+    // Variables that would have root's node write where the image says are emptied in the run image.
+    const env = (await docker().getImage(runImage).inspect()).Config.Env;
+    expect(env).toEqual(expect.arrayContaining(['NODE_REDIRECT_WARNINGS=', 'NODE_V8_COVERAGE=']));
     driver = await startDriver();
     const sandbox = await driver.createSandbox({ runId: 'run_rt16_etc', repoDir: makeRepo(), image: runImage });
     // The command user's programs are the image's, with its loader: they do read the list (their

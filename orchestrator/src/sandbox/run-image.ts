@@ -30,6 +30,11 @@ const ROOT_NODE = [NODE, '--openssl-config=/opt/gatehouse/openssl.cnf'];
 export const ROOT_ENV_CLEARED = [
   'NODE_OPTIONS',
   'NODE_PATH',
+  // Files root's node would write where the image says (warnings, coverage) or read at start.
+  'NODE_REDIRECT_WARNINGS',
+  'NODE_V8_COVERAGE',
+  'NODE_ICU_DATA',
+  'NODE_EXTRA_CA_CERTS',
   'LD_PRELOAD',
   'LD_LIBRARY_PATH',
   'LD_AUDIT',
