@@ -14,7 +14,8 @@ const Env = z.object({
   GATEHOUSE_STATE_DIR: z.string().default('/var/gatehouse'),
   /**
    * A pooled sandbox's one-time user (pool-bootstrap.ts), put in by the pool through the Docker
-   * API; its claim then brings the run's identity over NATS. Deleted once read. Until then the
+   * API, whose claim then brings the run's identity over NATS; or, on an engine reached over
+   * ssh://, the run's identity itself. Deleted once read. Until then the
    * daemon holds no run, no run subjects and no run credentials (docs/warm-pool.md).
    */
   GATEHOUSE_IDENTITY_FILE: z.string().min(1),
@@ -26,9 +27,9 @@ const Env = z.object({
   /**
    * Where the binding comes from. `stdin` (a cold start): the run's identity and then the protect
    * list, a line each, on the container's stdin, which only the orchestrator's attach writes (no
-   * archive call on the start's path; bind-stdin.ts on the host). `file`: the pool's one-time user
-   * and the protect list through the files above (a warm pool's sandbox, whose claim may come from
-   * another process than the one that started it).
+   * archive call on the start's path; bind-stdin.ts on the host). `file`: the identity file above
+   * and the protect list's (a warm pool's sandbox, whose claim may come from another process than
+   * the one that started it, and any sandbox on an engine reached over ssh://).
    */
   GATEHOUSE_BIND_VIA: z.enum(['file', 'stdin']).default('file'),
   GATEHOUSE_COMMAND_UID: z.coerce
@@ -92,6 +93,8 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<DaemonConfig> 
   await waitForFile(`${e.GATEHOUSE_IDENTITY_FILE}.ready`, () => true, e.GATEHOUSE_IDENTITY_WAIT_MS);
   const written: unknown = JSON.parse(await fs.readFile(e.GATEHOUSE_IDENTITY_FILE, 'utf8'));
   await fs.rm(e.GATEHOUSE_IDENTITY_FILE, { force: true });
+  const protectFromFile = (): Promise<ProtectList> =>
+    waitForFile(e.GATEHOUSE_PROTECT_FILE, (text) => ProtectList.parse(JSON.parse(text)), e.GATEHOUSE_WORKSPACE_WAIT_MS);
   // A cold start on an engine reached over ssh:// is bound through this file (its connection cannot
   // carry an attach); a warm pool's sandbox finds its one-time user here, and its run's identity
   // comes with the claim, over NATS.
@@ -99,13 +102,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<DaemonConfig> 
   if (!pooled.success) {
     const direct = RunIdentity.safeParse(written);
     if (!direct.success) throw new Error(`the identity file holds neither a run identity nor a pool bootstrap`);
-    return daemonConfig(e, direct.data, () =>
-      waitForFile(
-        e.GATEHOUSE_PROTECT_FILE,
-        (text) => ProtectList.parse(JSON.parse(text)),
-        e.GATEHOUSE_WORKSPACE_WAIT_MS,
-      ),
-    );
+    return daemonConfig(e, direct.data, protectFromFile);
   }
   const waitMs = Math.max(0, e.GATEHOUSE_IDENTITY_WAIT_MS - (Date.now() - startedAt));
   const claim = await awaitClaim(e.GATEHOUSE_NATS_URL, pooled.data, waitMs);
@@ -123,10 +120,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<DaemonConfig> 
   // Bound: the claim is answered and the one-time user dropped now; the run's user connects
   // while the workspace is copied in (startDaemon), as on a cold start.
   await claim.answer({ ok: true });
-  const protectFile = e.GATEHOUSE_PROTECT_FILE;
-  return daemonConfig(e, identity, () =>
-    waitForFile(protectFile, (text) => ProtectList.parse(JSON.parse(text)), e.GATEHOUSE_WORKSPACE_WAIT_MS),
-  );
+  return daemonConfig(e, identity, protectFromFile);
 }
 
 /** The identity line can hold no more than this; the protect list line no more than PROTECT_MAX_BYTES. */

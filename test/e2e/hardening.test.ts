@@ -3,6 +3,15 @@ import type { SandboxDriver, Sandbox } from '@gatehouse/orchestrator';
 import { makeRepo, rootExec, run, sh, startDriver } from '../support/sandbox';
 import { sandboxNetworks } from '../support/sandbox-network';
 
+/** The daemon's pid: the one node process (pid 1 is tini, whose command line names agent.mjs too). */
+async function daemonPidOf(sandbox: Sandbox): Promise<string> {
+  const pids = await sh(
+    sandbox,
+    'for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = node ] && basename $p; done',
+  );
+  return pids.trim().split('\n')[0] ?? '';
+}
+
 describe('sandbox hardening, read back from Docker and from inside', () => {
   let driver: SandboxDriver;
   let sandbox: Sandbox;
@@ -21,11 +30,7 @@ describe('sandbox hardening, read back from Docker and from inside', () => {
   it("runs commands as an unprivileged user that is not the daemon's", async () => {
     expect(info.Config.User).toBe('0:0');
     expect((await sh(sandbox, 'id -u; id -g; id -G')).trim().split('\n')).toEqual(['10001', '10001', '10001']);
-    const daemonPid = (
-      await sh(sandbox, 'for p in /proc/[0-9]*; do grep -qa agent.mjs $p/cmdline 2>/dev/null && basename $p; done')
-    )
-      .trim()
-      .split('\n')[0];
+    const daemonPid = await daemonPidOf(sandbox);
     expect(daemonPid).toMatch(/^\d+$/);
     expect(await sh(sandbox, `grep -E '^Uid:' /proc/${daemonPid}/status`)).toMatch(/^Uid:\s+0\s+0\s+0\s+0/);
   });
@@ -147,12 +152,7 @@ describe('sandbox hardening, read back from Docker and from inside', () => {
   it('takes its binding on a stdin commands cannot open, whose write end is closed once it is bound', async () => {
     expect(info.Config.OpenStdin).toBe(true);
     expect(info.Config.StdinOnce).toBe(true);
-    // The daemon is the one node process (pid 1 is tini, whose command line names agent.mjs too).
-    const pids = await sh(
-      sandbox,
-      'for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = node ] && basename $p; done',
-    );
-    const daemonPid = pids.trim().split('\n')[0] ?? '';
+    const daemonPid = await daemonPidOf(sandbox);
     expect(daemonPid).toMatch(/^\d+$/);
     expect(daemonPid).not.toBe('1');
     // Writing a line of one's own into the daemon's stdin (or tini's): refused by the kernel.

@@ -3,6 +3,9 @@ import type Docker from 'dockerode';
 import { SandboxError } from './errors';
 import { identityJson, type RunIdentity } from './run-identity';
 
+/** How long an attach may take to answer (it is one local round trip when it works). */
+const ATTACH_MS = 15_000;
+
 /**
  * The write end of a cold sandbox's stdin, attached while it starts: the daemon's binding, a line
  * at a time (sandbox-agent/src/config.ts fromStdin) — the run's identity, then, once the
@@ -10,9 +13,6 @@ import { identityJson, type RunIdentity } from './run-identity';
  * an open attach costs well under a millisecond where each archive call cost 43–70 ms here, and
  * only the Docker API reaches it: no file in the container ever holds the run's credentials.
  */
-/** How long an attach may take to answer (it is one local round trip when it works). */
-const ATTACH_MS = 15_000;
-
 export class StdinBinding {
   private failure: Error | undefined;
 

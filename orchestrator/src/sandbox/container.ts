@@ -7,7 +7,7 @@ export const SANDBOX_UID = 10001;
 export const DAEMON_UID = 0;
 export const WORKSPACE = '/workspace';
 export const STATE_DIR = '/var/gatehouse';
-/** The run's identity (run, sandbox, NATS credentials, invocation key) of a pooled sandbox: run-identity.ts. */
+/** A pooled sandbox's one-time user, or over ssh:// the run's identity itself (run-identity.ts). */
 export const IDENTITY_FILE = `${STATE_DIR}/identity.json`;
 /** Workspace paths the policy denies writing, made root-owned by the daemon before anything runs. */
 export const PROTECT_FILE = `${STATE_DIR}/protect.json`;

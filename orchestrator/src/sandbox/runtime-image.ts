@@ -16,6 +16,7 @@ const run = promisify(execFile);
 const SOURCES = [
   'build/daemon.cjs',
   'agent.mjs',
+  'load-daemon.mjs',
   'make-code-cache.mjs',
   'bin/git',
   'prepare.mjs',

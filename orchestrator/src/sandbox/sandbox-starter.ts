@@ -44,7 +44,7 @@ export class SandboxStarter {
    * id), else on one made now.
    */
   async cold(spec: ColdSpec, sandboxIdChosen: boolean, mark: (phase: string) => void): Promise<StartedSandbox> {
-    const prepared = sandboxIdChosen ? undefined : await this.o.networks?.take();
+    // Before a network is taken: an image refused here must not strand one.
     const full = {
       ...spec,
       imageId: '',
@@ -52,6 +52,7 @@ export class SandboxStarter {
       imageVolumes: await this.declaredVolumes(spec.image),
       heartbeatMs: this.o.heartbeatMs,
     };
+    const prepared = sandboxIdChosen ? undefined : await this.o.networks?.take();
     if (!prepared) return this.start(full, mark);
     try {
       return await this.start({ ...full, sandboxId: prepared.sandboxId, prepared }, mark);
