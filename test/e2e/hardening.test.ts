@@ -127,8 +127,8 @@ describe('sandbox hardening, read back from Docker and from inside', () => {
     expect(holder!.HostConfig.CapDrop).toEqual(['ALL']);
     expect(holder!.HostConfig.SecurityOpt).toEqual(['no-new-privileges']);
     expect(holder!.HostConfig.ReadonlyRootfs).toBe(true);
-    expect(holder!.HostConfig.Memory).toBe(16 * 1024 * 1024);
-    expect(holder!.HostConfig.PidsLimit).toBe(4);
+    expect(holder!.HostConfig.Memory).toBe(64 * 1024 * 1024);
+    expect(holder!.HostConfig.PidsLimit).toBe(32);
     expect(holder!.HostConfig.Binds ?? []).toEqual([]);
     // The sandbox shares its network namespace only: not its processes.
     const names = await sh(sandbox, 'cat /proc/[0-9]*/comm 2>/dev/null; true');

@@ -12,7 +12,7 @@ export const HOLDER_PREFIX = 'gatehouse-nethold-';
  * container's namespace) cost 55–70 ms of every `docker start` here, and is paid off the start's path.
  *
  * It runs `sleep` from the NATS image (Debian's coreutils) as nobody, without capabilities, on a
- * read-only root, with a few MiB and pids: nothing in it listens or reads. The sandbox shares only
+ * read-only root, with small memory and pid caps: nothing in it listens or reads. The sandbox shares only
  * its network namespace (and so its address, resolv.conf and hosts), not its processes or files.
  * It goes with its network (network.ts removeNetwork), so the reaper's network sweep takes it too.
  */
@@ -38,9 +38,13 @@ export async function startNetworkHolder(
       CapDrop: ['ALL'],
       SecurityOpt: ['no-new-privileges'],
       ReadonlyRootfs: true,
-      Memory: 16 * 1024 * 1024,
-      MemorySwap: 16 * 1024 * 1024,
-      PidsLimit: 4,
+      // Caps, not reservations (`sleep` uses about 1 MiB): they must leave room for runc's own
+      // start inside the container's cgroups, which copies the runc binary into memory and runs Go
+      // threads there. At 16 MiB and 4 pids, about 1 start in 100 here died in runc init under
+      // load ("cannot start a stopped process"; moby/moby#41164).
+      Memory: 64 * 1024 * 1024,
+      MemorySwap: 64 * 1024 * 1024,
+      PidsLimit: 32,
       IpcMode: 'private',
       AutoRemove: false,
     },
