@@ -1,31 +1,14 @@
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type Command, CommanderError } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/cli/program';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const cli = path.join(root, 'orchestrator', 'bin', 'gatehouse.mjs');
 const gatehouse = (args: string[]) =>
   spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', timeout: 30_000 });
-
-/** The CLI run without waiting on it, so many can run at once (each start is most of the cost). */
-const gatehouseAsync = (args: string[]): Promise<{ status: number; stdout: string; stderr: string }> =>
-  new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', timeout: 30_000 }, (e, stdout, stderr) =>
-      resolve({ status: e ? (typeof e.code === 'number' ? e.code : 1) : 0, stdout, stderr }),
-    );
-  });
-
-/** Runs every task, at most `limit` at a time, keeping their order. */
-async function pool<T>(tasks: Array<() => Promise<T>>, limit: number): Promise<T[]> {
-  const out: T[] = new Array<T>(tasks.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (let i = next++; i < tasks.length; i = next++) out[i] = await tasks[i]!();
-  };
-  await Promise.all(Array.from({ length: limit }, worker));
-  return out;
-}
 
 /** The lines of one section (`Options:`, `Commands:`) of a help text. */
 function section(help: string, name: string): string[] {
@@ -36,69 +19,100 @@ function section(help: string, name: string): string[] {
   return lines.slice(start + 1, end < 0 ? undefined : end);
 }
 
-/** Every command, as its path of names, read from the help texts: a command added later is covered too. */
-function allCommands(at: string[] = []): string[][] {
-  const help = gatehouse([...at, '--help']).stdout;
-  const subs = section(help, 'Commands')
-    .map((l) => /^ {2}([a-z][\w-]*)/.exec(l)?.[1])
-    .filter((n): n is string => n !== undefined && n !== 'help');
-  return [...(at.length ? [at] : []), ...subs.flatMap((s) => allCommands([...at, s]))];
+/** Every command below `command`, as its path of names: a command added later is covered too. */
+function allCommands(command: Command, at: string[] = []): string[][] {
+  return command.commands.flatMap((c) => [[...at, c.name()], ...allCommands(c, [...at, c.name()])]);
 }
 
-function longFlags(command: string[]): string[] {
-  return section(gatehouse([...command, '--help']).stdout, 'Options')
-    .map((l) => /^ {2}(?:-\w, )?(--[\w-]+)/.exec(l)?.[1])
-    .filter((f): f is string => f !== undefined && f !== '--help');
+/** A command's own long flags, hidden ones included. */
+function longFlags(command: Command): string[] {
+  return command.options.map((o) => o.long).filter((f): f is string => f !== undefined && f !== '--help');
+}
+
+function find(program: Command, names: string[]): Command {
+  return names.reduce((c, name) => c.commands.find((s) => s.name() === name)!, program);
+}
+
+/**
+ * The CLI's own program parsing `args` in this process, its output kept: what the binary does before
+ * any action runs (the binary's exit code for a CommanderError is checked below, with the real CLI).
+ */
+async function parseInProcess(args: string[]): Promise<{ error: unknown; stdout: string; stderr: string }> {
+  const program = buildProgram();
+  let stdout = '';
+  let stderr = '';
+  const quiet = (c: Command): void => {
+    c.exitOverride().configureOutput({
+      writeOut: (t) => void (stdout += t),
+      writeErr: (t) => void (stderr += t),
+      outputError: (t, write) => write(t),
+    });
+    c.commands.forEach(quiet);
+  };
+  quiet(program);
+  const error = await program.parseAsync(args, { from: 'user' }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  return { error, stdout, stderr };
 }
 
 describe('unknown flags and commands are named, with the closest right one', () => {
-  let commands: string[][];
   beforeAll(() => {
     execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'pipe' });
-    commands = allCommands();
   });
 
-  it('finds the commands (the help texts are read right)', () => {
+  it('the program walked in-process is the one the CLI shows', () => {
+    const commands = allCommands(buildProgram());
     expect(commands).toEqual(
       expect.arrayContaining([['run'], ['runs'], ['runs', 'prune'], ['policy', 'check'], ['approver', 'keygen']]),
     );
+    const shown = section(gatehouse(['--help']).stdout, 'Commands')
+      .map((l) => /^ {2}([a-z][\w-]*)/.exec(l)?.[1])
+      .filter((n): n is string => n !== undefined && n !== 'help');
+    expect(shown.sort()).toEqual(
+      commands
+        .filter((c) => c.length === 1)
+        .map((c) => c[0])
+        .sort(),
+    );
+    const runFlags = section(gatehouse(['run', '--help']).stdout, 'Options')
+      .map((l) => /^ {2}(?:-\w, )?(--[\w-]+)/.exec(l)?.[1])
+      .filter((f): f is string => f !== undefined && f !== '--help');
+    // Hidden flags (a worker's) are left out of the help; the in-process walk covers them too.
+    const run = find(buildProgram(), ['run']);
+    expect(runFlags).toEqual(longFlags(run).filter((f) => !run.options.find((o) => o.long === f)?.hidden));
   });
 
-  it(
-    'every command names an unknown flag (exit 2), and a flag one letter off gets the flag it meant',
-    // One CLI process per case (several hundred): ~0.3 s each on an idle machine, ~2 s at a load of 15.
-    { timeout: 600_000 },
-    async () => {
-      const cases: Array<{ args: string[]; flag?: string }> = [];
-      for (const command of commands) {
-        cases.push({ args: [...command, '--zzbogus'] });
-        const flags = longFlags(command);
-        for (const flag of flags) {
-          // One letter short, unless that is a flag too (--model and --mode): then one letter more.
-          const typo = flags.includes(flag.slice(0, -1)) ? `${flag}x` : flag.slice(0, -1);
-          cases.push({ args: [...command, typo], flag });
-        }
+  it('every command names an unknown flag, and a flag one letter off gets the flag it meant', async () => {
+    const program = buildProgram();
+    const cases: Array<{ args: string[]; flag?: string }> = [];
+    for (const command of allCommands(program)) {
+      cases.push({ args: [...command, '--zzbogus'] });
+      const flags = longFlags(find(program, command));
+      for (const flag of flags) {
+        // One letter short, unless that is a flag too (--model and --mode): then one letter more.
+        const typo = flags.includes(flag.slice(0, -1)) ? `${flag}x` : flag.slice(0, -1);
+        cases.push({ args: [...command, typo], flag });
       }
-      const results = await pool(
-        cases.map((c) => () => gatehouseAsync(c.args)),
-        4,
-      );
-      for (const [i, c] of cases.entries()) {
-        const r = results[i]!;
-        const what = c.args.join(' ');
-        expect(r.status, what).toBe(2);
-        if (c.flag === undefined) {
-          expect(r.stderr, what).toContain("unknown option '--zzbogus'");
-          expect(r.stdout, what).toBe('');
-        } else {
-          const typo = c.args.at(-1)!;
-          expect(r.stderr, what).toMatch(
-            new RegExp(`unknown option '${typo}'[^]*did you mean (one of )?[^]*${c.flag}\\b`, 'i'),
-          );
-        }
+    }
+    // Enough to have reached every command's flags (44 commands, ~300 flags when written).
+    expect(cases.length).toBeGreaterThan(250);
+    for (const c of cases) {
+      const r = await parseInProcess(c.args);
+      const what = c.args.join(' ');
+      expect(r.error, what).toBeInstanceOf(CommanderError);
+      expect((r.error as CommanderError).exitCode, what).not.toBe(0);
+      expect(r.stdout, what).toBe('');
+      if (c.flag === undefined) expect(r.stderr, what).toContain("unknown option '--zzbogus'");
+      else {
+        const typo = c.args.at(-1)!;
+        expect(r.stderr, what).toMatch(
+          new RegExp(`unknown option '${typo}'[^]*did you mean (one of )?[^]*${c.flag}\\b`, 'i'),
+        );
       }
-    },
-  );
+    }
+  });
 
   it.each<[string[], string[]]>([
     // A required option's typo is named, not reported as the option missing.
