@@ -1,9 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Command, CommanderError } from 'commander';
+import type { Command } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program';
+import { cliInProcess } from '../support/cli-in-process';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const cli = path.join(root, 'orchestrator', 'bin', 'gatehouse.mjs');
@@ -31,30 +32,6 @@ function longFlags(command: Command): string[] {
 
 function find(program: Command, names: string[]): Command {
   return names.reduce((c, name) => c.commands.find((s) => s.name() === name)!, program);
-}
-
-/**
- * The CLI's own program parsing `args` in this process, its output kept: what the binary does before
- * any action runs (the binary's exit code for a CommanderError is checked below, with the real CLI).
- */
-async function parseInProcess(args: string[]): Promise<{ error: unknown; stdout: string; stderr: string }> {
-  const program = buildProgram();
-  let stdout = '';
-  let stderr = '';
-  const quiet = (c: Command): void => {
-    c.exitOverride().configureOutput({
-      writeOut: (t) => void (stdout += t),
-      writeErr: (t) => void (stderr += t),
-      outputError: (t, write) => write(t),
-    });
-    c.commands.forEach(quiet);
-  };
-  quiet(program);
-  const error = await program.parseAsync(args, { from: 'user' }).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  return { error, stdout, stderr };
 }
 
 describe('unknown flags and commands are named, with the closest right one', () => {
@@ -99,10 +76,9 @@ describe('unknown flags and commands are named, with the closest right one', () 
     // Enough to have reached every command's flags (44 commands, ~300 flags when written).
     expect(cases.length).toBeGreaterThan(250);
     for (const c of cases) {
-      const r = await parseInProcess(c.args);
+      const r = await cliInProcess(c.args);
       const what = c.args.join(' ');
-      expect(r.error, what).toBeInstanceOf(CommanderError);
-      expect((r.error as CommanderError).exitCode, what).not.toBe(0);
+      expect(r.status, what).toBe(2);
       expect(r.stdout, what).toBe('');
       if (c.flag === undefined) expect(r.stderr, what).toContain("unknown option '--zzbogus'");
       else {
