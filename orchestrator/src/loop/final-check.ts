@@ -3,6 +3,7 @@ import { lastEvent, type StateTracker } from '../events/state';
 import type { CallResult, ToolCall } from '../tools/pipeline';
 import type { LogPort } from '../tools/ports';
 import { checkExcerpt, firstLine } from './check-excerpt';
+import { saysNothingOfTheReply } from './undecided-reply';
 import {
   checkFailures,
   checkPassed,
@@ -88,7 +89,8 @@ export async function resumeCheck(c: FinalCheck, signal: AbortSignal): Promise<C
   const events = c.log.events();
   const callId = openGatehouseCheck(events);
   const output = lastEvent(events, 'model.output');
-  if (!callId || !output) return undefined;
+  if (!output) return undefined;
+  if (!callId) return actOnRecordedVerdict(c, output.data);
   if (!c.tracker.state.approvals.calls[callId]?.observed) {
     const result = await c.pipeline.continueCall(callId, signal);
     if (signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
@@ -102,8 +104,8 @@ export async function resumeCheck(c: FinalCheck, signal: AbortSignal): Promise<C
 
 /** Records the check's result (`run.check`) and decides: final, feedback once, or partial. */
 function judge(c: FinalCheck, turn: number, answer: string, run: CheckRun): CheckOutcome | undefined {
-  const passed = checkPassed(run);
   const failedBefore = checkFailures(c.log.events());
+  const passed = checkPassed(run);
   const reason = passed ? undefined : whyNot(run);
   c.log.append('run.check', 'runtime', {
     command: c.command,
@@ -114,7 +116,34 @@ function judge(c: FinalCheck, turn: number, answer: string, run: CheckRun): Chec
     passed,
     ...(reason ? { reason: reason.slice(0, 2000) } : {}),
   });
-  if (passed) return { status: 'final', stopReason: 'final_answer', answer, decidedBy: 'check' };
+  return act(c, turn, answer, run, failedBefore);
+}
+
+/**
+ * The check's verdict on the last answer, recorded (`run.check`) but not acted on: the run stopped
+ * before its end or before the feedback. Acted on now, as it would have been (not asking the model
+ * again). Undefined when the last thing the run did was not that verdict (undecided-reply.ts says
+ * which events after it do not count).
+ */
+function actOnRecordedVerdict(c: FinalCheck, output: { turn: number; text: string }): CheckOutcome | undefined {
+  const events = c.log.events();
+  let i = events.length - 1;
+  while (i >= 0 && saysNothingOfTheReply(events[i]!.type)) i--;
+  const recorded = events[i];
+  if (recorded?.type !== 'run.check') return undefined;
+  const run = checkRunOf(events, recorded.data.callId);
+  return act(c, output.turn, output.text, run, checkFailures(events.slice(0, i)));
+}
+
+/** What a verdict decides: final, partial, or (the first failure) feedback and undefined: the loop goes on. */
+function act(
+  c: FinalCheck,
+  turn: number,
+  answer: string,
+  run: CheckRun,
+  failedBefore: number,
+): CheckOutcome | undefined {
+  if (checkPassed(run)) return { status: 'final', stopReason: 'final_answer', answer, decidedBy: 'check' };
   // The model cannot change the policy or a person's answer: sending it back would only ask again.
   if (!run.executed) return { status: 'partial', stopReason: 'check_not_run', answer, decidedBy: 'check' };
   if (failedBefore > 0) return { status: 'partial', stopReason: 'check_failed', answer, decidedBy: 'check' };
@@ -122,7 +151,7 @@ function judge(c: FinalCheck, turn: number, answer: string, run: CheckRun): Chec
     turn,
     kind: 'check',
     reason:
-      `the check \`${c.command}\` failed (${reason}; ${run.observationId ?? run.callId}, run by ` +
+      `the check \`${c.command}\` failed (${whyNot(run)}; ${run.observationId ?? run.callId}, run by ` +
       `${run.ranBy === 'model' ? 'you' : 'gatehouse'}).\nFix what it reports, run \`${c.command}\` again with ` +
       `bash after your last change, then answer. The end of its output:\n${checkExcerpt(run)}`,
   });

@@ -15,6 +15,7 @@ import { decideByCheck, resumeCheck, type FinalCheck } from './final-check';
 import type { LoopController } from './loop-controller';
 import type { LoopOutcome } from './loop-outcome';
 import { budgetStop, RepeatedFailure, type Progress } from './stop';
+import { undecidedReply, type TextReply } from './undecided-reply';
 import { emptyAnswerFeedback, filteredFeedback, truncatedFeedback } from './truncated-feedback';
 
 export type { LoopOutcome, RunStatus } from './loop-outcome';
@@ -80,11 +81,44 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
   let cutOff = false;
   const check = d.check && { ...d.check, log: d.log, tracker: d.tracker, pipeline: d.pipeline };
 
+  /**
+   * A text reply: cut off (sent back), plan mode's to judge, empty or unsupported (sent back once),
+   * or an answer the contract accepts (final, or the check decides). Undefined: ask the model again.
+   */
+  const decideOnText = async ({ turn, text, stopReason }: TextReply): Promise<LoopOutcome | undefined> => {
+    if (cutOff) {
+      const note = stopReason === 'filtered' ? filteredFeedback(turn) : truncatedFeedback(turn);
+      d.log.append('run.feedback', 'runtime', note);
+      return undefined;
+    }
+    if (d.controller?.onText) return d.controller.onText(turn, text);
+    if (text.trim() === '') {
+      if (feedbackGiven) return { status: 'partial', stopReason: 'empty_answer', answer: '', decidedBy: 'claims' };
+      feedbackGiven = true;
+      d.log.append('run.feedback', 'runtime', emptyAnswerFeedback(turn));
+      return undefined;
+    }
+    const verdict = checkFinalAnswer(text, d.log.events());
+    if (verdict.ok && check) return decideByCheck(check, turn, text, d.signal);
+    if (verdict.ok) return { status: 'final', stopReason: 'final_answer', answer: text, decidedBy: 'answer' };
+    if (feedbackGiven) return { status: 'partial', stopReason: 'unsupported_final', answer: text, decidedBy: 'claims' };
+    feedbackGiven = true;
+    d.log.append('run.feedback', 'runtime', { turn, kind: 'contract', reason: verdict.reason, claims: verdict.claims });
+    return undefined;
+  };
+
   if (d.resume) {
     const stopped = await finishLastTurn(d, progress);
     if (stopped) return stopped;
     const checked = check ? await resumeCheck(check, d.signal) : undefined;
     if (checked) return checked;
+    // Stopped between the model's text reply and what came of it: decided now (undecided-reply.ts).
+    const reply = undecidedReply(d.log.events());
+    if (reply) {
+      cutOff = isCutOff(reply.stopReason);
+      const decided = await decideOnText(reply);
+      if (decided) return decided;
+    }
   }
 
   for (;;) {
@@ -151,40 +185,10 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
     }
 
     // A reply that did not end (the output limit, the provider's filter) is never an answer, however it reads.
-    cutOff = out.stopReason === 'max_tokens' || out.stopReason === 'filtered';
+    cutOff = isCutOff(out.stopReason);
     if (calls.length === 0) {
-      if (cutOff) {
-        const note = out.stopReason === 'filtered' ? filteredFeedback(turn) : truncatedFeedback(turn);
-        d.log.append('run.feedback', 'runtime', note);
-        continue;
-      }
-      if (d.controller?.onText) {
-        const decided = d.controller.onText(turn, out.text);
-        if (decided) return decided;
-        continue;
-      }
-      if (out.text.trim() === '') {
-        if (feedbackGiven) return { status: 'partial', stopReason: 'empty_answer', answer: '', decidedBy: 'claims' };
-        feedbackGiven = true;
-        d.log.append('run.feedback', 'runtime', emptyAnswerFeedback(turn));
-        continue;
-      }
-      const verdict = checkFinalAnswer(out.text, d.log.events());
-      if (verdict.ok && check) {
-        const checked = await decideByCheck(check, turn, out.text, d.signal);
-        if (checked) return checked;
-        continue;
-      }
-      if (verdict.ok) return { status: 'final', stopReason: 'final_answer', answer: out.text, decidedBy: 'answer' };
-      if (feedbackGiven)
-        return { status: 'partial', stopReason: 'unsupported_final', answer: out.text, decidedBy: 'claims' };
-      feedbackGiven = true;
-      d.log.append('run.feedback', 'runtime', {
-        turn,
-        kind: 'contract',
-        reason: verdict.reason,
-        claims: verdict.claims,
-      });
+      const decided = await decideOnText({ turn, text: out.text, stopReason: out.stopReason });
+      if (decided) return decided;
       continue;
     }
 
@@ -222,6 +226,10 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
       }
     }
   }
+}
+
+function isCutOff(stopReason: string): boolean {
+  return stopReason === 'max_tokens' || stopReason === 'filtered';
 }
 
 function paused(requestId: string): LoopOutcome {
