@@ -10,9 +10,12 @@ import { ensureImages } from '@gatehouse/orchestrator';
  * make sure the image for that exact bundle exists (the tag is a hash of the build context).
  */
 export default async function setup(): Promise<void> {
+  // Once per vitest process: each project (vitest.config.ts) would otherwise run it again.
+  if (process.env.GATEHOUSE_TEST_SETUP_DONE === String(process.pid)) return;
   const root = fileURLToPath(new URL('../..', import.meta.url));
   // Runs made by tests anchor their logs with a test key, not the user's (~/.config/gatehouse/log.key).
   process.env.GATEHOUSE_KEY_FILE ||= path.join(mkdtempSync(path.join(os.tmpdir(), 'gh-test-key-')), 'log.key');
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
   await ensureImages({ prune: false, log: (m) => process.stderr.write(`[gatehouse] ${m}\n`) });
+  process.env.GATEHOUSE_TEST_SETUP_DONE = String(process.pid);
 }
