@@ -14,3 +14,9 @@ export async function sandboxNetworks(
   const holder = await docker.getContainer(mode.slice('container:'.length)).inspect();
   return { networks: Object.keys(holder.NetworkSettings.Networks), holder };
 }
+
+/** A sandbox's IPv4 address on its run network: its own, or its network holder's (which it shares). */
+export async function sandboxAddress(docker: Docker, info: Docker.ContainerInspectInfo): Promise<string | undefined> {
+  const { holder } = await sandboxNetworks(docker, info);
+  return Object.values((holder ?? info).NetworkSettings.Networks)[0]?.IPAddress;
+}
