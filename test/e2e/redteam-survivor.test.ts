@@ -35,7 +35,9 @@ describe('red team: a command user process outlives its exec', () => {
   let driver: SandboxDriver;
   let sandbox: Sandbox;
   beforeAll(async () => {
-    driver = await startDriver();
+    // Thirty forking chains on two cores can hold the daemon's heartbeat past the tests' usual 2 s
+    // (a fresh-clone CI lost the sandbox so, before any process was looked at): 10 s here.
+    driver = await startDriver({ lostAfterMs: 10_000 });
     sandbox = await driver.createSandbox({ runId: newId('run'), repoDir: makeRepo() });
   });
   afterAll(async () => {
