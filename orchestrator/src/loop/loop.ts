@@ -86,7 +86,7 @@ export async function runLoop(d: LoopDeps): Promise<LoopOutcome> {
    * or an answer the contract accepts (final, or the check decides). Undefined: ask the model again.
    */
   const decideOnText = async ({ turn, text, stopReason }: TextReply): Promise<LoopOutcome | undefined> => {
-    if (cutOff) {
+    if (isCutOff(stopReason)) {
       const note = stopReason === 'filtered' ? filteredFeedback(turn) : truncatedFeedback(turn);
       d.log.append('run.feedback', 'runtime', note);
       return undefined;
