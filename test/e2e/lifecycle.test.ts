@@ -46,7 +46,7 @@ describe('sandbox lifecycle', () => {
   it('reports a sandbox whose heartbeats stop (frozen container) as lost', async () => {
     const sandbox = await driver.createSandbox({ runId: 'run_frozen' });
     const container = driver.docker.getContainer(sandbox.info.containerId);
-    const lost = lostWithin(sandbox, 8000);
+    const lost = lostWithin(sandbox, driver.lostAfterMs + 5000);
     await container.pause();
     try {
       const { error } = await lost;

@@ -35,8 +35,9 @@ describe('red team: a command user process outlives its exec', () => {
   let driver: SandboxDriver;
   let sandbox: Sandbox;
   beforeAll(async () => {
-    // Thirty forking chains on two cores can hold the daemon's heartbeat past the tests' usual 2 s
-    // (a fresh-clone CI lost the sandbox so, before any process was looked at): 10 s here.
+    // Thirty forking chains on the sandbox's one CPU held the daemon's heartbeat for 2.1 s in a
+    // fresh-clone CI, which lost the sandbox before any process was looked at: 10 s here, the
+    // product's default, as in redteam-root-write-race.
     driver = await startDriver({ lostAfterMs: 10_000 });
     sandbox = await driver.createSandbox({ runId: newId('run'), repoDir: makeRepo() });
   });

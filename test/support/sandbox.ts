@@ -21,7 +21,10 @@ import { resolveRunPolicy, runtimeApproval, SandboxDriver, type Sandbox } from '
 export async function startDriver(opts: ConstructorParameters<typeof Object>[0] = {}): Promise<SandboxDriver> {
   // No reaping at start: test files run in parallel, and one file's reaper would take (and save)
   // another's deliberately crashed runs; the tests that reap do it for their own runs.
-  return SandboxDriver.start({ heartbeatMs: 500, lostAfterMs: 2000, reap: false, ...(opts as object) });
+  // Lost after ten missed heartbeats, the product's own ratio (driver.ts). At four, a sandbox whose
+  // one CPU ran thirty forking processes went 2.1 s without a heartbeat in two fresh-clone CIs
+  // (redteam-survivor, redteam-root-write-race), and was called lost while its daemon was alive.
+  return SandboxDriver.start({ heartbeatMs: 500, lostAfterMs: 5000, reap: false, ...(opts as object) });
 }
 
 /** A small git repository on the host, committed, for copying into sandboxes. */
