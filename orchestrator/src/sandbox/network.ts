@@ -14,19 +14,37 @@ export async function createRunNetwork(
   sandboxId: string,
   owner: { runId?: string; pool?: string },
 ): Promise<Docker.Network> {
-  return d.createNetwork({
-    Name: `gatehouse-net-${sandboxId}`,
-    Driver: 'bridge',
-    Internal: true,
-    CheckDuplicate: true,
-    Options: { 'com.docker.network.bridge.inhibit_ipv4': 'true', 'com.docker.network.bridge.enable_icc': 'true' },
-    Labels: labels('run-network', {
-      ...(owner.runId ? { [LABEL.run]: owner.runId } : {}),
-      ...(owner.pool ? { [LABEL.pool]: owner.pool } : {}),
-      [LABEL.sandbox]: sandboxId,
-    }),
-  });
+  return d
+    .createNetwork({
+      Name: `gatehouse-net-${sandboxId}`,
+      Driver: 'bridge',
+      Internal: true,
+      CheckDuplicate: true,
+      Options: { 'com.docker.network.bridge.inhibit_ipv4': 'true', 'com.docker.network.bridge.enable_icc': 'true' },
+      Labels: labels('run-network', {
+        ...(owner.runId ? { [LABEL.run]: owner.runId } : {}),
+        ...(owner.pool ? { [LABEL.pool]: owner.pool } : {}),
+        [LABEL.sandbox]: sandboxId,
+      }),
+    })
+    .catch((e: unknown) => {
+      throw OUT_OF_ADDRESS_POOLS.test((e as Error).message ?? '') ? new SandboxError(NO_ADDRESS_POOL_LEFT) : e;
+    });
 }
+
+/** Docker's words, before 27 and since, for a network it has no address range left for. */
+const OUT_OF_ADDRESS_POOLS = /non-overlapping IPv4 address pool|fully subnetted|available predefined network/;
+
+/**
+ * Every sandbox has a network of its own, and the engine gives each new network a range from its
+ * default address pools: 31 of them (/16s and /20s) unless it was told otherwise, so an engine left
+ * at its defaults holds fewer than 31 sandboxes at once.
+ */
+export const NO_ADDRESS_POOL_LEFT =
+  'the Docker engine has no address range left for another network (gatehouse makes one per sandbox, and an ' +
+  'engine at its defaults has 31): give it smaller, more numerous ones in /etc/docker/daemon.json, e.g. ' +
+  '"default-address-pools": [{"base": "10.200.0.0/16", "size": 28}] for 4096, restart dockerd, and try ' +
+  'again (docs/scaling.md); or run fewer sandboxes on this engine at once';
 
 /** Attaches the NATS container and returns its address on the run network. */
 export async function attachNats(d: Docker, network: Docker.Network, natsContainer: string): Promise<string> {
