@@ -167,7 +167,7 @@ describe('the git wrapper', () => {
   it('refuses when the configuration cannot be read', () => {
     const r = git(['status'], { GIT_CONFIG_COUNT: '1' });
     expect(r.status).toBe(128);
-    expect(r.stderr).toContain('gatehouse: git refused: could not read the git configuration');
+    expect(r.stderr).toContain('gatehouse: git refused: could not read the git configuration (listing exit 128;');
   });
 
   it('covers every fixed-name override the sandbox environment sets', () => {
