@@ -8,11 +8,57 @@ const UNIT = [
   'test/docs/**/*.test.ts',
 ];
 
-// Two groups, one after the other. The unit tests (no Docker engine, no NATS server of their own:
+/**
+ * System tests that run alone, after the others. Each either changes what the others share (images,
+ * the engine's networks and proxies, host bridges, the second engine, registries on random ports) or
+ * is sensitive to load (short leases and heartbeat windows, killed NATS nodes, timeouts asserted) or
+ * makes heavy load itself (fork bombs, memory hogs, floods, gigabyte files).
+ */
+const SYSTEM_ALONE = [
+  // Shared state: images built, pruned or removed; the engine-wide reaper; host networking.
+  'test/e2e/warm-pool.test.ts',
+  'test/e2e/worker-warm-pool.test.ts',
+  'test/e2e/docker-hosts.test.ts',
+  'test/e2e/setup-stale-bridge-ports.test.ts',
+  'test/e2e/image-prune.test.ts',
+  'test/package/tarball-install.test.ts',
+  'test/e2e/toolchain-images.test.ts',
+  'test/e2e/redteam12-hostile-toolchain.test.ts',
+  'test/e2e/redteam16-toolchain-loader-config.test.ts',
+  'test/e2e/redteam12-cache-secrets.test.ts',
+  'test/e2e/redteam12-setup-env-names.test.ts',
+  'test/e2e/setup-phase.test.ts',
+  'test/e2e/mcp-setup.test.ts',
+  'test/e2e/lifecycle.test.ts',
+  'test/e2e/address-pools.test.ts',
+  // Load: made, or felt through timing.
+  'test/e2e/limits-*.test.ts',
+  'test/e2e/redteam-survivor.test.ts',
+  'test/e2e/redteam-root-write-race.test.ts',
+  'test/e2e/soak-smoke.test.ts',
+  'test/e2e/store-failover.test.ts',
+  'test/e2e/jetstream-cluster.test.ts',
+  'test/e2e/event-store-cluster.test.ts',
+  'test/e2e/queue-workers.test.ts',
+  'test/e2e/queue-parts.test.ts',
+  'test/e2e/redteam16-stopped-worker.test.ts',
+  'test/e2e/telemetry-otlp.test.ts',
+  'test/e2e/primitives-exec.test.ts',
+  'test/e2e/primitives-files.test.ts',
+  'test/e2e/mcp-tools.test.ts',
+  'test/e2e/large-files.test.ts',
+  'test/e2e/plan-recovery.test.ts',
+  'test/e2e/approvals-nats.test.ts',
+  // Failed once two at a time, not understood: the export at its run's end was refused by the sandbox's
+  // git wrapper, which could not read the git configuration and printed nothing of why (it now prints
+  // the listing's exit status). Alone until that is understood.
+  'test/e2e/mcp-resume.test.ts',
+];
+
+// Three groups, one after the other. The unit tests (no Docker engine, no NATS server of their own:
 // in-memory sandboxes, recorded provider traffic, the CLI) run two files at a time. Then the tests
-// that start sandboxes, NATS and registries run one file at a time: they share one Docker engine
-// and one NATS container, running them in parallel would measure contention, not behaviour, and
-// two cores are all CI has.
+// that start sandboxes, NATS and registries, two files at a time: most of their time is spent
+// waiting on the engine, NATS and child processes. Last, the ones listed above, one at a time.
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
@@ -29,9 +75,18 @@ export default defineConfig({
         test: {
           name: 'system',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/docs/**', '**/node_modules/**'],
-          fileParallelism: false,
+          exclude: ['test/docs/**', '**/node_modules/**', ...SYSTEM_ALONE],
+          maxWorkers: 2,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'system-alone',
+          include: SYSTEM_ALONE,
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
         },
       },
     ],
